@@ -1,0 +1,41 @@
+// One kernel or collective of an iteration, as one GPU runs it.
+//
+// The op graph (op_graph.h) lists these for a batch on a layout; the cost model
+// (sim/cost) times each from the calibration profile. `kind` names the profile
+// table, `key` its fixed dimensions and `x` the swept dimension the table is
+// interpolated in. The table-name contract lives in docs/profile-tables.md.
+#ifndef SERVESIM_MODELS_OP_H_
+#define SERVESIM_MODELS_OP_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace servesim::models {
+
+// Which part of the layer an op belongs to; used for the `explain` breakdown
+// and for lockstep composition across DP ranks (attention is per rank, the
+// MoE and its collectives wait for the slowest rank).
+enum class OpPhase { kAttention, kMoe, kDense, kCommunication, kHead, kOther };
+
+// A fixed dimension of a profile table, e.g. {"n", 2112}.
+using OpKeyDim = std::pair<std::string, int64_t>;
+
+struct Op {
+  std::string name;             // e.g. "q_b_proj", "indexer_decode", "moe_all_gather"
+  std::string kind;             // profile table: "gemm_fp8", "sparse_mla_decode", "all_reduce", ...
+  std::vector<OpKeyDim> key;    // fixed dims, sorted by name
+  double x = 0;                 // swept dim (tokens, entries, bytes: per kind)
+  double flops = 0;             // for the roofline fallback
+  double hbm_bytes = 0;         // bytes through device memory, for the roofline fallback
+  double comm_bytes = 0;        // bytes each GPU sends, for collectives
+  int comm_group_gpus = 1;      // GPUs in the collective's group
+  bool fp8_math = false;        // tensor-core math in FP8 (else BF16/FP32)
+  int repeat = 1;               // times it runs per iteration (layers of this kind)
+  OpPhase phase = OpPhase::kOther;
+};
+
+}  // namespace servesim::models
+
+#endif  // SERVESIM_MODELS_OP_H_
