@@ -1,0 +1,50 @@
+#include "sim/core/event_queue.h"
+
+#include <gtest/gtest.h>
+
+namespace servesim::sim {
+namespace {
+
+Event At(int64_t ns, EventPhase phase, int64_t target) {
+  Event e;
+  e.time = Nanoseconds(ns);
+  e.phase = phase;
+  e.target = target;
+  return e;
+}
+
+TEST(EventQueueTest, PopsInTimeOrder) {
+  EventQueue q;
+  q.Push(At(30, EventPhase::kArrival, 3));
+  q.Push(At(10, EventPhase::kArrival, 1));
+  q.Push(At(20, EventPhase::kArrival, 2));
+  EXPECT_EQ(q.Pop().target, 1);
+  EXPECT_EQ(q.Pop().target, 2);
+  EXPECT_EQ(q.Pop().target, 3);
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(EventQueueTest, AtEqualTimesStepEndRunsBeforeArrivalBeforeSchedule) {
+  EventQueue q;
+  q.Push(At(5, EventPhase::kScheduleStep, 3));
+  q.Push(At(5, EventPhase::kArrival, 2));
+  q.Push(At(5, EventPhase::kStepEnd, 1));
+  EXPECT_EQ(q.Pop().target, 1);
+  EXPECT_EQ(q.Pop().target, 2);
+  EXPECT_EQ(q.Pop().target, 3);
+}
+
+TEST(EventQueueTest, EqualTimeAndPhaseResolveInInsertionOrder) {
+  EventQueue q;
+  for (int i = 0; i < 100; ++i) q.Push(At(7, EventPhase::kArrival, i));
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(q.Pop().target, i);
+}
+
+TEST(SimTimeTest, MicrosecondsRoundToNearestNanosecond) {
+  EXPECT_EQ(Microseconds(1.0004).ns(), 1000);
+  EXPECT_EQ(Microseconds(1.0006).ns(), 1001);
+  EXPECT_EQ(Seconds(2).ns(), 2'000'000'000);
+}
+
+}  // namespace
+}  // namespace servesim::sim

@@ -1,0 +1,44 @@
+#include "sim/engine/batch.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/check.h"
+
+namespace servesim::engine {
+
+void AdvanceRequests(const StepBatch& batch, const SpeculativeConfig& spec,
+                     RequestTable& requests, StepOutcome* out) {
+  for (const ScheduledSeq& s : batch.seqs) {
+    Request& r = requests[s.id];
+    SERVESIM_CHECK(!r.finished, "a finished request was scheduled");
+    const int64_t pending = r.known_tokens() - r.computed_tokens;
+    if (!s.is_decode) {
+      SERVESIM_CHECK(s.query_tokens <= pending, "prefill chunk past the prompt");
+      r.computed_tokens += s.query_tokens;
+      if (r.computed_tokens < r.known_tokens()) continue;  // more chunks to go
+    }
+    // The step sampled: one token, plus accepted drafts on a decode with
+    // speculation. Acceptance accumulates its expectation deterministically,
+    // so a request with mean 0.7 accepts 7 drafts in 10 steps.
+    int64_t tokens = 1;
+    if (s.is_decode && spec.num_draft_tokens > 0) {
+      const double before = r.spec_accept_credit;
+      r.spec_accept_credit += spec.mean_accepted_drafts;
+      tokens += static_cast<int64_t>(std::floor(r.spec_accept_credit)) -
+                static_cast<int64_t>(std::floor(before));
+    }
+    tokens = std::min(tokens, r.max_output_tokens - r.output_tokens);
+    SERVESIM_CHECK(tokens > 0, "a request sampled past its output limit");
+    r.output_tokens += tokens;
+    // Every token but the newest has its KV written.
+    r.computed_tokens = r.known_tokens() - 1;
+    out->emitted.push_back({s.id, tokens});
+    if (r.output_tokens >= r.max_output_tokens) {
+      r.finished = true;
+      out->finished.push_back(s.id);
+    }
+  }
+}
+
+}  // namespace servesim::engine

@@ -1,0 +1,90 @@
+#include "sim/engine/vllm_v1_replica_scheduler.h"
+
+#include <algorithm>
+
+#include "base/check.h"
+
+namespace servesim::engine {
+
+VllmV1ReplicaScheduler::VllmV1ReplicaScheduler(const VllmSchedulerConfig& config,
+                                               size_t num_requests)
+    : config_(config), kv_(config.kv_blocks, config.block_size_tokens, num_requests) {}
+
+void VllmV1ReplicaScheduler::Enqueue(RequestId id, RequestTable& /*requests*/) {
+  waiting_.push_back(id);
+}
+
+int64_t VllmV1ReplicaScheduler::WantedTokens(const Request& r) const {
+  const int64_t pending = r.known_tokens() - r.computed_tokens;
+  const bool decode = pending == 1 && r.output_tokens > 0;
+  return decode ? 1 + config_.spec.num_draft_tokens : pending;
+}
+
+void VllmV1ReplicaScheduler::Preempt(RequestId id, RequestTable& requests) {
+  Request& r = requests[id];
+  kv_.Free(id);
+  r.computed_tokens = 0;
+  ++r.preemptions;
+  ++num_preemptions_;
+  waiting_.push_front(id);
+}
+
+void VllmV1ReplicaScheduler::Schedule(RequestTable& requests, StepBatch* out) {
+  out->clear();
+  int64_t budget = config_.max_num_batched_tokens;
+  bool preempted = false;
+
+  // Running requests first, in admission order.
+  size_t i = 0;
+  while (i < running_.size() && budget > 0) {
+    const RequestId id = running_[i];
+    Request& r = requests[id];
+    const int64_t tokens = std::min(WantedTokens(r), budget);
+    bool scheduled = false;
+    while (true) {
+      if (kv_.GrowTo(id, r.computed_tokens + tokens)) {
+        scheduled = true;
+        break;
+      }
+      // Out of blocks: preempt the newest running request (possibly this one).
+      const RequestId victim = running_.back();
+      running_.pop_back();
+      Preempt(victim, requests);
+      preempted = true;
+      if (victim == id) break;
+    }
+    if (!scheduled) break;
+    const int64_t pending = r.known_tokens() - r.computed_tokens;
+    out->seqs.push_back({id, tokens, r.computed_tokens, pending == 1 && r.output_tokens > 0});
+    budget -= tokens;
+    ++i;
+  }
+
+  // Then waiting requests, FCFS, unless this step preempted.
+  while (!preempted && !waiting_.empty() && budget > 0 &&
+         static_cast<int64_t>(running_.size()) < config_.max_num_seqs) {
+    const RequestId id = waiting_.front();
+    Request& r = requests[id];
+    const int64_t tokens = std::min(r.known_tokens() - r.computed_tokens, budget);
+    if (!kv_.GrowTo(id, r.computed_tokens + tokens)) break;
+    waiting_.pop_front();
+    running_.push_back(id);
+    out->seqs.push_back({id, tokens, r.computed_tokens, false});
+    budget -= tokens;
+  }
+}
+
+void VllmV1ReplicaScheduler::Complete(const StepBatch& batch, RequestTable& requests,
+                                      StepOutcome* out) {
+  const size_t first_finished = out->finished.size();
+  AdvanceRequests(batch, config_.spec, requests, out);
+  for (size_t i = first_finished; i < out->finished.size(); ++i) {
+    const RequestId id = out->finished[i];
+    kv_.Free(id);
+    auto it = std::find(running_.begin(), running_.end(), id);
+    SERVESIM_CHECK(it != running_.end(), "finished request not running");
+    running_.erase(it);
+  }
+}
+
+}  // namespace servesim::engine

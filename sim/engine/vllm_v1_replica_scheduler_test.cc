@@ -1,0 +1,105 @@
+#include "sim/engine/vllm_v1_replica_scheduler.h"
+
+#include <gtest/gtest.h>
+
+namespace servesim::engine {
+namespace {
+
+RequestTable MakeRequests(std::vector<std::pair<int64_t, int64_t>> prompt_output) {
+  RequestTable t;
+  for (size_t i = 0; i < prompt_output.size(); ++i) {
+    Request r;
+    r.id = static_cast<RequestId>(i);
+    r.prompt_tokens = prompt_output[i].first;
+    r.max_output_tokens = prompt_output[i].second;
+    t.push_back(r);
+  }
+  return t;
+}
+
+VllmSchedulerConfig Config(int64_t budget, int64_t blocks) {
+  VllmSchedulerConfig c;
+  c.max_num_batched_tokens = budget;
+  c.kv_blocks = blocks;
+  c.block_size_tokens = 16;
+  return c;
+}
+
+TEST(VllmV1ReplicaSchedulerTest, ChunksPrefillsWithinTheTokenBudget) {
+  RequestTable reqs = MakeRequests({{100, 4}, {100, 4}});
+  VllmV1ReplicaScheduler s(Config(150, 100), reqs.size());
+  s.Enqueue(0, reqs);
+  s.Enqueue(1, reqs);
+  StepBatch b;
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 2u);
+  EXPECT_EQ(b.seqs[0].query_tokens, 100);
+  EXPECT_EQ(b.seqs[1].query_tokens, 50);  // chunked to the remaining budget
+  EXPECT_EQ(b.num_tokens(), 150);
+  StepOutcome out;
+  s.Complete(b, reqs, &out);
+  ASSERT_EQ(out.emitted.size(), 1u);  // only the finished prefill samples
+  EXPECT_EQ(out.emitted[0].id, 0);
+}
+
+TEST(VllmV1ReplicaSchedulerTest, RunningRequestsComeBeforeWaitingOnes) {
+  RequestTable reqs = MakeRequests({{10, 5}, {10, 5}, {200, 5}});
+  VllmV1ReplicaScheduler s(Config(64, 100), reqs.size());
+  for (RequestId id : {0, 1}) s.Enqueue(id, reqs);
+  StepBatch b;
+  StepOutcome out;
+  s.Schedule(reqs, &b);
+  s.Complete(b, reqs, &out);
+  s.Enqueue(2, reqs);
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 3u);
+  EXPECT_TRUE(b.seqs[0].is_decode);
+  EXPECT_TRUE(b.seqs[1].is_decode);
+  EXPECT_EQ(b.seqs[2].id, 2);
+  EXPECT_EQ(b.seqs[2].query_tokens, 62);  // 64 budget - 2 decodes
+}
+
+TEST(VllmV1ReplicaSchedulerTest, PreemptsTheNewestRunningRequestWhenBlocksRunOut) {
+  // 4 blocks of 16 tokens. Two requests of 32-token prompts fill the pool;
+  // the first decode needs a third block each.
+  RequestTable reqs = MakeRequests({{32, 8}, {32, 8}});
+  VllmV1ReplicaScheduler s(Config(1000, 4), reqs.size());
+  s.Enqueue(0, reqs);
+  s.Enqueue(1, reqs);
+  StepBatch b;
+  StepOutcome out;
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 2u);
+  s.Complete(b, reqs, &out);
+  s.Schedule(reqs, &b);  // request 0 grows to 33 tokens: 3 blocks
+  EXPECT_EQ(s.num_preemptions(), 1);
+  ASSERT_EQ(b.seqs.size(), 1u);
+  EXPECT_EQ(b.seqs[0].id, 0);
+  EXPECT_EQ(reqs[1].computed_tokens, 0);  // recompute preemption
+  EXPECT_EQ(s.num_waiting(), 1);
+  EXPECT_LE(s.kv_cache().used_blocks(), s.kv_cache().total_blocks());
+}
+
+TEST(VllmV1ReplicaSchedulerTest, SpeculativeDecodeAcceptsTheMeanNumberOfDrafts) {
+  RequestTable reqs = MakeRequests({{8, 101}});
+  VllmSchedulerConfig c = Config(1000, 100);
+  c.spec = {1, 0.5};  // 1 draft, accepted half of the time
+  VllmV1ReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  StepBatch b;
+  StepOutcome out;
+  int steps = 0;
+  while (s.HasWork()) {
+    s.Schedule(reqs, &b);
+    if (steps > 0) EXPECT_EQ(b.seqs[0].query_tokens, 2);  // 1 + 1 draft
+    out.clear();
+    s.Complete(b, reqs, &out);
+    ++steps;
+  }
+  // 1 prefill step emits 1 token; 100 more at 1.5 per decode step: 67 steps.
+  EXPECT_EQ(reqs[0].output_tokens, 101);
+  EXPECT_EQ(steps, 1 + 67);
+}
+
+}  // namespace
+}  // namespace servesim::engine

@@ -1,0 +1,113 @@
+#include "sim/metrics/bench_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace servesim::metrics {
+namespace {
+
+LatencyStats StatsMs(const std::vector<double>& seconds) {
+  LatencyStats s;
+  if (seconds.empty()) return s;  // numpy over [0]: every statistic is 0
+  const double n = static_cast<double>(seconds.size());
+  const double mean = std::accumulate(seconds.begin(), seconds.end(), 0.0) / n;
+  double sq = 0;
+  for (double v : seconds) sq += (v - mean) * (v - mean);
+  s.mean_ms = mean * 1e3;
+  s.std_ms = std::sqrt(sq / n) * 1e3;
+  s.median_ms = Percentile(seconds, 50) * 1e3;
+  s.p99_ms = Percentile(seconds, 99) * 1e3;
+  return s;
+}
+
+}  // namespace
+
+double Percentile(std::vector<double> values, double percentile) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double rank = percentile / 100.0 * static_cast<double>(values.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(rank));
+  const size_t hi = std::min(lo + 1, values.size() - 1);
+  const double frac = rank - static_cast<double>(lo);
+  return values[lo] + (values[hi] - values[lo]) * frac;
+}
+
+BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
+                                 sim::SimTime duration) {
+  BenchMetrics m;
+  m.duration_s = duration.seconds();
+  std::vector<double> ttfts, tpots, itls, e2els;
+  double min_start_s = 0, max_end_s = 0;
+  bool any = false;
+  for (const RequestRecord& r : records) {
+    if (!r.success || r.chunk_times.empty()) {
+      ++m.failed;
+      continue;
+    }
+    ++m.completed;
+    const double start_s = r.start.seconds();
+    const double ttft_s = (r.chunk_times.front() - r.start).seconds();
+    const double latency_s = (r.chunk_times.back() - r.start).seconds();
+    std::vector<double> gaps;
+    gaps.reserve(r.chunk_times.size() - 1);
+    for (size_t i = 1; i < r.chunk_times.size(); ++i) {
+      gaps.push_back((r.chunk_times[i] - r.chunk_times[i - 1]).seconds());
+    }
+    m.total_input_tokens += r.prompt_tokens;
+    m.total_output_tokens += r.output_tokens;
+    if (r.output_tokens > 1) {
+      tpots.push_back((latency_s - ttft_s) / static_cast<double>(r.output_tokens - 1));
+    }
+    itls.insert(itls.end(), gaps.begin(), gaps.end());
+    ttfts.push_back(ttft_s);
+    e2els.push_back(latency_s);
+    m.input_lens.push_back(r.prompt_tokens);
+    m.output_lens.push_back(r.output_tokens);
+    m.ttfts_s.push_back(ttft_s);
+    m.latencies_s.push_back(latency_s);
+    m.start_times_s.push_back(start_s);
+    m.itls_s.push_back(std::move(gaps));
+    min_start_s = any ? std::min(min_start_s, start_s) : start_s;
+    max_end_s = any ? std::max(max_end_s, start_s + latency_s) : start_s + latency_s;
+    any = true;
+  }
+  if (m.duration_s > 0) {
+    m.request_throughput = static_cast<double>(m.completed) / m.duration_s;
+    m.output_throughput = static_cast<double>(m.total_output_tokens) / m.duration_s;
+    m.total_token_throughput =
+        static_cast<double>(m.total_input_tokens + m.total_output_tokens) / m.duration_s;
+  }
+  m.ttft = StatsMs(ttfts);
+  m.tpot = StatsMs(tpots);
+  m.itl = StatsMs(itls);
+  m.e2el = StatsMs(e2els);
+
+  // 1-second buckets from the first send, as the client builds them: one
+  // count per chunk, and per request one count in every second it is active.
+  if (any) {
+    const size_t buckets =
+        static_cast<size_t>(std::ceil(max_end_s - min_start_s)) + 1;
+    std::vector<double> chunks(buckets, 0), active(buckets, 0);
+    size_t i = 0;
+    for (const RequestRecord& r : records) {
+      if (!r.success || r.chunk_times.empty()) continue;
+      double t = m.start_times_s[i] + m.ttfts_s[i];
+      auto add_chunk = [&](double at) {
+        const auto b = static_cast<int64_t>(at - min_start_s);
+        if (b >= 0 && static_cast<size_t>(b) < buckets) chunks[b] += 1;
+      };
+      add_chunk(t);
+      for (double gap : m.itls_s[i]) add_chunk(t += gap);
+      const auto first = static_cast<size_t>(m.start_times_s[i] - min_start_s);
+      const auto last = static_cast<size_t>(m.start_times_s[i] + m.latencies_s[i] - min_start_s);
+      for (size_t s = first; s <= last && s < buckets; ++s) active[s] += 1;
+      ++i;
+    }
+    m.max_output_tokens_per_s = *std::max_element(chunks.begin(), chunks.end());
+    m.max_concurrent_requests = *std::max_element(active.begin(), active.end());
+  }
+  return m;
+}
+
+}  // namespace servesim::metrics

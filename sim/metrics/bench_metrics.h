@@ -1,0 +1,50 @@
+// The figures `vllm bench serve` prints, computed from request records with
+// the client's own formulas (vllm/benchmarks/serve.py, calculate_metrics).
+// The formulas are written down in docs/metrics.md.
+#ifndef SERVESIM_SIM_METRICS_BENCH_METRICS_H_
+#define SERVESIM_SIM_METRICS_BENCH_METRICS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/metrics/request_record.h"
+
+namespace servesim::metrics {
+
+// Mean, median, std (population, as numpy) and P99 of one latency, in ms.
+struct LatencyStats {
+  double mean_ms = 0;
+  double median_ms = 0;
+  double std_ms = 0;
+  double p99_ms = 0;
+};
+
+struct BenchMetrics {
+  int64_t completed = 0;
+  int64_t failed = 0;
+  double duration_s = 0;
+  int64_t total_input_tokens = 0;
+  int64_t total_output_tokens = 0;
+  double request_throughput = 0;
+  double output_throughput = 0;
+  double total_token_throughput = 0;
+  double max_output_tokens_per_s = 0;  // chunks in the busiest 1-s bucket
+  double max_concurrent_requests = 0;  // most requests active in one 1-s bucket
+  LatencyStats ttft, tpot, itl, e2el;
+  // Per successful request, in request order, as the --save-result arrays.
+  std::vector<int64_t> input_lens, output_lens;
+  std::vector<double> ttfts_s, latencies_s, start_times_s;
+  std::vector<std::vector<double>> itls_s;
+};
+
+// numpy.percentile with linear interpolation; 0 for an empty input (vllm
+// passes `x or 0`).
+double Percentile(std::vector<double> values, double percentile);
+
+// `duration` is the benchmark's wall time: first send to last completion.
+BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
+                                 sim::SimTime duration);
+
+}  // namespace servesim::metrics
+
+#endif  // SERVESIM_SIM_METRICS_BENCH_METRICS_H_

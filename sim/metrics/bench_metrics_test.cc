@@ -1,0 +1,85 @@
+#include "sim/metrics/bench_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/metrics/report.h"
+
+namespace servesim::metrics {
+namespace {
+
+RequestRecord Record(double start_s, std::vector<double> chunks_s, int64_t in, int64_t out) {
+  RequestRecord r;
+  r.prompt_tokens = in;
+  r.output_tokens = out;
+  r.success = true;
+  r.start = sim::Seconds(start_s);
+  for (double t : chunks_s) r.chunk_times.push_back(sim::Seconds(t));
+  return r;
+}
+
+// Three requests worked out by hand (see the comments for each figure).
+std::vector<RequestRecord> ThreeRequests() {
+  return {Record(0.0, {1.0, 1.5, 2.0}, 10, 3),  // ttft 1.0, tpot 0.5, gaps .5 .5
+          Record(0.0, {0.5, 1.0}, 20, 2),       // ttft 0.5, tpot 0.5, gap .5
+          Record(0.2, {3.0}, 30, 1)};           // ttft 2.8, no tpot (1 token)
+}
+
+TEST(BenchMetricsTest, HandComputedThreeRequestTimeline) {
+  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0));
+  EXPECT_EQ(m.completed, 3);
+  EXPECT_EQ(m.total_input_tokens, 60);
+  EXPECT_EQ(m.total_output_tokens, 6);
+  EXPECT_DOUBLE_EQ(m.request_throughput, 1.0);
+  EXPECT_DOUBLE_EQ(m.output_throughput, 2.0);
+  EXPECT_DOUBLE_EQ(m.total_token_throughput, 22.0);
+  EXPECT_NEAR(m.ttft.mean_ms, 1433.333, 1e-3);
+  EXPECT_NEAR(m.ttft.median_ms, 1000.0, 1e-9);
+  EXPECT_NEAR(m.ttft.std_ms, 987.702, 1e-3);  // population std of {1.0, 0.5, 2.8}
+  EXPECT_NEAR(m.ttft.p99_ms, 2764.0, 1e-6);   // 1.0 + 0.98 * (2.8 - 1.0)
+  EXPECT_NEAR(m.tpot.mean_ms, 500.0, 1e-9);   // the 1-token request is excluded
+  EXPECT_NEAR(m.itl.mean_ms, 500.0, 1e-9);
+  EXPECT_NEAR(m.e2el.mean_ms, (2.0 + 1.0 + 2.8) / 3 * 1e3, 1e-6);
+  // Chunks at 1.0, 1.5, 1.0 fall in second 1: the busiest bucket holds 3.
+  EXPECT_DOUBLE_EQ(m.max_output_tokens_per_s, 3.0);
+  EXPECT_DOUBLE_EQ(m.max_concurrent_requests, 3.0);
+}
+
+TEST(BenchMetricsTest, FailedRequestsAreCountedButNotMeasured) {
+  auto records = ThreeRequests();
+  records[2].success = false;
+  BenchMetrics m = ComputeBenchMetrics(records, sim::Seconds(2.0));
+  EXPECT_EQ(m.completed, 2);
+  EXPECT_EQ(m.failed, 1);
+  EXPECT_EQ(m.total_input_tokens, 30);
+}
+
+TEST(PercentileTest, MatchesNumpyLinearInterpolation) {
+  // numpy.percentile([1, 2, 3, 4], 99) == 3.97
+  EXPECT_NEAR(Percentile({4, 1, 3, 2}, 99), 3.97, 1e-12);
+  EXPECT_EQ(Percentile({}, 50), 0.0);
+  EXPECT_EQ(Percentile({7}, 99), 7.0);
+}
+
+TEST(ReportTest, LinesFollowVllmFormat) {
+  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0));
+  ReportOptions options;
+  options.request_rate = std::numeric_limits<double>::infinity();
+  const std::string text = FormatBenchReport(m, options);
+  EXPECT_EQ(text.substr(0, 51), "============ Serving Benchmark Result ============\n");
+  EXPECT_NE(text.find("Successful requests:                     3         \n"),
+            std::string::npos);
+  EXPECT_NE(text.find("Benchmark duration (s):                  3.00      \n"),
+            std::string::npos);
+  EXPECT_NE(text.find("---------------Time to First Token----------------\n"),
+            std::string::npos);
+  EXPECT_EQ(text.find("Request rate configured"), std::string::npos);
+}
+
+TEST(ReportTest, JsonNumbersReadLikePython) {
+  EXPECT_EQ(JsonNumber(1000.0), "1000.0");
+  EXPECT_EQ(JsonNumber(0.1), "0.1");
+  EXPECT_EQ(JsonNumber(std::numeric_limits<double>::infinity()), "Infinity");
+}
+
+}  // namespace
+}  // namespace servesim::metrics

@@ -1,0 +1,151 @@
+#include "sim/metrics/report.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace servesim::metrics {
+namespace {
+
+// Python's "{:<40} {:<10.2f}" and "{:<40} {:<10}".
+std::string Line(const std::string& label, double value) {
+  return absl::StrFormat("%-40s %-10s\n", label, absl::StrFormat("%.2f", value));
+}
+std::string Line(const std::string& label, int64_t value) {
+  return absl::StrFormat("%-40s %-10s\n", label, absl::StrCat(value));
+}
+
+// Python's "{s:{c}^{n}}": centred, extra padding on the right.
+std::string Centered(const std::string& s, char fill, int width) {
+  const int pad = width - static_cast<int>(s.size());
+  if (pad <= 0) return s + "\n";
+  const int left = pad / 2;
+  return std::string(left, fill) + s + std::string(pad - left, fill) + "\n";
+}
+
+std::string MetricBlock(const std::string& name, const std::string& header,
+                        const LatencyStats& s) {
+  return absl::StrCat(Centered(header, '-', 50),
+                      Line(absl::StrCat("Mean ", name, " (ms):"), s.mean_ms),
+                      Line(absl::StrCat("Median ", name, " (ms):"), s.median_ms),
+                      Line(absl::StrCat("P99 ", name, " (ms):"), s.p99_ms));
+}
+
+}  // namespace
+
+std::string FormatBenchReport(const BenchMetrics& m, const ReportOptions& options) {
+  std::string out = Centered(" Serving Benchmark Result ", '=', 50);
+  absl::StrAppend(&out, Line("Successful requests:", m.completed));
+  absl::StrAppend(&out, Line("Failed requests:", m.failed));
+  if (options.max_concurrency.has_value()) {
+    absl::StrAppend(&out, Line("Maximum request concurrency:", *options.max_concurrency));
+  }
+  if (std::isfinite(options.request_rate)) {
+    absl::StrAppend(&out, Line("Request rate configured (RPS):", options.request_rate));
+  }
+  absl::StrAppend(&out, Line("Benchmark duration (s):", m.duration_s));
+  absl::StrAppend(&out, Line("Total input tokens:", m.total_input_tokens));
+  absl::StrAppend(&out, Line("Total generated tokens:", m.total_output_tokens));
+  absl::StrAppend(&out, Line("Request throughput (req/s):", m.request_throughput));
+  absl::StrAppend(&out, Line("Output token throughput (tok/s):", m.output_throughput));
+  absl::StrAppend(&out,
+                  Line("Peak output token throughput (tok/s):", m.max_output_tokens_per_s));
+  absl::StrAppend(&out, Line("Peak concurrent requests:", m.max_concurrent_requests));
+  absl::StrAppend(&out, Line("Total token throughput (tok/s):", m.total_token_throughput));
+  absl::StrAppend(&out, MetricBlock("TTFT", "Time to First Token", m.ttft));
+  absl::StrAppend(&out,
+                  MetricBlock("TPOT", "Time per Output Token (excl. 1st token)", m.tpot));
+  absl::StrAppend(&out, MetricBlock("ITL", "Inter-token Latency", m.itl));
+  absl::StrAppend(&out, std::string(50, '='), "\n");
+  return out;
+}
+
+std::string JsonNumber(double v) {
+  if (!std::isfinite(v)) return v > 0 ? "Infinity" : (v < 0 ? "-Infinity" : "NaN");
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  std::string s(buf, end);
+  // Python prints integral floats as "1000.0".
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += absl::StrFormat("\\u%04x", c);
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options,
+                             const std::string& extra) {
+  auto num = [](double v) { return JsonNumber(v); };
+  auto ints = [](const std::vector<int64_t>& v) {
+    return absl::StrCat("[", absl::StrJoin(v, ", "), "]");
+  };
+  auto doubles = [&](const std::vector<double>& v) {
+    std::vector<std::string> parts;
+    parts.reserve(v.size());
+    for (double d : v) parts.push_back(num(d));
+    return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
+  };
+  std::vector<std::string> itls;
+  itls.reserve(m.itls_s.size());
+  for (const auto& gaps : m.itls_s) itls.push_back(doubles(gaps));
+
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {"duration", num(m.duration_s)},
+      {"completed", absl::StrCat(m.completed)},
+      {"failed", absl::StrCat(m.failed)},
+      {"max_concurrency", options.max_concurrency ? absl::StrCat(*options.max_concurrency)
+                                                  : std::string("null")},
+      {"request_rate", num(options.request_rate)},
+      {"total_input_tokens", absl::StrCat(m.total_input_tokens)},
+      {"total_output_tokens", absl::StrCat(m.total_output_tokens)},
+      {"request_throughput", num(m.request_throughput)},
+      {"output_throughput", num(m.output_throughput)},
+      {"total_token_throughput", num(m.total_token_throughput)},
+      {"max_output_tokens_per_s", num(m.max_output_tokens_per_s)},
+      {"max_concurrent_requests", num(m.max_concurrent_requests)},
+  };
+  auto add_stats = [&](const std::string& name, const LatencyStats& s) {
+    kv.emplace_back(absl::StrCat("mean_", name, "_ms"), num(s.mean_ms));
+    kv.emplace_back(absl::StrCat("median_", name, "_ms"), num(s.median_ms));
+    kv.emplace_back(absl::StrCat("std_", name, "_ms"), num(s.std_ms));
+    kv.emplace_back(absl::StrCat("p99_", name, "_ms"), num(s.p99_ms));
+  };
+  add_stats("ttft", m.ttft);
+  add_stats("tpot", m.tpot);
+  add_stats("itl", m.itl);
+  add_stats("e2el", m.e2el);
+  kv.emplace_back("input_lens", ints(m.input_lens));
+  kv.emplace_back("output_lens", ints(m.output_lens));
+  kv.emplace_back("ttfts", doubles(m.ttfts_s));
+  kv.emplace_back("latencies", doubles(m.latencies_s));
+  kv.emplace_back("start_times", doubles(m.start_times_s));
+  kv.emplace_back("itls", absl::StrCat("[", absl::StrJoin(itls, ", "), "]"));
+
+  std::string out = "{";
+  for (size_t i = 0; i < kv.size(); ++i) {
+    absl::StrAppend(&out, i ? ", " : "", JsonString(kv[i].first), ": ", kv[i].second);
+  }
+  if (!extra.empty()) absl::StrAppend(&out, ", ", extra);
+  return out + "}\n";
+}
+
+}  // namespace servesim::metrics

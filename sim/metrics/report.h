@@ -1,0 +1,33 @@
+// Renders BenchMetrics exactly as `vllm bench serve` prints them and as its
+// --save-result JSON stores them.
+#ifndef SERVESIM_SIM_METRICS_REPORT_H_
+#define SERVESIM_SIM_METRICS_REPORT_H_
+
+#include <optional>
+#include <string>
+
+#include "sim/metrics/bench_metrics.h"
+
+namespace servesim::metrics {
+
+struct ReportOptions {
+  std::optional<int64_t> max_concurrency;  // printed only when set
+  double request_rate = 0;                 // printed only when finite
+};
+
+// The "==== Serving Benchmark Result ====" block, byte for byte in vllm's
+// layout ("{:<40} {:<10.2f}" lines, trailing spaces included).
+std::string FormatBenchReport(const BenchMetrics& m, const ReportOptions& options);
+
+// The --save-result JSON: vllm's keys, plus the per-request arrays.
+// `extra` is a JSON object body (without braces) of servesim's own keys, or "".
+std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options,
+                             const std::string& extra);
+
+// Shortest text that reads back as the same double (Python's repr).
+std::string JsonNumber(double v);
+std::string JsonString(const std::string& s);
+
+}  // namespace servesim::metrics
+
+#endif  // SERVESIM_SIM_METRICS_REPORT_H_

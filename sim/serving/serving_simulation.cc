@@ -1,0 +1,246 @@
+#include "sim/serving/serving_simulation.h"
+
+#include <deque>
+
+#include "absl/strings/str_cat.h"
+#include "base/check.h"
+#include "sim/core/event_queue.h"
+
+namespace servesim::serving {
+namespace {
+
+using engine::RequestId;
+using sim::Event;
+using sim::EventPhase;
+using sim::EventType;
+using sim::SimTime;
+
+// A set of ranks that step together.
+struct Instance {
+  std::vector<int> ranks;
+  bool busy = false;
+  bool step_pending = false;  // a kScheduleStep event is queued
+  std::vector<engine::StepBatch> batches;
+};
+
+class Simulation {
+ public:
+  Simulation(const EngineTopology& topology, cost::ExecutionTimePredictor& predictor,
+             const SimulationInput& input)
+      : topology_(topology), predictor_(predictor), input_(input) {}
+
+  absl::StatusOr<SimulationResult> Run();
+
+ private:
+  void Send(RequestId id, SimTime now);
+  int PickRank();
+  void WakeInstance(int instance, SimTime now);
+  absl::Status StartStep(int instance, SimTime now);
+  void FinishStep(int instance, SimTime now);
+  void ReleaseClientSlot(SimTime now);
+
+  const EngineTopology& topology_;
+  cost::ExecutionTimePredictor& predictor_;
+  const SimulationInput& input_;
+
+  sim::EventQueue events_;
+  engine::RequestTable requests_;
+  std::vector<std::unique_ptr<engine::ReplicaScheduler>> schedulers_;
+  std::vector<int> instance_of_rank_;
+  std::vector<Instance> instances_;
+  SimulationResult result_;
+  std::deque<RequestId> client_backlog_;  // waiting for a concurrency slot
+  int64_t in_flight_ = 0;
+  int64_t round_robin_next_ = 0;
+  int64_t outstanding_ = 0;  // sent or pending, not yet finished
+  engine::StepOutcome outcome_;
+};
+
+absl::StatusOr<SimulationResult> Simulation::Run() {
+  const size_t n = input_.requests.size();
+  requests_.resize(n);
+  result_.records.resize(n);
+  for (int r = 0; r < topology_.num_ranks; ++r) {
+    schedulers_.push_back(topology_.make_scheduler(r, n));
+  }
+  if (topology_.lockstep) {
+    instances_.resize(1);
+    for (int r = 0; r < topology_.num_ranks; ++r) instances_[0].ranks.push_back(r);
+    instance_of_rank_.assign(topology_.num_ranks, 0);
+  } else {
+    instances_.resize(topology_.num_ranks);
+    for (int r = 0; r < topology_.num_ranks; ++r) {
+      instances_[r].ranks.push_back(r);
+      instance_of_rank_.push_back(r);
+    }
+  }
+  for (Instance& inst : instances_) inst.batches.resize(inst.ranks.size());
+
+  for (size_t i = 0; i < n; ++i) {
+    const ClientRequest& c = input_.requests[i];
+    engine::Request& r = requests_[i];
+    r.id = static_cast<RequestId>(i);
+    r.prompt_tokens = c.prompt_tokens;
+    r.max_output_tokens = c.output_tokens;
+    result_.records[i].prompt_tokens = c.prompt_tokens;
+    events_.Push(Event{c.arrival, EventPhase::kArrival, 0, EventType::kArrival,
+                       static_cast<int64_t>(i)});
+  }
+  outstanding_ = static_cast<int64_t>(n);
+
+  SimTime first_send = n ? input_.requests[0].arrival : SimTime::Zero();
+  for (const ClientRequest& c : input_.requests) first_send = std::min(first_send, c.arrival);
+  SimTime last_end = first_send;
+
+  while (!events_.empty()) {
+    const Event e = events_.Pop();
+    switch (e.type) {
+      case EventType::kArrival: {
+        const auto id = static_cast<RequestId>(e.target);
+        if (input_.max_concurrency && in_flight_ >= *input_.max_concurrency) {
+          client_backlog_.push_back(id);
+        } else {
+          Send(id, e.time);
+        }
+        break;
+      }
+      case EventType::kScheduleStep: {
+        Instance& inst = instances_[e.target];
+        inst.step_pending = false;
+        if (!inst.busy) {
+          absl::Status s = StartStep(static_cast<int>(e.target), e.time);
+          if (!s.ok()) return s;
+        }
+        break;
+      }
+      case EventType::kStepEnd: {
+        FinishStep(static_cast<int>(e.target), e.time);
+        absl::Status s = StartStep(static_cast<int>(e.target), e.time);
+        if (!s.ok()) return s;
+        break;
+      }
+    }
+    last_end = std::max(last_end, e.time);
+  }
+  if (outstanding_ != 0) {
+    return absl::InternalError(absl::StrCat(outstanding_, " requests never finished"));
+  }
+  result_.duration = last_end - first_send;
+  for (const engine::Request& r : requests_) result_.preempted_or_retracted += r.preemptions;
+  return std::move(result_);
+}
+
+void Simulation::Send(RequestId id, SimTime now) {
+  ++in_flight_;
+  metrics::RequestRecord& rec = result_.records[id];
+  rec.start = now;
+  const ClientRequest& c = input_.requests[id];
+  if (topology_.reject_reason) {
+    std::string reason = topology_.reject_reason(c);
+    if (!reason.empty()) {
+      // The server answers with an error straight away.
+      rec.success = false;
+      requests_[id].rejected = true;
+      ++result_.rejected;
+      if (result_.first_reject_reason.empty()) result_.first_reject_reason = std::move(reason);
+      --outstanding_;
+      ReleaseClientSlot(now);
+      return;
+    }
+  }
+  const int rank = PickRank();
+  engine::Request& r = requests_[id];
+  r.arrival = now;
+  r.dp_rank = rank;
+  schedulers_[rank]->Enqueue(id, requests_);
+  WakeInstance(instance_of_rank_[rank], now);
+}
+
+int Simulation::PickRank() {
+  const int d = topology_.num_ranks;
+  if (d == 1) return 0;
+  if (topology_.router == RouterPolicy::kRoundRobin) {
+    return static_cast<int>(round_robin_next_++ % d);
+  }
+  int best = 0;
+  int64_t best_score = 0;
+  for (int r = 0; r < d; ++r) {
+    const int64_t score = schedulers_[r]->num_waiting() * 4 + schedulers_[r]->num_running();
+    if (r == 0 || score < best_score) {
+      best = r;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+void Simulation::WakeInstance(int instance, SimTime now) {
+  Instance& inst = instances_[instance];
+  if (inst.busy || inst.step_pending) return;
+  inst.step_pending = true;
+  events_.Push(Event{now, EventPhase::kScheduleStep, 0, EventType::kScheduleStep, instance});
+}
+
+absl::Status Simulation::StartStep(int instance, SimTime now) {
+  Instance& inst = instances_[instance];
+  bool any_work = false, any_batch = false;
+  for (size_t i = 0; i < inst.ranks.size(); ++i) {
+    engine::ReplicaScheduler& s = *schedulers_[inst.ranks[i]];
+    any_work |= s.HasWork();
+    s.Schedule(requests_, &inst.batches[i]);
+    any_batch |= !inst.batches[i].empty();
+  }
+  if (!any_batch) {
+    inst.busy = false;
+    if (any_work) {
+      return absl::InternalError(
+          "an engine has queued requests but can schedule none (KV pool smaller than one request)");
+    }
+    return absl::OkStatus();
+  }
+  inst.busy = true;
+  const SimTime dt = predictor_.PredictStep(inst.batches);
+  SERVESIM_CHECK(dt.ns() > 0, "an iteration must take time");
+  ++result_.steps;
+  events_.Push(Event{now + dt, EventPhase::kStepEnd, 0, EventType::kStepEnd, instance});
+  return absl::OkStatus();
+}
+
+void Simulation::FinishStep(int instance, SimTime now) {
+  Instance& inst = instances_[instance];
+  for (size_t i = 0; i < inst.ranks.size(); ++i) {
+    engine::ReplicaScheduler& s = *schedulers_[inst.ranks[i]];
+    outcome_.clear();
+    s.Complete(inst.batches[i], requests_, &outcome_);
+    for (const engine::TokenEmission& t : outcome_.emitted) {
+      result_.records[t.id].chunk_times.push_back(now);
+      result_.records[t.id].output_tokens += t.tokens;
+    }
+    for (RequestId id : outcome_.finished) {
+      result_.records[id].success = true;
+      --outstanding_;
+      ReleaseClientSlot(now);
+    }
+  }
+  inst.busy = false;
+}
+
+void Simulation::ReleaseClientSlot(SimTime now) {
+  --in_flight_;
+  if (!client_backlog_.empty()) {
+    const RequestId next = client_backlog_.front();
+    client_backlog_.pop_front();
+    Send(next, now);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<SimulationResult> RunServingSimulation(const EngineTopology& topology,
+                                                      cost::ExecutionTimePredictor& predictor,
+                                                      const SimulationInput& input) {
+  Simulation sim(topology, predictor, input);
+  return sim.Run();
+}
+
+}  // namespace servesim::serving

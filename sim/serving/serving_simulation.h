@@ -1,0 +1,70 @@
+// The event loop of one benchmark run: the client sends requests, a router
+// places each on a DP rank, engine instances step their ranks (in lockstep
+// where the MoE spans them) and the client records every streamed chunk.
+#ifndef SERVESIM_SIM_SERVING_SERVING_SIMULATION_H_
+#define SERVESIM_SIM_SERVING_SERVING_SIMULATION_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/core/sim_time.h"
+#include "sim/cost/execution_time_predictor.h"
+#include "sim/engine/replica_scheduler.h"
+#include "sim/metrics/request_record.h"
+
+namespace servesim::serving {
+
+struct ClientRequest {
+  int64_t prompt_tokens = 0;
+  int64_t output_tokens = 0;  // max_completion_tokens; generated in full (no early EOS)
+  sim::SimTime arrival;       // when the client wants to send it
+};
+
+// How requests are placed on DP ranks.
+enum class RouterPolicy {
+  // vLLM's DP load balancer: the rank with the fewest waiting*4 + running.
+  kLeastLoaded,
+  // SGLang's data-parallel controller default: i-th request to rank i mod D.
+  kRoundRobin,
+};
+
+struct EngineTopology {
+  int num_ranks = 1;
+  // Ranks step together (the MoE spans them; idle ranks run dummy batches).
+  // Otherwise each rank is an independent engine instance.
+  bool lockstep = false;
+  RouterPolicy router = RouterPolicy::kLeastLoaded;
+  std::function<std::unique_ptr<engine::ReplicaScheduler>(int rank, size_t num_requests)>
+      make_scheduler;
+  // The engine's request validation: a non-empty reason fails the request at
+  // once, as the server answers it with an error.
+  std::function<std::string(const ClientRequest&)> reject_reason;
+};
+
+struct SimulationInput {
+  std::vector<ClientRequest> requests;
+  std::optional<int64_t> max_concurrency;  // the client's semaphore
+};
+
+struct SimulationResult {
+  std::vector<metrics::RequestRecord> records;  // in request order
+  sim::SimTime duration;                        // first send to last completion
+  int64_t steps = 0;                            // iterations over all instances
+  int64_t preempted_or_retracted = 0;           // requests that lost their KV
+  int64_t rejected = 0;
+  std::string first_reject_reason;
+};
+
+// Runs the benchmark to completion. Fails (Internal) if an engine can make no
+// progress, which a validated configuration rules out.
+absl::StatusOr<SimulationResult> RunServingSimulation(const EngineTopology& topology,
+                                                      cost::ExecutionTimePredictor& predictor,
+                                                      const SimulationInput& input);
+
+}  // namespace servesim::serving
+
+#endif  // SERVESIM_SIM_SERVING_SERVING_SIMULATION_H_
