@@ -29,7 +29,8 @@ struct Op {
   double x = 0;                 // swept dim (tokens, entries, bytes: per kind)
   double flops = 0;             // for the roofline fallback
   double hbm_bytes = 0;         // bytes through device memory, for the roofline fallback
-  double comm_bytes = 0;        // bytes each GPU sends, for collectives
+  double comm_bytes = 0;        // collectives: = x (all_reduce buffer, all_gather input shard,
+                                // reduce_scatter output shard, all_to_all bytes sent)
   int comm_group_gpus = 1;      // GPUs in the collective's group
   bool fp8_math = false;        // tensor-core math in FP8 (else BF16/FP32)
   int repeat = 1;               // times it runs per iteration (layers of this kind)

@@ -1,0 +1,201 @@
+#include "calibration/profile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
+#include "base/status_macros.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+
+namespace servesim::calibration {
+namespace {
+
+enum class Format { kText, kBinary };
+
+absl::StatusOr<Format> FormatFor(const std::string& path) {
+  if (absl::EndsWith(path, ".textproto") || absl::EndsWith(path, ".txtpb")) return Format::kText;
+  if (absl::EndsWith(path, ".pb")) return Format::kBinary;
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, ": unknown profile extension (want .textproto, .txtpb or .pb)"));
+}
+
+std::string Describe(const Table& t, int index) {
+  std::string s = absl::StrCat("table ", index, " (", t.kind());
+  for (const KeyDim& d : t.key()) absl::StrAppend(&s, " ", d.name(), "=", d.value());
+  absl::StrAppend(&s, ")");
+  return s;
+}
+
+bool PositiveFinite(double v) { return std::isfinite(v) && v > 0; }
+
+// Lexicographic order over (name, value) pairs, shared by sort and search.
+bool KeyLess(const KeyDims& a, const KeyDims& b) {
+  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+}
+
+}  // namespace
+
+Curve::Curve(std::vector<double> x, std::vector<double> us) : x_(std::move(x)), us_(std::move(us)) {
+  log_x_.reserve(x_.size());
+  log_us_.reserve(us_.size());
+  for (size_t i = 0; i < x_.size(); ++i) {
+    log_x_.push_back(std::log(x_[i]));
+    log_us_.push_back(std::log(us_[i]));
+  }
+  for (size_t i = 0; i + 1 < x_.size(); ++i) {
+    log_slope_.push_back((log_us_[i + 1] - log_us_[i]) / (log_x_[i + 1] - log_x_[i]));
+  }
+  const size_t n = x_.size();
+  // Past the last point the work grows linearly, so the time does too: use
+  // the marginal cost of the last measured segment. A flat or falling last
+  // segment (noise at the launch-bound end) would predict free work, so fall
+  // back to the average cost per unit of the last point.
+  double slope = 0;
+  if (n >= 2) slope = (us_[n - 1] - us_[n - 2]) / (x_[n - 1] - x_[n - 2]);
+  tail_us_per_x_ = slope > 0 ? slope : us_[n - 1] / x_[n - 1];
+}
+
+double Curve::Us(double x) const {
+  // `!(x > x0)` also catches NaN: the floor is the safest answer.
+  if (!(x > x_.front())) return us_.front();
+  if (x >= x_.back()) return us_.back() + (x - x_.back()) * tail_us_per_x_;
+  // First point with x_[i] > x; the segment is [i-1, i].
+  const size_t i = static_cast<size_t>(std::upper_bound(x_.begin(), x_.end(), x) - x_.begin());
+  if (x == x_[i - 1]) return us_[i - 1];
+  return std::exp(log_us_[i - 1] + (std::log(x) - log_x_[i - 1]) * log_slope_[i - 1]);
+}
+
+absl::StatusOr<Profile> Profile::Load(const std::string& path) {
+  ASSIGN_OR_RETURN(Format format, FormatFor(path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open profile"));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  ProfileProto proto;
+  if (format == Format::kText) {
+    // Collect the parser's message (line:column) instead of its stderr log.
+    class Collector : public google::protobuf::io::ErrorCollector {
+     public:
+      void AddError(int line, int column, const std::string& message) override {
+        if (first.empty()) first = absl::StrCat("line ", line + 1, ":", column + 1, ": ", message);
+      }
+      std::string first;
+    } collector;
+    google::protobuf::TextFormat::Parser parser;
+    parser.RecordErrorsTo(&collector);
+    if (!parser.ParseFromString(buffer.str(), &proto)) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": text parse error: ", collector.first));
+    }
+  } else if (!proto.ParseFromString(buffer.str())) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not a binary ProfileProto"));
+  }
+  return FromProto(std::move(proto), path);
+}
+
+absl::StatusOr<Profile> Profile::FromProto(ProfileProto proto, std::string_view origin_view) {
+  // Abseil 20220623 here is built without std::string_view interop in StrCat.
+  const std::string origin(origin_view);
+  if (proto.schema_version() != kSchemaVersion) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": schema_version ", proto.schema_version(),
+                                                   ", this reader wants ", kSchemaVersion));
+  }
+  Profile profile(std::move(proto));
+  const ProfileProto& p = profile.proto_;
+  for (int ti = 0; ti < p.tables_size(); ++ti) {
+    const Table& t = p.tables(ti);
+    const std::string where = absl::StrCat(origin, ": ", Describe(t, ti));
+    if (t.kind().empty()) return absl::InvalidArgumentError(absl::StrCat(where, ": empty kind"));
+    KeyDims key;
+    for (int d = 0; d < t.key_size(); ++d) {
+      if (t.key(d).name().empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": key dimension ", d, " has no name"));
+      }
+      if (d > 0 && !(t.key(d - 1).name() < t.key(d).name())) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": key names not strictly sorted at '",
+                                                       t.key(d).name(), "'"));
+      }
+      key.emplace_back(t.key(d).name(), t.key(d).value());
+    }
+    if (t.points_size() == 0) return absl::InvalidArgumentError(absl::StrCat(where, ": no points"));
+    std::vector<double> xs, us;
+    for (int pi = 0; pi < t.points_size(); ++pi) {
+      const Point& pt = t.points(pi);
+      if (!PositiveFinite(pt.x())) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": x must be > 0, got ", pt.x()));
+      }
+      if (pi > 0 && !(pt.x() > t.points(pi - 1).x())) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": x not strictly ascending at point ", pi, " (",
+                                                       pt.x(), " after ", t.points(pi - 1).x(), ")"));
+      }
+      if (!PositiveFinite(pt.median_us())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": point ", pi, ": median_us must be > 0, got ", pt.median_us()));
+      }
+      if (pt.samples() < 1) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": samples must be >= 1"));
+      }
+      if (!(pt.p10_us() > 0 && pt.p10_us() <= pt.median_us() && pt.median_us() <= pt.p90_us())) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": want 0 < p10 <= median <= p90, got ",
+                                                       pt.p10_us(), ", ", pt.median_us(), ", ", pt.p90_us()));
+      }
+      xs.push_back(pt.x());
+      us.push_back(pt.median_us());
+    }
+    auto& entries = profile.index_[t.kind()];
+    auto it = std::lower_bound(entries.begin(), entries.end(), key,
+                               [](const Entry& e, const KeyDims& k) { return KeyLess(e.key, k); });
+    if (it != entries.end() && it->key == key) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": duplicate of an earlier table"));
+    }
+    entries.insert(it, Entry{std::move(key), Curve(std::move(xs), std::move(us))});
+  }
+  return profile;
+}
+
+absl::Status Profile::Save(const std::string& path) const {
+  ASSIGN_OR_RETURN(Format format, FormatFor(path));
+  std::string bytes;
+  if (format == Format::kText) {
+    if (!google::protobuf::TextFormat::PrintToString(proto_, &bytes)) {
+      return absl::InternalError(absl::StrCat(path, ": cannot print profile as text"));
+    }
+  } else if (!proto_.SerializeToString(&bytes)) {
+    return absl::InternalError(absl::StrCat(path, ": cannot serialize profile"));
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return absl::PermissionDeniedError(absl::StrCat(path, ": cannot open for writing"));
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) return absl::DataLossError(absl::StrCat(path, ": write failed"));
+  return absl::OkStatus();
+}
+
+const Curve* Profile::FindCurve(std::string_view kind, const KeyDims& key) const {
+  auto kit = index_.find(kind);
+  if (kit == index_.end()) return nullptr;
+  const std::vector<Entry>& entries = kit->second;
+  auto it = std::lower_bound(entries.begin(), entries.end(), key,
+                             [](const Entry& e, const KeyDims& k) { return KeyLess(e.key, k); });
+  if (it == entries.end() || it->key != key) return nullptr;
+  return &it->curve;
+}
+
+std::optional<double> Profile::LookupUs(std::string_view kind, const KeyDims& key, double x) const {
+  const Curve* curve = FindCurve(kind, key);
+  if (curve == nullptr) return std::nullopt;
+  return curve->Us(x);
+}
+
+std::vector<KeyDims> Profile::KeysFor(std::string_view kind) const {
+  std::vector<KeyDims> keys;
+  auto kit = index_.find(kind);
+  if (kit == index_.end()) return keys;
+  for (const Entry& e : kit->second) keys.push_back(e.key);
+  return keys;
+}
+
+}  // namespace servesim::calibration

@@ -1,0 +1,227 @@
+#include "calibration/profile.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+
+namespace servesim::calibration {
+namespace {
+
+// A GEMM table with times that are not a power law, so that log-log
+// interpolation differs from linear interpolation.
+ProfileProto SampleProto() {
+  ProfileProto p;
+  p.set_schema_version(Profile::kSchemaVersion);
+  p.mutable_device()->set_name("Test GPU");
+  p.mutable_ceilings()->set_copy_gbps(4000);
+  Table* t = p.add_tables();
+  t->set_kind("gemm_fp8");
+  KeyDim* k = t->add_key();
+  k->set_name("k");
+  k->set_value(7168);
+  KeyDim* n = t->add_key();
+  n->set_name("n");
+  n->set_value(2112);
+  t->set_x_name("m_tokens");
+  const double xs[] = {1, 4, 16, 64};
+  const double us[] = {10, 10.5, 14, 40};
+  for (int i = 0; i < 4; ++i) {
+    Point* pt = t->add_points();
+    pt->set_x(xs[i]);
+    pt->set_median_us(us[i]);
+    pt->set_p10_us(us[i] * 0.9);
+    pt->set_p90_us(us[i] * 1.1);
+    pt->set_samples(20);
+  }
+  Table* r = p.add_tables();
+  r->set_kind("rmsnorm");
+  KeyDim* h = r->add_key();
+  h->set_name("hidden");
+  h->set_value(7168);
+  r->set_x_name("tokens");
+  Point* pt = r->add_points();
+  pt->set_x(8);
+  pt->set_median_us(2);
+  pt->set_p10_us(2);
+  pt->set_p90_us(2);
+  pt->set_samples(20);
+  return p;
+}
+
+const KeyDims kGemmKey = {{"k", 7168}, {"n", 2112}};
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("servesim_profile_test_" + name)).string();
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+}
+
+TEST(ProfileTest, TextRoundTripKeepsEveryField) {
+  auto profile = Profile::FromProto(SampleProto(), "sample");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  const std::string path = TempPath("rt.textproto");
+  ASSERT_TRUE(profile->Save(path).ok());
+  auto loaded = Profile::Load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->proto().SerializeAsString(), SampleProto().SerializeAsString());
+  std::remove(path.c_str());
+}
+
+TEST(ProfileTest, BinaryRoundTripKeepsEveryField) {
+  auto profile = Profile::FromProto(SampleProto(), "sample");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  const std::string path = TempPath("rt.pb");
+  ASSERT_TRUE(profile->Save(path).ok());
+  auto loaded = Profile::Load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->proto().SerializeAsString(), SampleProto().SerializeAsString());
+  std::remove(path.c_str());
+}
+
+TEST(ProfileTest, ExactAtSamplePoints) {
+  auto profile = Profile::FromProto(SampleProto(), "sample");
+  ASSERT_TRUE(profile.ok());
+  EXPECT_DOUBLE_EQ(*profile->LookupUs("gemm_fp8", kGemmKey, 1), 10);
+  EXPECT_DOUBLE_EQ(*profile->LookupUs("gemm_fp8", kGemmKey, 4), 10.5);
+  EXPECT_DOUBLE_EQ(*profile->LookupUs("gemm_fp8", kGemmKey, 16), 14);
+  EXPECT_DOUBLE_EQ(*profile->LookupUs("gemm_fp8", kGemmKey, 64), 40);
+}
+
+TEST(ProfileTest, LogLogBetweenPoints) {
+  auto profile = Profile::FromProto(SampleProto(), "sample");
+  ASSERT_TRUE(profile.ok());
+  // Midway in log x between 16 and 64 (x = 32) is the geometric mean of the
+  // times: sqrt(14 * 40) = 23.664..., not the linear 22.67.
+  EXPECT_NEAR(*profile->LookupUs("gemm_fp8", kGemmKey, 32), std::sqrt(14.0 * 40.0), 1e-9);
+}
+
+TEST(ProfileTest, MonotoneBetweenMonotonePoints) {
+  auto profile = Profile::FromProto(SampleProto(), "sample");
+  ASSERT_TRUE(profile.ok());
+  double previous = 0;
+  for (double x = 1; x <= 64; x += 0.25) {
+    const double us = *profile->LookupUs("gemm_fp8", kGemmKey, x);
+    EXPECT_GE(us, previous) << "x=" << x;
+    EXPECT_GE(us, 10);
+    EXPECT_LE(us, 40);
+    previous = us;
+  }
+}
+
+TEST(ProfileTest, BelowFirstPointIsTheLaunchFloor) {
+  auto profile = Profile::FromProto(SampleProto(), "sample");
+  ASSERT_TRUE(profile.ok());
+  EXPECT_DOUBLE_EQ(*profile->LookupUs("gemm_fp8", kGemmKey, 0.5), 10);
+  EXPECT_DOUBLE_EQ(*profile->LookupUs("gemm_fp8", kGemmKey, 0), 10);
+}
+
+TEST(ProfileTest, AboveLastPointLinearWithLastSegmentCost) {
+  auto profile = Profile::FromProto(SampleProto(), "sample");
+  ASSERT_TRUE(profile.ok());
+  // Last segment: (40 - 14) / (64 - 16) us per token; 128 tokens is 64 more.
+  EXPECT_NEAR(*profile->LookupUs("gemm_fp8", kGemmKey, 128), 40 + 64 * 26.0 / 48.0, 1e-9);
+}
+
+TEST(ProfileTest, SinglePointTableScalesProportionallyAbove) {
+  auto profile = Profile::FromProto(SampleProto(), "sample");
+  ASSERT_TRUE(profile.ok());
+  const KeyDims key = {{"hidden", 7168}};
+  EXPECT_DOUBLE_EQ(*profile->LookupUs("rmsnorm", key, 8), 2);
+  EXPECT_DOUBLE_EQ(*profile->LookupUs("rmsnorm", key, 4), 2);
+  EXPECT_DOUBLE_EQ(*profile->LookupUs("rmsnorm", key, 16), 4);
+}
+
+TEST(ProfileTest, MissingTableIsNullopt) {
+  auto profile = Profile::FromProto(SampleProto(), "sample");
+  ASSERT_TRUE(profile.ok());
+  EXPECT_FALSE(profile->LookupUs("gemm_fp8", {{"k", 7168}, {"n", 24576}}, 4).has_value());
+  EXPECT_FALSE(profile->LookupUs("gemm_bf16", kGemmKey, 4).has_value());
+  EXPECT_FALSE(profile->HasTable("gemm_fp8", {{"n", 2112}}));
+  EXPECT_TRUE(profile->HasTable("gemm_fp8", kGemmKey));
+}
+
+TEST(ProfileTest, KeysForListsTablesOfOneKind) {
+  ProfileProto p = SampleProto();
+  Table* t = p.add_tables();
+  *t = p.tables(0);
+  t->mutable_key(1)->set_value(576);  // n=576 sorts before n=2112.
+  auto profile = Profile::FromProto(p, "sample");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  const std::vector<KeyDims> keys = profile->KeysFor("gemm_fp8");
+  ASSERT_EQ(keys.size(), 2u);
+  EXPECT_EQ(keys[0], (KeyDims{{"k", 7168}, {"n", 576}}));
+  EXPECT_EQ(keys[1], kGemmKey);
+  EXPECT_TRUE(profile->KeysFor("topk").empty());
+}
+
+// Each malformed profile must be refused with a message naming the problem.
+struct Malformed {
+  const char* name;
+  void (*mutate)(ProfileProto*);
+  const char* expected;
+};
+
+class ProfileMalformedTest : public ::testing::TestWithParam<Malformed> {};
+
+TEST_P(ProfileMalformedTest, RefusedWithNamedProblem) {
+  ProfileProto p = SampleProto();
+  GetParam().mutate(&p);
+  auto profile = Profile::FromProto(p, "bad.textproto");
+  ASSERT_FALSE(profile.ok());
+  EXPECT_NE(profile.status().message().find("bad.textproto"), std::string::npos) << profile.status();
+  EXPECT_NE(profile.status().message().find(GetParam().expected), std::string::npos) << profile.status();
+  EXPECT_EQ(profile.status().message().find('\n'), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ProfileMalformedTest,
+    ::testing::Values(
+        Malformed{"SchemaVersion", [](ProfileProto* p) { p->set_schema_version(2); }, "schema_version 2"},
+        Malformed{"DescendingX", [](ProfileProto* p) { p->mutable_tables(0)->mutable_points(2)->set_x(3); },
+                  "x not strictly ascending at point 2"},
+        Malformed{"ZeroX", [](ProfileProto* p) { p->mutable_tables(0)->mutable_points(0)->set_x(0); },
+                  "x must be > 0"},
+        Malformed{"NegativeTime",
+                  [](ProfileProto* p) { p->mutable_tables(0)->mutable_points(1)->set_median_us(-1); },
+                  "median_us must be > 0"},
+        Malformed{"PercentilesOutOfOrder",
+                  [](ProfileProto* p) { p->mutable_tables(0)->mutable_points(1)->set_p90_us(1); },
+                  "p10 <= median <= p90"},
+        Malformed{"NoPoints", [](ProfileProto* p) { p->mutable_tables(1)->clear_points(); }, "no points"},
+        Malformed{"EmptyKind", [](ProfileProto* p) { p->mutable_tables(1)->clear_kind(); }, "empty kind"},
+        Malformed{"UnsortedKey",
+                  [](ProfileProto* p) { p->mutable_tables(0)->mutable_key()->SwapElements(0, 1); },
+                  "key names not strictly sorted"},
+        Malformed{"DuplicateTable", [](ProfileProto* p) { *p->add_tables() = p->tables(0); },
+                  "table 2 (gemm_fp8 k=7168 n=2112): duplicate"}),
+    [](const ::testing::TestParamInfo<Malformed>& info) { return std::string(info.param.name); });
+
+TEST(ProfileTest, LoadReportsTextParseErrorWithLine) {
+  const std::string path = TempPath("broken.textproto");
+  WriteFile(path, "schema_version: 1\ntables { kind: \"x\" points { x: oops } }\n");
+  auto profile = Profile::Load(path);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_NE(profile.status().message().find(path + ": text parse error: line 2"), std::string::npos)
+      << profile.status();
+  std::remove(path.c_str());
+}
+
+TEST(ProfileTest, LoadRefusesUnknownExtensionAndMissingFile) {
+  auto unknown = Profile::Load("/tmp/profile.json");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown profile extension"), std::string::npos);
+  auto missing = Profile::Load("/nonexistent/dir/h200.textproto");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace servesim::calibration

@@ -1,0 +1,523 @@
+#include "models/op_graph.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/check.h"
+
+namespace servesim::models {
+namespace {
+
+constexpr int64_t kBf16Bytes = 2;
+constexpr int64_t kFp32Bytes = 4;
+// Activations are quantised per 1x128 group with an FP32 scale before FP8
+// dispatch (DeepEP normal mode; model-and-kernels.md §3).
+constexpr int64_t kActivationQuantGroup = 128;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t m) { return CeilDiv(a, m) * m; }
+
+// Σ over query rows i = 0..q-1 of the keys row i sees, c + i + 1.
+int64_t CausalPairs(int64_t q, int64_t c) { return q * c + q * (q + 1) / 2; }
+
+// Same with each row capped at `cap` keys (top-k selection).
+int64_t CappedPairs(int64_t q, int64_t c, int64_t cap) {
+  const int64_t uncapped = std::clamp<int64_t>(cap - c, 0, q);
+  return CausalPairs(uncapped, c) + (q - uncapped) * cap;
+}
+
+// The batch's attention work, summed over its sequences.
+struct AttentionWork {
+  int64_t tokens = 0;            // all query tokens
+  int64_t sampled_rows = 0;      // LM-head rows (1 per prefill, q per decode)
+  int64_t decode_rows = 0;       // query rows of decodes
+  int64_t decode_keys = 0;       // Σ keys over decode rows
+  int64_t decode_keys_topk = 0;  // same capped at index top-k
+  int64_t sparse_prefill_tokens = 0;
+  int64_t sparse_prefill_pairs = 0;       // causal pairs scored by the indexer
+  int64_t sparse_prefill_pairs_topk = 0;  // pairs attended after top-k
+  int64_t dense_prefill_tokens = 0;
+  int64_t dense_prefill_pairs = 0;
+  int64_t dense_prefill_kv_tokens = 0;  // context + chunk, expanded by kv_b
+};
+
+AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
+                             const OpGraphOptions& o) {
+  const bool sparse = spec.has_indexer();
+  const int64_t topk = sparse ? spec.indexer().index_topk() : 0;
+  AttentionWork w;
+  for (const SequenceWork& s : batch.seqs) {
+    SERVESIM_CHECK(s.query_tokens > 0 && s.context_before_tokens >= 0,
+                   "sequence work needs query_tokens > 0 and context >= 0");
+    const int64_t q = s.query_tokens;
+    const int64_t c = s.context_before_tokens;
+    w.tokens += q;
+    if (q <= 1 + o.num_speculative_tokens) {
+      w.sampled_rows += q;
+      w.decode_rows += q;
+      w.decode_keys += CausalPairs(q, c);
+      w.decode_keys_topk +=
+          sparse ? CappedPairs(q, c, topk) : CausalPairs(q, c);
+      continue;
+    }
+    w.sampled_rows += 1;
+    if (!sparse || c + q <= o.dense_mha_prefill_max_tokens) {
+      w.dense_prefill_tokens += q;
+      w.dense_prefill_pairs += CausalPairs(q, c);
+      w.dense_prefill_kv_tokens += c + q;
+    } else {
+      w.sparse_prefill_tokens += q;
+      w.sparse_prefill_pairs += CausalPairs(q, c);
+      w.sparse_prefill_pairs_topk += CappedPairs(q, c, topk);
+    }
+  }
+  return w;
+}
+
+bool IsUnquantized(const ModelSpec& spec, TensorClass cls) {
+  const auto& list = spec.weights().unquantized();
+  return std::find(list.begin(), list.end(), cls) != list.end();
+}
+
+// Appends ops; shared state for one graph.
+class Builder {
+ public:
+  Builder(const ModelSpec& spec, const ParallelLayout& layout,
+          const OpGraphOptions& o, std::vector<Op>& ops)
+      : spec_(spec), l_(layout), o_(o), ops_(ops) {}
+
+  Op& Add(std::string name, std::string kind, std::vector<OpKeyDim> key,
+          double x, double flops, double hbm_bytes, OpPhase phase, int repeat) {
+    std::sort(key.begin(), key.end());
+    Op op;
+    op.name = std::move(name);
+    op.kind = std::move(kind);
+    op.key = std::move(key);
+    op.x = x;
+    op.flops = flops;
+    op.hbm_bytes = hbm_bytes;
+    op.phase = phase;
+    op.repeat = repeat;
+    ops_.push_back(std::move(op));
+    return ops_.back();
+  }
+
+  // C[m,n] = A[m,k] B[n,k]^T with weights stored quantised (FP8 path) or not.
+  void Gemm(const std::string& name, int64_t n, int64_t k, int64_t m,
+            bool quantized_weight, OpPhase phase, int repeat) {
+    if (m <= 0 || n <= 0 || k <= 0 || repeat <= 0) return;
+    const bool fp8 = quantized_weight && o_.fp8_gemms;
+    const int64_t in_bytes = fp8 ? 1 : kBf16Bytes;
+    const double hbm = static_cast<double>(n) * k * in_bytes +
+                       static_cast<double>(m) * k * in_bytes +
+                       static_cast<double>(m) * n * kBf16Bytes;
+    Op& op = Add(name, fp8 ? "gemm_fp8" : "gemm_bf16", {{"k", k}, {"n", n}},
+                 static_cast<double>(m), 2.0 * m * n * k, hbm, phase, repeat);
+    op.fp8_math = fp8;
+  }
+
+  // Per-head batched BF16 GEMMs (torch.bmm in vLLM's MLA absorption):
+  // `batch` independent [m, k] x [k, n]. No profile table: roofline [U].
+  void Bmm(const std::string& name, int64_t batch, int64_t k, int64_t n,
+           int64_t m, int repeat) {
+    if (m <= 0 || repeat <= 0) return;
+    const double hbm =
+        static_cast<double>(batch) *
+        (static_cast<double>(k) * n + static_cast<double>(m) * (k + n)) *
+        kBf16Bytes;
+    Add(name, "bmm_bf16", {{"batch", batch}, {"k", k}, {"n", n}},
+        static_cast<double>(m), 2.0 * batch * m * k * n, hbm,
+        OpPhase::kAttention, repeat);
+  }
+
+  void Norm(const std::string& name, int64_t hidden, int64_t tokens,
+            OpPhase phase, int repeat) {
+    if (tokens <= 0 || repeat <= 0) return;
+    Add(name, "rmsnorm", {{"hidden", hidden}}, static_cast<double>(tokens),
+        4.0 * tokens * hidden, 2.0 * tokens * hidden * kBf16Bytes, phase,
+        repeat);
+  }
+
+  void SiluMul(const std::string& name, int64_t width, int64_t tokens,
+               OpPhase phase, int repeat) {
+    if (tokens <= 0 || repeat <= 0) return;
+    Add(name, "silu_mul", {{"width", width}}, static_cast<double>(tokens),
+        4.0 * tokens * width, 3.0 * tokens * width * kBf16Bytes, phase, repeat);
+  }
+
+  // A collective of `bytes` per GPU (x = comm_bytes) over `gpus` GPUs.
+  void Collective(const std::string& name, const std::string& kind, int gpus,
+                  int64_t bytes, int repeat) {
+    if (gpus <= 1 || bytes <= 0 || repeat <= 0) return;
+    Op& op = Add(name, kind, {{"gpus", gpus}}, static_cast<double>(bytes), 0,
+                 2.0 * bytes, OpPhase::kCommunication, repeat);
+    op.comm_bytes = static_cast<double>(bytes);
+    op.comm_group_gpus = gpus;
+  }
+
+  void Embedding(int64_t tokens) {
+    const int64_t h = spec_.hidden_size();
+    const int64_t bytes = tokens * h * kBf16Bytes;
+    if (tokens > 0) {
+      Add("embedding", "copy_d2d", {}, static_cast<double>(bytes), 0,
+          2.0 * bytes, OpPhase::kOther, 1);
+    }
+    // VocabParallelEmbedding: each TP rank looks up its vocab slice, then sums.
+    Collective("embedding_all_reduce", "all_reduce", l_.attn_tp, bytes, 1);
+  }
+
+  void AttentionLayers(const AttentionWork& w, int layers);
+  void DenseFfnLayers(int64_t tokens, int64_t tokens_global, int layers);
+  void MoeLayers(int64_t tokens, int64_t tokens_global, int layers);
+  void Head(const AttentionWork& w, int64_t tokens);
+
+ private:
+  const ModelSpec& spec_;
+  const ParallelLayout& l_;
+  const OpGraphOptions& o_;
+  std::vector<Op>& ops_;
+};
+
+void Builder::AttentionLayers(const AttentionWork& w, int layers) {
+  const MlaSpec& a = spec_.mla();
+  const int64_t h = spec_.hidden_size();
+  const int64_t t = w.tokens;
+  const int64_t heads = a.num_heads() / l_.attn_tp;
+  const int64_t latent = int64_t{a.kv_lora_rank()} + a.qk_rope_head_dim();
+  const OpPhase ph = OpPhase::kAttention;
+  Norm("input_layernorm", h, t, ph, layers);
+  // q_a and kv_a read the same input: one fused GEMM (vLLM fused_qkv_a_proj),
+  // replicated under TP.
+  Gemm("fused_qkv_a_proj", int64_t{a.q_lora_rank()} + latent, h, t, true, ph,
+       layers);
+  Norm("q_a_layernorm", a.q_lora_rank(), t, ph, layers);
+  Norm("kv_a_layernorm", a.kv_lora_rank(), t, ph, layers);
+  Gemm("q_b_proj", heads * (a.qk_nope_head_dim() + a.qk_rope_head_dim()),
+       a.q_lora_rank(), t, true, ph, layers);
+  if (t > 0) {
+    Add("rope", "rope", {{"dim", a.qk_rope_head_dim()}},
+        static_cast<double>(t * (heads + 1)),
+        6.0 * t * (heads + 1) * a.qk_rope_head_dim(),
+        2.0 * t * (heads + 1) * a.qk_rope_head_dim() * kBf16Bytes, ph, layers);
+  }
+  if (spec_.has_indexer()) {
+    const IndexerSpec& ix = spec_.indexer();
+    const int64_t ih = ix.num_heads();
+    const int64_t key_bytes = IndexerKeyBytesPerTokenPerLayer(spec_);
+    Gemm("indexer_wq_b", ih * ix.head_dim(), a.q_lora_rank(), t, true, ph,
+         layers);
+    Gemm("indexer_wk", ix.head_dim(), h, t, true, ph, layers);
+    Gemm("indexer_weights_proj", ih, h, t,
+         !IsUnquantized(spec_, INDEXER_WEIGHTS_PROJ), ph, layers);
+    if (t > 0 && ix.rope_head_dim() > 0) {
+      Add("indexer_rope", "rope", {{"dim", ix.rope_head_dim()}},
+          static_cast<double>(t * (ih + 1)),
+          6.0 * t * (ih + 1) * ix.rope_head_dim(),
+          2.0 * t * (ih + 1) * ix.rope_head_dim() * kBf16Bytes, ph, layers);
+    }
+    const double score_flops = 2.0 * ih * ix.head_dim();
+    if (w.decode_keys > 0) {
+      Add("indexer_decode", "indexer_decode", {{"heads", ih}},
+          static_cast<double>(w.decode_keys), score_flops * w.decode_keys,
+          static_cast<double>(w.decode_keys) * key_bytes, ph, layers);
+    }
+    if (w.sparse_prefill_pairs > 0) {
+      Add("indexer_prefill", "indexer_prefill", {{"heads", ih}},
+          static_cast<double>(w.sparse_prefill_pairs),
+          score_flops * w.sparse_prefill_pairs,
+          static_cast<double>(w.sparse_prefill_tokens) * ih * ix.head_dim() +
+              static_cast<double>(w.sparse_prefill_pairs) * kFp32Bytes,
+          ph, layers);
+    }
+    const int64_t scored = w.decode_keys + w.sparse_prefill_pairs;
+    if (scored > 0) {
+      Add("index_topk", "topk", {{"k", ix.index_topk()}},
+          static_cast<double>(scored), static_cast<double>(scored),
+          static_cast<double>(scored) * kFp32Bytes, ph, layers);
+    }
+  }
+  // Decode and sparse prefill run MQA over the latent (weight absorption):
+  // q_nope is mapped into the latent by W_UK and the latent output back by
+  // W_UV, both per-head batched BF16 GEMMs (vLLM keeps W_UK/W_UV in BF16).
+  const int64_t absorbed = w.decode_rows + w.sparse_prefill_tokens;
+  Bmm("attn_w_uk", heads, a.qk_nope_head_dim(), a.kv_lora_rank(), absorbed,
+      layers);
+  const int64_t kv_entry = KvBytesPerTokenPerLayer(spec_, o_.kv_dtype);
+  const bool kv_fp8 = o_.kv_dtype == KvCacheDtype::kFp8DsMla;
+  const double mqa_flops_per_pair =
+      2.0 * (latent + a.kv_lora_rank());  // QK^T over 576, PV over 512
+  if (w.decode_rows > 0) {
+    if (spec_.has_indexer()) {
+      const int64_t padded =
+          RoundUp(heads, std::max(1, o_.min_sparse_decode_heads));
+      Add("sparse_mla_decode", "sparse_mla_decode",
+          {{"heads", padded}, {"kv_fp8", kv_fp8}},
+          static_cast<double>(w.decode_keys_topk),
+          mqa_flops_per_pair * padded * w.decode_keys_topk,
+          static_cast<double>(w.decode_keys_topk) * kv_entry +
+              static_cast<double>(w.decode_rows) * padded *
+                  (latent + a.kv_lora_rank()) * kBf16Bytes,
+          ph, layers);
+    } else {
+      // Dense MLA decode over the whole context (FlashMLA dense). No profile
+      // table in docs/profile-tables.md: roofline fallback.
+      Add("dense_mla_decode", "dense_mla_decode",
+          {{"heads", heads}, {"kv_fp8", kv_fp8}},
+          static_cast<double>(w.decode_keys),
+          mqa_flops_per_pair * heads * w.decode_keys,
+          static_cast<double>(w.decode_keys) * kv_entry, ph, layers);
+    }
+  }
+  if (w.sparse_prefill_tokens > 0) {
+    const int64_t padded =
+        RoundUp(heads, std::max(1, o_.min_sparse_prefill_heads));
+    Add("sparse_mla_prefill", "sparse_mla_prefill", {{"heads", padded}},
+        static_cast<double>(w.sparse_prefill_pairs_topk),
+        mqa_flops_per_pair * padded * w.sparse_prefill_pairs_topk,
+        static_cast<double>(w.sparse_prefill_pairs_topk) * latent * kBf16Bytes,
+        ph, layers);
+  }
+  Bmm("attn_w_uv", heads, a.kv_lora_rank(), a.v_head_dim(), absorbed, layers);
+  // Dense MHA prefill: expand the cached latent of context + chunk into
+  // per-head K/V with kv_b, then causal attention (d_qk 192, d_v 128).
+  Gemm("kv_b_proj", heads * (a.qk_nope_head_dim() + a.v_head_dim()),
+       a.kv_lora_rank(), w.dense_prefill_kv_tokens, true, ph, layers);
+  if (w.dense_prefill_tokens > 0) {
+    const int64_t dqk = int64_t{a.qk_nope_head_dim()} + a.qk_rope_head_dim();
+    Add("dense_mha_prefill", "dense_mha_prefill", {{"heads", heads}},
+        static_cast<double>(w.dense_prefill_pairs),
+        2.0 * heads * (dqk + a.v_head_dim()) * w.dense_prefill_pairs,
+        static_cast<double>(w.dense_prefill_kv_tokens) * heads *
+            (dqk + a.v_head_dim()) * kBf16Bytes,
+        ph, layers);
+  }
+  Gemm("o_proj", h, heads * a.v_head_dim(), t, true, ph, layers);
+  Collective("attn_all_reduce", "all_reduce", l_.attn_tp, t * h * kBf16Bytes,
+             layers);
+  Norm("post_attention_layernorm", h, t, ph, layers);
+}
+
+void Builder::DenseFfnLayers(int64_t tokens, int64_t tokens_global,
+                             int layers) {
+  if (layers <= 0) return;
+  const int64_t h = spec_.hidden_size();
+  const int tp = l_.dense_tp;
+  SERVESIM_CHECK(tp == 1 || tp == l_.attn_tp || tp == l_.gpus,
+                 "dense TP must be 1, the attention TP or all GPUs");
+  const bool gathered = tp > l_.attn_tp;
+  const int64_t tf = gathered ? tokens_global : tokens;
+  const int64_t shard_bytes =
+      CeilDiv(tokens_global, l_.attn_dp) * h * kBf16Bytes;
+  if (gathered)
+    Collective("dense_all_gather", "all_gather", tp, shard_bytes, layers);
+  const int64_t w = spec_.dense_intermediate_size() / tp;
+  Gemm("dense_gate_up_proj", 2 * w, h, tf, true, OpPhase::kDense, layers);
+  SiluMul("dense_silu_mul", w, tf, OpPhase::kDense, layers);
+  Gemm("dense_down_proj", h, w, tf, true, OpPhase::kDense, layers);
+  if (gathered) {
+    Collective("dense_reduce_scatter", "reduce_scatter", tp, shard_bytes,
+               layers);
+  } else if (tp == l_.attn_tp) {
+    Collective("dense_all_reduce", "all_reduce", tp, tokens * h * kBf16Bytes,
+               layers);
+  }
+}
+
+void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
+  if (layers <= 0) return;
+  const MoeSpec& m = spec_.moe();
+  const int64_t h = spec_.hidden_size();
+  const int64_t e = m.num_routed_experts();
+  const int64_t topk = m.experts_per_token();
+  const int group = l_.moe_tp * l_.moe_ep;
+  const OpPhase ph = OpPhase::kMoe;
+  Gemm("router_gate", e, h, tokens, !IsUnquantized(spec_, ROUTER_GATE), ph,
+       layers);
+  if (tokens > 0) {
+    Add("router_topk", "router_topk", {{"experts", e}},
+        static_cast<double>(tokens), 4.0 * tokens * e,
+        static_cast<double>(tokens) * e * kFp32Bytes, ph, layers);
+  }
+  int64_t moe_tokens = tokens;
+  const int64_t shard_bytes =
+      CeilDiv(tokens_global, l_.attn_dp) * h * kBf16Bytes;
+  switch (l_.moe_comm) {
+    case ParallelLayout::MoeComm::kAllReduce:
+      SERVESIM_CHECK(
+          group == l_.attn_tp,
+          "all-reduce MoE needs the MoE group to be the attention TP group");
+      break;
+    case ParallelLayout::MoeComm::kAllGatherReduceScatter:
+      moe_tokens = tokens_global;
+      Collective("moe_all_gather", "all_gather", group, shard_bytes, layers);
+      break;
+    case ParallelLayout::MoeComm::kAllToAll: {
+      moe_tokens = tokens_global;
+      // Each token goes to top-k experts; (ep-1)/ep of the copies leave this
+      // GPU. Dispatch in FP8 with 1x128 scales, combine in BF16 (DeepEP normal
+      // mode).
+      const int64_t fp8_token =
+          h + CeilDiv(h, kActivationQuantGroup) * kFp32Bytes;
+      const int64_t remote = tokens * topk * (l_.moe_ep - 1) / l_.moe_ep;
+      Collective("moe_dispatch", "all_to_all", l_.moe_ep, remote * fp8_token,
+                 layers);
+      break;
+    }
+  }
+  // Shared expert(s): on the gathered tokens when split wider than attention
+  // TP.
+  const bool shared_gathered =
+      l_.moe_comm == ParallelLayout::MoeComm::kAllGatherReduceScatter &&
+      l_.shared_tp > l_.attn_tp;
+  const int64_t ts = shared_gathered ? tokens_global : tokens;
+  const int64_t ws = int64_t{m.expert_intermediate_size()} *
+                     m.num_shared_experts() / l_.shared_tp;
+  if (ws > 0) {
+    Gemm("shared_gate_up_proj", 2 * ws, h, ts, true, ph, layers);
+    SiluMul("shared_silu_mul", ws, ts, ph, layers);
+    Gemm("shared_down_proj", h, ws, ts, true, ph, layers);
+  }
+  // Routed experts: uniform routing spreads moe_tokens * top-k pairs evenly
+  // over the EP ranks; MoE TP splits each expert's width instead.
+  const int64_t local_experts = e / l_.moe_ep;
+  const int64_t w = m.expert_intermediate_size() / l_.moe_tp;
+  const int64_t pairs = moe_tokens * topk / l_.moe_ep;
+  if (pairs > 0) {
+    const bool fp8 = o_.fp8_gemms;
+    const std::string kind = fp8 ? "grouped_gemm_fp8" : "grouped_gemm_bf16";
+    const int64_t wbytes = fp8 ? 1 : kBf16Bytes;
+    const double touched = static_cast<double>(std::min(local_experts, pairs));
+    Op& up =
+        Add("experts_gate_up", kind,
+            {{"experts", local_experts}, {"k", h}, {"n", 2 * w}},
+            static_cast<double>(pairs), 2.0 * pairs * 2 * w * h,
+            touched * 2 * w * h * wbytes +
+                static_cast<double>(pairs) * (h * wbytes + 2 * w * kBf16Bytes),
+            ph, layers);
+    up.fp8_math = fp8;
+    SiluMul("experts_silu_mul", w, pairs, ph, layers);
+    Op& down = Add("experts_down", kind,
+                   {{"experts", local_experts}, {"k", w}, {"n", h}},
+                   static_cast<double>(pairs), 2.0 * pairs * w * h,
+                   touched * w * h * wbytes + static_cast<double>(pairs) *
+                                                  (w * wbytes + h * kBf16Bytes),
+                   ph, layers);
+    down.fp8_math = fp8;
+  }
+  switch (l_.moe_comm) {
+    case ParallelLayout::MoeComm::kAllReduce:
+      Collective("moe_all_reduce", "all_reduce", l_.attn_tp,
+                 tokens * h * kBf16Bytes, layers);
+      break;
+    case ParallelLayout::MoeComm::kAllGatherReduceScatter:
+      Collective("moe_reduce_scatter", "reduce_scatter", group, shard_bytes,
+                 layers);
+      break;
+    case ParallelLayout::MoeComm::kAllToAll: {
+      const int64_t remote = tokens * topk * (l_.moe_ep - 1) / l_.moe_ep;
+      Collective("moe_combine", "all_to_all", l_.moe_ep,
+                 remote * h * kBf16Bytes, layers);
+      break;
+    }
+  }
+}
+
+void Builder::Head(const AttentionWork& w, int64_t tokens) {
+  const int64_t h = spec_.hidden_size();
+  const int64_t v = spec_.vocab_size();
+  const bool lm_q = !IsUnquantized(spec_, LM_HEAD);
+  Norm("final_norm", h, tokens, OpPhase::kHead, 1);
+  const int64_t rows = w.sampled_rows;
+  if (rows <= 0) return;
+  if (l_.lm_head_dp || l_.attn_dp == 1) {
+    const int ways = l_.lm_head_dp ? l_.attn_tp : l_.gpus;
+    const int64_t n = CeilDiv(v, ways);
+    Gemm("lm_head", n, h, rows, lm_q, OpPhase::kHead, 1);
+    Collective("logits_all_gather", "all_gather", ways, rows * n * kBf16Bytes,
+               1);
+  } else {
+    // Vocab split over all GPUs: the sampled rows of every DP rank are
+    // gathered first. Other ranks' row counts are not known here; assume each
+    // DP rank has as many as this one (lockstep ranks are balanced by the
+    // round-robin dispatcher) [approximation].
+    const int64_t rows_global = rows * l_.attn_dp;
+    const int64_t n = CeilDiv(v, l_.gpus);
+    Collective("lm_head_hidden_all_gather", "all_gather", l_.gpus,
+               rows * h * kBf16Bytes, 1);
+    Gemm("lm_head", n, h, rows_global, lm_q, OpPhase::kHead, 1);
+    Collective("logits_all_gather", "all_gather", l_.gpus,
+               rows_global * n * kBf16Bytes, 1);
+  }
+  Add("sampling", "sampling", {{"vocab", v}}, static_cast<double>(rows),
+      5.0 * rows * v, 2.0 * rows * v * kFp32Bytes, OpPhase::kHead, 1);
+}
+
+}  // namespace
+
+std::vector<Op> BuildRankIterationOps(const ModelSpec& spec,
+                                      const ParallelLayout& layout,
+                                      const RankBatch& mine,
+                                      int64_t moe_tokens_global,
+                                      const OpGraphOptions& options) {
+  std::vector<Op> ops;
+  const AttentionWork w = SummarizeBatch(spec, mine, options);
+  SERVESIM_CHECK(moe_tokens_global >= w.tokens,
+                 "moe_tokens_global must count at least this rank's tokens");
+  if (w.tokens == 0) return ops;
+  Builder b(spec, layout, options, ops);
+  b.Embedding(w.tokens);
+  b.AttentionLayers(w, spec.num_layers());
+  b.DenseFfnLayers(w.tokens, moe_tokens_global, spec.num_dense_layers());
+  b.MoeLayers(w.tokens, moe_tokens_global,
+              spec.num_layers() - spec.num_dense_layers());
+  b.Head(w, w.tokens);
+  return ops;
+}
+
+std::vector<Op> BuildMtpDraftOps(const ModelSpec& spec,
+                                 const ParallelLayout& layout,
+                                 const RankBatch& mine,
+                                 int64_t moe_tokens_global,
+                                 const OpGraphOptions& options) {
+  std::vector<Op> ops;
+  const AttentionWork w = SummarizeBatch(spec, mine, options);
+  SERVESIM_CHECK(moe_tokens_global >= w.tokens,
+                 "moe_tokens_global must count at least this rank's tokens");
+  const int n = spec.num_mtp_layers();
+  if (w.tokens == 0 || n == 0) return ops;
+  Builder b(spec, layout, options, ops);
+  const int64_t h = spec.hidden_size();
+  b.Embedding(w.tokens);
+  b.Norm("mtp_enorm", h, w.tokens, OpPhase::kOther, n);
+  b.Norm("mtp_hnorm", h, w.tokens, OpPhase::kOther, n);
+  b.Gemm("mtp_eh_proj", h, 2 * h, w.tokens, true, OpPhase::kOther, n);
+  b.AttentionLayers(w, n);
+  b.MoeLayers(w.tokens, moe_tokens_global, n);
+  b.Head(w, w.tokens);
+  return ops;
+}
+
+std::string OpGraphToText(const std::vector<Op>& ops) {
+  std::string out =
+      absl::StrFormat("%-28s %-18s %-30s %14s %4s %12s %12s %s\n", "op", "kind",
+                      "key", "x", "rep", "GFLOP", "MB", "comm");
+  for (const Op& op : ops) {
+    std::string key;
+    for (const auto& [name, value] : op.key) {
+      absl::StrAppend(&key, key.empty() ? "" : ",", name, "=", value);
+    }
+    std::string comm;
+    if (op.comm_group_gpus > 1) {
+      comm = absl::StrFormat("%.3f MB over %d GPUs", op.comm_bytes / 1e6,
+                             op.comm_group_gpus);
+    }
+    absl::StrAppend(
+        &out, absl::StrFormat("%-28s %-18s %-30s %14.0f %4d %12.4f %12.3f %s\n",
+                              op.name, op.kind, key, op.x, op.repeat,
+                              op.flops / 1e9, op.hbm_bytes / 1e6, comm));
+  }
+  return out;
+}
+
+}  // namespace servesim::models

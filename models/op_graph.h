@@ -1,0 +1,79 @@
+// The op graph: every kernel and collective one GPU runs in one forward pass
+// of its batch on a layout, with the profile-table kind/key/x of each op
+// (docs/profile-tables.md) and FLOPs/bytes for the roofline fallback.
+#ifndef SERVESIM_MODELS_OP_GRAPH_H_
+#define SERVESIM_MODELS_OP_GRAPH_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/model_spec.h"
+#include "models/op.h"
+#include "models/parallel_layout.h"
+
+namespace servesim::models {
+
+// One sequence's share of an iteration. A prefill chunk: query_tokens > 1
+// new tokens with context_before_tokens already cached. A decode: 1 query
+// token (1 + k when verifying k speculative tokens) after its context.
+struct SequenceWork {
+  int64_t query_tokens = 0;
+  int64_t context_before_tokens = 0;
+};
+
+// The sequences one attention-DP rank runs this iteration.
+struct RankBatch {
+  std::vector<SequenceWork> seqs;
+};
+
+struct OpGraphOptions {
+  KvCacheDtype kv_dtype = KvCacheDtype::kBf16;
+  // Prefill sequences whose whole length (context + chunk) is at most this
+  // take dense MHA instead of sparse MLA: 2048 in SGLang, index top-k in newer
+  // vLLM; 0 = never. Models without an indexer always prefill with dense MHA.
+  int64_t dense_mha_prefill_max_tokens = 0;
+  // FlashMLA sparse decode supports h_q in {64, 128}: heads per rank are
+  // padded up to a multiple of this (TP8: 16 -> 64). 1 = no padding.
+  int min_sparse_decode_heads = 64;
+  // Same for the sparse prefill kernel (vLLM pads the BF16 kernel to 128 when
+  // it has >= 32 heads per rank) [U]. 1 = no padding.
+  int min_sparse_prefill_heads = 1;
+  // false: the BF16 fallback path (no DeepGEMM): quantised weights run as BF16
+  // GEMMs.
+  bool fp8_gemms = true;
+  // A sequence with query_tokens <= 1 + num_speculative_tokens is a decode
+  // (speculative verification); longer ones are prefill chunks.
+  int num_speculative_tokens = 0;
+};
+
+// Every op one GPU of `layout` runs in one forward pass of the main model for
+// the batch `mine` of its attention-DP rank. `moe_tokens_global`: tokens
+// entering the MoE across the expert group this step (the sum over DP ranks,
+// padded as the engine pads; equals mine's token count without attention DP).
+// `repeat` counts layers of a kind. Ops with zero work are left out.
+std::vector<Op> BuildRankIterationOps(const ModelSpec& spec,
+                                      const ParallelLayout& layout,
+                                      const RankBatch& mine,
+                                      int64_t moe_tokens_global,
+                                      const OpGraphOptions& options);
+
+// One draft pass of the MTP module(s) over `mine` (eh_proj, one MoE decoder
+// layer per MTP module, LM head, sampling).
+std::vector<Op> BuildMtpDraftOps(const ModelSpec& spec,
+                                 const ParallelLayout& layout,
+                                 const RankBatch& mine,
+                                 int64_t moe_tokens_global,
+                                 const OpGraphOptions& options);
+
+// Collective sizes (Op::x == Op::comm_bytes), per GPU: all_reduce = the
+// whole buffer (tokens x hidden x 2 B); all_gather = this GPU's input shard;
+// reduce_scatter = this GPU's output shard; all_to_all = bytes this GPU sends
+// to other GPUs. Under DP the shard is the group's tokens / attn_dp.
+
+// One line per op (name, kind, key, x, repeat, GFLOP, MB, comm), for `explain`.
+std::string OpGraphToText(const std::vector<Op>& ops);
+
+}  // namespace servesim::models
+
+#endif  // SERVESIM_MODELS_OP_GRAPH_H_

@@ -1,0 +1,259 @@
+#include "models/op_graph.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace servesim::models {
+namespace {
+
+ModelSpec Load(const char* file) {
+  absl::StatusOr<ModelSpec> spec =
+      LoadModelSpec(std::string(SERVESIM_SOURCE_DIR) + "/models/" + file);
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  return spec.ok() ? *spec : ModelSpec();
+}
+
+ParallelLayout Must(absl::StatusOr<ParallelLayout> l) {
+  EXPECT_TRUE(l.ok()) << l.status();
+  return l.ok() ? *l : ParallelLayout();
+}
+
+RankBatch Decodes(int n, int64_t context) {
+  RankBatch b;
+  for (int i = 0; i < n; ++i) b.seqs.push_back({1, context});
+  return b;
+}
+
+const Op* Find(const std::vector<Op>& ops, const std::string& name) {
+  for (const Op& op : ops) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
+struct Coll {
+  std::string name, kind;
+  int gpus;
+  double bytes;
+  int repeat;
+  bool operator==(const Coll&) const = default;
+};
+
+std::vector<Coll> Collectives(const std::vector<Op>& ops) {
+  std::vector<Coll> out;
+  for (const Op& op : ops) {
+    if (op.phase == OpPhase::kCommunication) {
+      out.push_back(
+          {op.name, op.kind, op.comm_group_gpus, op.comm_bytes, op.repeat});
+    }
+  }
+  return out;
+}
+
+void PrintTo(const Coll& c, std::ostream* os) {
+  *os << c.name << "/" << c.kind << "/" << c.gpus << "/" << c.bytes << "/x"
+      << c.repeat;
+}
+
+constexpr double kHiddenBytes = 7168 * 2;  // one token's BF16 hidden state
+
+// vLLM TP8, 10 decodes: 2 all-reduces of T x 14336 B per layer (after o_proj,
+// after the MLP/MoE), the embedding all-reduce, the logits all-gather of
+// 10 x 16160 BF16 (129280 / 8 vocab rows per rank).
+TEST(OpGraphTest, VllmTp8HasTwoAllReducesPerLayer) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const auto ops = BuildRankIterationOps(
+      spec, Must(VllmLayout(spec, 8, 1, false, 8)), Decodes(10, 1000), 10, {});
+  const std::vector<Coll> want = {
+      {"embedding_all_reduce", "all_reduce", 8, 10 * kHiddenBytes, 1},
+      {"attn_all_reduce", "all_reduce", 8, 10 * kHiddenBytes, 61},
+      {"dense_all_reduce", "all_reduce", 8, 10 * kHiddenBytes, 3},
+      {"moe_all_reduce", "all_reduce", 8, 10 * kHiddenBytes, 58},
+      {"logits_all_gather", "all_gather", 8, 10 * 16160 * 2, 1},
+  };
+  EXPECT_EQ(Collectives(ops), want);
+  // MoE TP8: all 256 experts at width 2048 / 8, every token's 8 pairs local.
+  const Op* up = Find(ops, "experts_gate_up");
+  ASSERT_NE(up, nullptr);
+  EXPECT_EQ(up->key,
+            (std::vector<OpKeyDim>{{"experts", 256}, {"k", 7168}, {"n", 512}}));
+  EXPECT_EQ(up->x, 80);
+  // The fused q_a + kv_a projection stays whole (replicated); q_b is split.
+  EXPECT_EQ(Find(ops, "fused_qkv_a_proj")->key,
+            (std::vector<OpKeyDim>{{"k", 7168}, {"n", 2112}}));
+  EXPECT_EQ(Find(ops, "q_b_proj")->key,
+            (std::vector<OpKeyDim>{{"k", 1536}, {"n", 16 * 192}}));
+  EXPECT_EQ(Find(ops, "o_proj")->key,
+            (std::vector<OpKeyDim>{{"k", 16 * 128}, {"n", 7168}}));
+}
+
+// vLLM DP8 + EP8: no attention or dense communication; per MoE layer an
+// all-gather of this rank's share of the 80 global tokens before and a
+// reduce-scatter after; 32 local experts see 80 x 8 / 8 pairs.
+TEST(OpGraphTest, VllmDp8Ep8GathersAroundTheMoe) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const auto ops = BuildRankIterationOps(
+      spec, Must(VllmLayout(spec, 1, 8, true, 8)), Decodes(10, 1000), 80, {});
+  const std::vector<Coll> want = {
+      {"moe_all_gather", "all_gather", 8, 10 * kHiddenBytes, 58},
+      {"moe_reduce_scatter", "reduce_scatter", 8, 10 * kHiddenBytes, 58},
+  };
+  EXPECT_EQ(Collectives(ops), want);
+  const Op* up = Find(ops, "experts_gate_up");
+  ASSERT_NE(up, nullptr);
+  EXPECT_EQ(up->key,
+            (std::vector<OpKeyDim>{{"experts", 32}, {"k", 7168}, {"n", 4096}}));
+  EXPECT_EQ(up->x, 80);
+  // Shared expert replicated, on the rank's own 10 tokens.
+  EXPECT_EQ(Find(ops, "shared_gate_up_proj")->x, 10);
+  EXPECT_EQ(Find(ops, "shared_gate_up_proj")->key,
+            (std::vector<OpKeyDim>{{"k", 7168}, {"n", 4096}}));
+}
+
+// SGLang TP8 + DP-attention 8: gather / scatter around the dense FFN (TP8 by
+// default) and the MoE (TP8); the LM head is vocab-split over all 8 GPUs.
+TEST(OpGraphTest, SglangDpAttentionGathersAroundDenseAndMoe) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const auto ops =
+      BuildRankIterationOps(spec, Must(SglangLayout(spec, 8, 8, true, 1, 0, 8)),
+                            Decodes(10, 1000), 80, {});
+  const std::vector<Coll> want = {
+      {"dense_all_gather", "all_gather", 8, 10 * kHiddenBytes, 3},
+      {"dense_reduce_scatter", "reduce_scatter", 8, 10 * kHiddenBytes, 3},
+      {"moe_all_gather", "all_gather", 8, 10 * kHiddenBytes, 58},
+      {"moe_reduce_scatter", "reduce_scatter", 8, 10 * kHiddenBytes, 58},
+      {"lm_head_hidden_all_gather", "all_gather", 8, 10 * kHiddenBytes, 1},
+      {"logits_all_gather", "all_gather", 8, 80 * 16160 * 2, 1},
+  };
+  EXPECT_EQ(Collectives(ops), want);
+  EXPECT_EQ(Find(ops, "dense_gate_up_proj")->x, 80);
+  EXPECT_EQ(Find(ops, "shared_gate_up_proj")->x, 80);
+  EXPECT_EQ(Find(ops, "experts_gate_up")->x, 640);
+  EXPECT_EQ(Find(ops, "q_b_proj")->key,
+            (std::vector<OpKeyDim>{{"k", 1536}, {"n", 128 * 192}}));
+}
+
+// FlashMLA sparse decode supports 64 or 128 heads: TP8's 16 heads pad to 64.
+TEST(OpGraphTest, SparseDecodePadsHeads) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  OpGraphOptions o;
+  o.kv_dtype = KvCacheDtype::kFp8DsMla;
+  const auto tp8 = BuildRankIterationOps(
+      spec, Must(VllmLayout(spec, 8, 1, false, 8)), Decodes(1, 100), 1, o);
+  ASSERT_NE(Find(tp8, "sparse_mla_decode"), nullptr);
+  EXPECT_EQ(Find(tp8, "sparse_mla_decode")->key,
+            (std::vector<OpKeyDim>{{"heads", 64}, {"kv_fp8", 1}}));
+  const auto dp8 = BuildRankIterationOps(
+      spec, Must(VllmLayout(spec, 1, 8, true, 8)), Decodes(1, 100), 8, o);
+  EXPECT_EQ(Find(dp8, "sparse_mla_decode")->key,
+            (std::vector<OpKeyDim>{{"heads", 128}, {"kv_fp8", 1}}));
+  o.min_sparse_decode_heads = 1;
+  const auto unpadded = BuildRankIterationOps(
+      spec, Must(VllmLayout(spec, 8, 1, false, 8)), Decodes(1, 100), 1, o);
+  EXPECT_EQ(Find(unpadded, "sparse_mla_decode")->key[0],
+            (OpKeyDim{"heads", 16}));
+}
+
+// Decode x: keys scored by the indexer = context + 1; keys attended = min(that,
+// 2048).
+TEST(OpGraphTest, SparseDecodeAttendsAtMostTopK) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  RankBatch b;
+  b.seqs = {{1, 100}, {1, 5000}};
+  const auto ops = BuildRankIterationOps(
+      spec, Must(VllmLayout(spec, 1, 1, false, 8)), b, 2, {});
+  EXPECT_EQ(Find(ops, "indexer_decode")->x, 101 + 5001);
+  EXPECT_EQ(Find(ops, "index_topk")->x, 101 + 5001);
+  EXPECT_EQ(Find(ops, "sparse_mla_decode")->x, 101 + 2048);
+  EXPECT_EQ(Find(ops, "sparse_mla_decode")->repeat, 61);
+}
+
+// A 1000-token prompt: dense MHA under a 2048 threshold (SGLang), sparse MLA
+// with indexer scoring over 1000 x 1001 / 2 causal pairs without one.
+TEST(OpGraphTest, ShortPrefillTakesDenseMhaBelowThreshold) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const ParallelLayout l = Must(VllmLayout(spec, 1, 1, false, 8));
+  RankBatch b;
+  b.seqs = {{1000, 0}};
+  OpGraphOptions o;
+  o.dense_mha_prefill_max_tokens = 2048;
+  auto ops = BuildRankIterationOps(spec, l, b, 1000, o);
+  EXPECT_EQ(Find(ops, "dense_mha_prefill")->x, 500500);
+  EXPECT_EQ(Find(ops, "kv_b_proj")->x, 1000);
+  EXPECT_EQ(Find(ops, "indexer_prefill"), nullptr);
+  EXPECT_EQ(Find(ops, "lm_head")->x, 1);
+  o.dense_mha_prefill_max_tokens = 0;
+  ops = BuildRankIterationOps(spec, l, b, 1000, o);
+  EXPECT_EQ(Find(ops, "dense_mha_prefill"), nullptr);
+  EXPECT_EQ(Find(ops, "indexer_prefill")->x, 500500);
+  EXPECT_EQ(Find(ops, "sparse_mla_prefill")->x, 500500);
+}
+
+// One decode token on one GPU multiplies every active parameter once:
+// GEMM FLOPs = 2 x 37.48 B (model-and-kernels.md §1.1: ~75 GFLOP).
+TEST(OpGraphTest, DecodeTokenGemmFlopsAreTwiceActiveParameters) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const auto ops = BuildRankIterationOps(
+      spec, Must(VllmLayout(spec, 1, 1, false, 8)), Decodes(1, 10), 1, {});
+  double gemm_flops = 0;
+  for (const Op& op : ops) {
+    if (op.kind == "gemm_fp8" || op.kind == "gemm_bf16" ||
+        op.kind == "grouped_gemm_fp8" || op.kind == "bmm_bf16") {
+      gemm_flops += op.flops * op.repeat;
+    }
+  }
+  const double active =
+      static_cast<double>(CountParameters(spec).active_per_token);
+  EXPECT_NEAR(gemm_flops / (2 * active), 1.0, 0.01);
+}
+
+// V3 has no indexer: no indexer/top-k ops, dense MLA decode over the whole
+// context.
+TEST(OpGraphTest, V3BuildsDenseGraphWithoutIndexer) {
+  const ModelSpec spec = Load("deepseek_v3.textproto");
+  RankBatch b = Decodes(2, 5000);
+  b.seqs.push_back({3000, 0});
+  const auto ops = BuildRankIterationOps(
+      spec, Must(VllmLayout(spec, 8, 1, false, 8)), b, 3002, {});
+  for (const Op& op : ops) {
+    EXPECT_EQ(op.name.find("indexer"), std::string::npos) << op.name;
+    EXPECT_NE(op.kind, "topk");
+    EXPECT_NE(op.kind, "sparse_mla_decode");
+  }
+  ASSERT_NE(Find(ops, "dense_mla_decode"), nullptr);
+  EXPECT_EQ(Find(ops, "dense_mla_decode")->x, 2 * 5001);
+  EXPECT_EQ(Find(ops, "dense_mha_prefill")->x, 3000.0 * 3001 / 2);
+}
+
+TEST(OpGraphTest, MtpDraftRunsOneMoeLayer) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const auto ops = BuildMtpDraftOps(
+      spec, Must(VllmLayout(spec, 8, 1, false, 8)), Decodes(4, 100), 4, {});
+  EXPECT_EQ(Find(ops, "mtp_eh_proj")->key,
+            (std::vector<OpKeyDim>{{"k", 14336}, {"n", 7168}}));
+  EXPECT_EQ(Find(ops, "o_proj")->repeat, 1);
+  EXPECT_EQ(Find(ops, "experts_gate_up")->repeat, 1);
+  EXPECT_EQ(Find(ops, "dense_gate_up_proj"), nullptr);
+}
+
+TEST(OpGraphTest, EmptyBatchHasNoOps) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  EXPECT_TRUE(BuildRankIterationOps(
+                  spec, Must(VllmLayout(spec, 8, 1, false, 8)), {}, 0, {})
+                  .empty());
+}
+
+TEST(OpGraphTest, TextListsEveryOp) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const auto ops = BuildRankIterationOps(
+      spec, Must(VllmLayout(spec, 8, 1, false, 8)), Decodes(2, 100), 2, {});
+  const std::string text = OpGraphToText(ops);
+  EXPECT_EQ(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')),
+            ops.size() + 1);
+  EXPECT_NE(text.find("sparse_mla_decode"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace servesim::models

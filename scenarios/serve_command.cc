@@ -1,0 +1,59 @@
+#include "scenarios/serve_command.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "sim/workload/command_line.h"
+
+namespace servesim::scenarios {
+
+absl::StatusOr<std::pair<std::string, std::string>> ParseEnvAssignment(std::string_view text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--env: expected KEY=VALUE, got \"", std::string(text), "\""));
+  }
+  return std::make_pair(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
+}
+
+double DefaultMeanAcceptedDrafts(int num_draft_tokens, const ServeContext& context) {
+  if (context.mtp_mean_accepted_drafts >= 0) return context.mtp_mean_accepted_drafts;
+  // Per-draft acceptance p, chained: draft i is accepted only if drafts
+  // 1..i-1 were. Chat text: DeepSeek-V3 reports 85-90 % acceptance of the
+  // second token (arXiv 2412.19437 §5.4.3); 0.85 is the low end. Random
+  // tokens: no published figure (vllm#33497 only says "much lower"); 0.6 is
+  // the assumption LMSYS used for simulated MTP (large-scale-EP blog).
+  const double p = context.chat_workload ? 0.85 : 0.6;
+  double mean = 0, chain = 1;
+  for (int i = 0; i < num_draft_tokens; ++i) mean += (chain *= p);
+  return mean;
+}
+
+absl::StatusOr<EngineConfig> ParseServeCommand(std::string_view command, const EnvVars& env,
+                                               const ServeContext& context) {
+  absl::StatusOr<std::vector<std::string>> words = workload::SplitShellWords(command);
+  if (!words.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--serve: ", words.status().message()));
+  }
+  const std::vector<std::string>& w = *words;
+  auto rest = [&](size_t from) {
+    return std::vector<std::string>(w.begin() + std::min(from, w.size()), w.end());
+  };
+  if (w.size() >= 2 && w[0] == "vllm" && w[1] == "serve") {
+    return ParseVllmServe(rest(2), env, context);
+  }
+  if (w.size() >= 3 && (w[0] == "python3" || w[0] == "python") && w[1] == "-m" &&
+      w[2] == "sglang.launch_server") {
+    return ParseSglangServe(rest(3), env, context);
+  }
+  if (!w.empty() && w[0] == "trtllm-serve") {
+    // `trtllm-serve serve MODEL` and `trtllm-serve MODEL` are the same command.
+    return ParseTrtllmServe(rest(w.size() > 1 && w[1] == "serve" ? 2 : 1), env, context);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--serve: unrecognised engine command \"", w.empty() ? "" : w[0],
+      "\"; expected `vllm serve`, `python3 -m sglang.launch_server` or `trtllm-serve`"));
+}
+
+}  // namespace servesim::scenarios

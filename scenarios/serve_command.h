@@ -1,0 +1,54 @@
+// From an engine's launch command, as a user pastes it, to the effective
+// EngineConfig: the engine is recognised from the program, each flag is read
+// with the engine's own defaults, and configurations the engine refuses are
+// refused with its reason.
+//
+// Status codes carry the outcome class the CLI maps to exit codes:
+//   InvalidArgument    bad usage or input (exit 2): unknown flag, bad value;
+//   Unimplemented      a real engine feature servesim does not model (exit 2);
+//   FailedPrecondition the engine itself would refuse to start (exit 1).
+#ifndef SERVESIM_SCENARIOS_SERVE_COMMAND_H_
+#define SERVESIM_SCENARIOS_SERVE_COMMAND_H_
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "scenarios/engine_config.pb.h"
+
+namespace servesim::scenarios {
+
+using EnvVars = std::vector<std::pair<std::string, std::string>>;
+
+// What the serve command cannot know but its defaults depend on.
+struct ServeContext {
+  // Mean accepted draft tokens per step for MTP, by workload: natural chat text
+  // accepts far more than random tokens (see docs/engines.md). Negative: use
+  // the documented default for `chat_workload`.
+  double mtp_mean_accepted_drafts = -1;
+  bool chat_workload = true;  // sharegpt / traces of real text; false for random
+};
+
+absl::StatusOr<EngineConfig> ParseServeCommand(std::string_view command, const EnvVars& env,
+                                               const ServeContext& context);
+
+// "K=V" -> {K, V}; InvalidArgument naming the text otherwise.
+absl::StatusOr<std::pair<std::string, std::string>> ParseEnvAssignment(std::string_view text);
+
+// Per-engine parsers, given the words after the program name.
+absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args,
+                                            const EnvVars& env, const ServeContext& context);
+absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& args,
+                                              const EnvVars& env, const ServeContext& context);
+absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& args,
+                                              const EnvVars& env, const ServeContext& context);
+
+// Mean accepted drafts when the user gives none: the published acceptance of
+// DeepSeek's MTP on chat text, a far lower one on random tokens.
+double DefaultMeanAcceptedDrafts(int num_draft_tokens, const ServeContext& context);
+
+}  // namespace servesim::scenarios
+
+#endif  // SERVESIM_SCENARIOS_SERVE_COMMAND_H_

@@ -1,0 +1,102 @@
+#include "scenarios/serve_command.h"
+
+#include <gtest/gtest.h>
+
+namespace servesim::scenarios {
+namespace {
+
+constexpr char kVllmTp8[] =
+    "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --tokenizer-mode deepseek_v32 "
+    "--reasoning-parser deepseek_v3";
+
+TEST(VllmServeTest, AppliesTheOpenAiServerDefaultsOnH200) {
+  auto c = ParseServeCommand(kVllmTp8, {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->engine(), VLLM);
+  EXPECT_EQ(c->tp(), 8);
+  EXPECT_EQ(c->dp(), 1);
+  EXPECT_EQ(c->max_num_batched_tokens(), 8192);
+  EXPECT_EQ(c->max_num_seqs(), 1024);
+  EXPECT_EQ(c->max_model_len(), 163840);
+  EXPECT_DOUBLE_EQ(c->gpu_memory_fraction(), 0.9);
+  EXPECT_EQ(c->kv_block_size(), 64);
+  EXPECT_EQ(c->model(), "deepseek-ai/DeepSeek-V3.2");
+  // Capture sizes 1, 2, 4, 8..248 step 8, 256..512 step 16: 3 + 31 + 17.
+  EXPECT_EQ(c->cuda_graph_sizes_size(), 51);
+  EXPECT_EQ(c->cuda_graph_max_bs(), 512);
+  EXPECT_EQ(c->ignored_flags_size(), 2);
+}
+
+TEST(VllmServeTest, DataParallelExpertParallelSpansAllRanks) {
+  auto c = ParseServeCommand(
+      "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 1 -dp 8 --enable-expert-parallel "
+      "--max-model-len 81920",
+      {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->dp(), 8);
+  EXPECT_EQ(c->ep(), 8);
+  EXPECT_EQ(c->max_model_len(), 81920);
+}
+
+TEST(VllmServeTest, MtpSpeculativeConfigFromAnUnquotedJsonWord) {
+  auto c = ParseServeCommand(
+      std::string(kVllmTp8) + " --speculative-config {\"method\":\"mtp\",\"num_speculative_tokens\":1}",
+      {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->num_speculative_tokens(), 1);
+  EXPECT_NEAR(c->mean_accepted_drafts(), 0.85, 1e-12);
+  EXPECT_EQ(c->cuda_graph_max_bs(), 512);  // min(1024 * 2 * 2, 512)
+}
+
+TEST(VllmServeTest, RefusesDecodeContextParallelWithTheEnginesReason) {
+  auto c = ParseServeCommand(std::string(kVllmTp8) + " -dcp 8", {}, {});
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(c.status().message().find("#27544"), std::string::npos);
+}
+
+TEST(VllmServeTest, RefusesBackendsWithoutSparseSupport) {
+  auto cutlass = ParseServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "CUTLASS_MLA"}}, {});
+  EXPECT_EQ(cutlass.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(cutlass.status().message().find(
+                "['sparse not supported', 'compute capability not supported']"),
+            std::string::npos);
+  auto triton = ParseServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "TRITON_MLA"}}, {});
+  EXPECT_NE(triton.status().message().find("Reason: ['sparse not supported']"),
+            std::string::npos);
+  EXPECT_TRUE(ParseServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "FLASHMLA_SPARSE"}}, {}).ok());
+}
+
+TEST(VllmServeTest, DeepGemmSwitchIsAKernelChoiceNotARefusal) {
+  auto c = ParseServeCommand(kVllmTp8, {{"VLLM_USE_DEEP_GEMM", "0"}}, {});
+  ASSERT_TRUE(c.ok());
+  EXPECT_FALSE(c->deep_gemm());
+}
+
+TEST(VllmServeTest, UnknownFlagIsAnErrorNamingIt) {
+  auto c = ParseServeCommand(std::string(kVllmTp8) + " --frobnicate 3", {}, {});
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("--frobnicate"), std::string::npos);
+}
+
+TEST(ServeCommandTest, UnknownProgramIsAnError) {
+  auto c = ParseServeCommand("ollama serve", {}, {});
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ServeCommandTest, EnvAssignmentNeedsAKey) {
+  EXPECT_FALSE(ParseEnvAssignment("=3").ok());
+  auto kv = ParseEnvAssignment("VLLM_USE_DEEP_GEMM=0");
+  ASSERT_TRUE(kv.ok());
+  EXPECT_EQ(kv->second, "0");
+}
+
+TEST(MtpAcceptanceTest, ChainedAcceptanceOfTwoDrafts) {
+  ServeContext chat;
+  EXPECT_NEAR(DefaultMeanAcceptedDrafts(2, chat), 0.85 + 0.85 * 0.85, 1e-12);
+  ServeContext random;
+  random.chat_workload = false;
+  EXPECT_LT(DefaultMeanAcceptedDrafts(1, random), DefaultMeanAcceptedDrafts(1, chat));
+}
+
+}  // namespace
+}  // namespace servesim::scenarios

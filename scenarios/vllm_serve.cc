@@ -1,0 +1,272 @@
+// `vllm serve` as vLLM v0.13.0 reads it. Every default below names its source
+// in shared/reference/engine-defaults.md §C1 (and docs/engines.md).
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "scenarios/flat_json.h"
+#include "scenarios/serve_command.h"
+#include "sim/workload/command_line.h"
+
+namespace servesim::scenarios {
+namespace {
+
+using workload::FlagSpec;
+
+// Flags that do not change what the GPUs compute or when: accepted, echoed.
+const std::vector<std::string>& VllmIgnoredFlags() {
+  static const auto* kFlags = new std::vector<std::string>{
+      "--host", "--port", "--tokenizer-mode", "--reasoning-parser", "--tool-call-parser",
+      "--enable-auto-tool-choice", "--chat-template", "--trust-remote-code",
+      "--served-model-name", "--api-key", "--disable-log-requests", "--disable-log-stats",
+      "--uvicorn-log-level", "--tokenizer", "--download-dir", "--load-format",
+      "--disable-uvicorn-access-log", "--enable-log-requests", "--model"};
+  return *kFlags;
+}
+
+bool IsSwitch(const std::string& flag) {
+  return flag == "--enable-auto-tool-choice" || flag == "--trust-remote-code" ||
+         flag == "--disable-log-requests" || flag == "--disable-log-stats" ||
+         flag == "--disable-uvicorn-access-log" || flag == "--enable-log-requests";
+}
+
+std::vector<FlagSpec> VllmFlagSpecs() {
+  std::vector<FlagSpec> specs = {
+      {"--tensor-parallel-size", {"-tp"}},
+      {"--data-parallel-size", {"-dp"}},
+      {"--pipeline-parallel-size", {"-pp"}},
+      {"--decode-context-parallel-size", {"-dcp"}},
+      {"--enable-expert-parallel", {"-ep"}, false},
+      {"--max-model-len", {}},
+      {"--max-num-batched-tokens", {}},
+      {"--max-num-seqs", {}},
+      {"--gpu-memory-utilization", {}},
+      {"--kv-cache-dtype", {}},
+      {"--block-size", {}},
+      {"--speculative-config", {}},
+      {"--enforce-eager", {}, false},
+      {"--async-scheduling", {}, false},
+      {"--enable-prefix-caching", {}, false},
+      {"--no-enable-prefix-caching", {}, false},
+      {"--enable-chunked-prefill", {}, false},
+  };
+  for (const std::string& f : VllmIgnoredFlags()) specs.push_back({f, {}, !IsSwitch(f)});
+  return specs;
+}
+
+// vLLM's attention backends and whether each can serve DeepSeek-V3.2's sparse
+// (DSA) attention on an SM90 GPU, with the reasons vLLM's backend validation
+// gives (vllm/v1/attention/backends: supports_sparse, supports_compute_capability).
+struct AttentionBackendRule {
+  const char* name;
+  bool sparse;
+  bool sm90;
+};
+constexpr AttentionBackendRule kVllmBackends[] = {
+    {"FLASHMLA_SPARSE", true, true}, {"FLASHMLA", false, true},
+    {"CUTLASS_MLA", false, false},   {"TRITON_MLA", false, true},
+    {"FLASHINFER_MLA", false, false}, {"FLASH_ATTN_MLA", false, true},
+    {"FLASH_ATTN", false, true},     {"FLASHINFER", false, true},
+    {"TRITON_ATTN", false, true},
+};
+
+absl::Status CheckAttentionBackend(const std::string& name) {
+  for (const AttentionBackendRule& b : kVllmBackends) {
+    if (name != b.name) continue;
+    std::vector<std::string> reasons;
+    if (!b.sparse) reasons.push_back("'sparse not supported'");
+    if (!b.sm90) reasons.push_back("'compute capability not supported'");
+    if (reasons.empty()) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat(
+        "ValueError: Selected backend AttentionBackendEnum.", name,
+        " is not valid for this configuration. Reason: [", absl::StrJoin(reasons, ", "), "]"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("--env: VLLM_ATTENTION_BACKEND: unknown backend \"", name, "\""));
+}
+
+absl::StatusOr<bool> EnvBool(const std::string& key, const std::string& value) {
+  if (value == "1" || absl::AsciiStrToLower(value) == "true") return true;
+  if (value == "0" || absl::AsciiStrToLower(value) == "false") return false;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--env: ", key, ": expected 0 or 1, got \"", value, "\""));
+}
+
+}  // namespace
+
+absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args,
+                                            const EnvVars& env, const ServeContext& context) {
+  workload::FlagParseOptions options;
+  options.context = "--serve";
+  options.underscores_match_dashes = true;
+  options.allow_positionals = true;
+  ASSIGN_OR_RETURN(workload::ParsedFlags flags, workload::ParseFlags(args, VllmFlagSpecs(), options));
+
+  EngineConfig c;
+  c.set_engine(VLLM);
+  c.set_engine_version("vLLM v0.13.0");
+  if (flags.positionals().size() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: unexpected argument \"", flags.positionals()[1], "\" after the model"));
+  }
+  ASSIGN_OR_RETURN(std::string model, flags.GetStringOr("--model", ""));
+  c.set_model(!flags.positionals().empty() ? flags.positionals()[0] : model);
+  for (const std::string& f : flags.given()) {
+    if (std::find(VllmIgnoredFlags().begin(), VllmIgnoredFlags().end(), f) !=
+        VllmIgnoredFlags().end()) {
+      c.add_ignored_flags(f);
+    }
+  }
+  auto note_default = [&](const std::string& flag, const std::string& what) {
+    if (!flags.Has(flag)) c.add_defaults_applied(what);
+  };
+
+  ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tensor-parallel-size", 1));
+  ASSIGN_OR_RETURN(int64_t dp, flags.GetIntOr("--data-parallel-size", 1));
+  ASSIGN_OR_RETURN(int64_t pp, flags.GetIntOr("--pipeline-parallel-size", 1));
+  ASSIGN_OR_RETURN(int64_t dcp, flags.GetIntOr("--decode-context-parallel-size", 1));
+  for (auto [name, v] : {std::pair{"--tensor-parallel-size", tp}, {"--data-parallel-size", dp},
+                         {"--pipeline-parallel-size", pp},
+                         {"--decode-context-parallel-size", dcp}}) {
+    if (v < 1) {
+      return absl::InvalidArgumentError(absl::StrCat("--serve: ", name, ": must be >= 1, got ", v));
+    }
+  }
+  if (pp > 1) {
+    return absl::UnimplementedError("--serve: --pipeline-parallel-size > 1 is not modelled yet");
+  }
+  if (dcp > 1) {
+    // vLLM issue #27544: DCP merges partial attention with the softmax LSE,
+    // which FlashMLA's sparse decode kernel does not return.
+    return absl::FailedPreconditionError(
+        "decode context parallel (-dcp) needs the softmax log-sum-exp from the attention "
+        "kernel, and the FlashMLA sparse backend that DeepSeek-V3.2 needs does not return it "
+        "in decode (vLLM issue #27544)");
+  }
+  ASSIGN_OR_RETURN(bool ep, flags.GetBool("--enable-expert-parallel"));
+  c.set_tp(static_cast<int32_t>(tp));
+  c.set_dp(static_cast<int32_t>(dp));
+  c.set_pp(1);
+  c.set_enable_expert_parallel(ep);
+  c.set_ep(ep ? static_cast<int32_t>(tp * dp) : 1);
+  c.set_gpus_per_node(8);
+  c.set_nnodes(1);
+
+  // Batch limits on a >= 70 GiB GPU for the OpenAI server (§C1 "Batch limits").
+  ASSIGN_OR_RETURN(int64_t max_seqs, flags.GetIntOr("--max-num-seqs", 1024));
+  ASSIGN_OR_RETURN(int64_t budget, flags.GetIntOr("--max-num-batched-tokens", 8192));
+  note_default("--max-num-seqs", "max_num_seqs=1024 (vLLM OpenAI server, GPU >= 70 GiB)");
+  note_default("--max-num-batched-tokens",
+               "max_num_batched_tokens=8192 (vLLM OpenAI server, GPU >= 70 GiB)");
+  // 163,840 = DeepSeek-V3.2's max_position_embeddings, vLLM's default max_model_len.
+  ASSIGN_OR_RETURN(int64_t max_model_len, flags.GetIntOr("--max-model-len", 163840));
+  note_default("--max-model-len", "max_model_len=163840 (model's max_position_embeddings)");
+  if (max_seqs < 1 || budget < 1 || max_model_len < 1) {
+    return absl::InvalidArgumentError(
+        "--serve: --max-num-seqs, --max-num-batched-tokens and --max-model-len must be >= 1");
+  }
+  if (max_model_len > 163840) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "User-specified max_model_len (", max_model_len,
+        ") is greater than the derived max_model_len (max_position_embeddings=163840)"));
+  }
+  c.set_max_num_seqs(max_seqs);
+  c.set_max_num_batched_tokens(budget);
+  c.set_max_model_len(max_model_len);
+  c.set_chunked_prefill(true);
+  c.set_schedule_policy("fcfs");
+
+  ASSIGN_OR_RETURN(double util, flags.GetDoubleOr("--gpu-memory-utilization", 0.9));
+  note_default("--gpu-memory-utilization", "gpu_memory_utilization=0.9 (of total GPU memory)");
+  if (!(util > 0 && util <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--serve: --gpu-memory-utilization: must be in (0, 1], got ", util));
+  }
+  c.set_gpu_memory_fraction(util);
+
+  // KV cache dtype: `auto` is a BF16 latent cache [U: PR #25988 once mapped
+  // auto to fp8_ds_mla; newer code maps it to BF16]; fp8 variants map to the
+  // fp8_ds_mla format (656 B).
+  ASSIGN_OR_RETURN(std::string kv, flags.GetStringOr("--kv-cache-dtype", "auto"));
+  if (kv == "auto" || kv == "bfloat16") {
+    c.set_kv_cache_dtype(KV_BF16);
+    note_default("--kv-cache-dtype", "kv_cache_dtype=auto -> BF16 latent cache (uncertain, see docs/engines.md)");
+  } else if (kv == "fp8" || kv == "fp8_e4m3" || kv == "fp8_ds_mla") {
+    c.set_kv_cache_dtype(KV_FP8);
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: --kv-cache-dtype: \"", kv, "\" is not supported for DeepSeek-V3.2 "
+        "(auto, bfloat16, fp8, fp8_e4m3, fp8_ds_mla)"));
+  }
+  // vllm/platforms/cuda.py forces block size 64 for the FlashMLA sparse backend.
+  c.set_kv_block_size(64);
+  if (flags.Has("--block-size")) {
+    c.add_defaults_applied("--block-size overridden to 64 (forced for FlashMLA sparse)");
+  }
+
+  // Kernels.
+  c.set_attention_backend("FLASHMLA_SPARSE");
+  c.set_deep_gemm(true);
+  for (const auto& [key, value] : env) {
+    if (key == "VLLM_ATTENTION_BACKEND") {
+      RETURN_IF_ERROR(CheckAttentionBackend(value));
+    } else if (key == "VLLM_USE_DEEP_GEMM") {
+      ASSIGN_OR_RETURN(bool on, EnvBool(key, value));
+      c.set_deep_gemm(on);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--env: ", key, " is not an environment variable servesim models for vLLM "
+          "(VLLM_ATTENTION_BACKEND, VLLM_USE_DEEP_GEMM)"));
+    }
+  }
+
+  // Speculative decoding through DeepSeek's MTP layer.
+  if (flags.Has("--speculative-config")) {
+    ASSIGN_OR_RETURN(std::string json, flags.GetString("--speculative-config"));
+    absl::StatusOr<std::map<std::string, std::string>> spec = ParseFlatJsonObject(json);
+    if (!spec.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--serve: --speculative-config: ", spec.status().message()));
+    }
+    const std::string method = (*spec)["method"];
+    if (method != "mtp" && method != "deepseek_mtp") {
+      return absl::UnimplementedError(absl::StrCat(
+          "--serve: --speculative-config: method \"", method,
+          "\" is not modelled (mtp, deepseek_mtp)"));
+    }
+    int k = 0;
+    if (!absl::SimpleAtoi((*spec)["num_speculative_tokens"], &k) || k < 1) {
+      return absl::InvalidArgumentError(
+          "--serve: --speculative-config: num_speculative_tokens must be an integer >= 1");
+    }
+    c.set_speculative_method("mtp");
+    c.set_num_speculative_tokens(k);
+    c.set_mean_accepted_drafts(DefaultMeanAcceptedDrafts(k, context));
+  }
+
+  // CUDA graphs (vllm/config/vllm.py _set_cudagraph_sizes): capture sizes up
+  // to min(max_num_seqs * (1 + k) * 2, 512, max_num_batched_tokens).
+  ASSIGN_OR_RETURN(bool eager, flags.GetBool("--enforce-eager"));
+  if (!eager) {
+    const int64_t max_capture =
+        std::min({max_seqs * (1 + c.num_speculative_tokens()) * 2, int64_t{512}, budget});
+    for (int64_t s : {1, 2, 4}) {
+      if (s <= max_capture) c.add_cuda_graph_sizes(static_cast<int32_t>(s));
+    }
+    for (int64_t s = 8; s < std::min<int64_t>(max_capture + 1, 256); s += 8) {
+      c.add_cuda_graph_sizes(static_cast<int32_t>(s));
+    }
+    for (int64_t s = 256; s <= max_capture; s += 16) c.add_cuda_graph_sizes(static_cast<int32_t>(s));
+    c.set_cuda_graph_max_bs(c.cuda_graph_sizes().empty() ? 0 : c.cuda_graph_sizes().rbegin()[0]);
+  }
+  // v0.13.0 predates async scheduling by default (PR #27614): the CPU's
+  // scheduling work sits between GPU steps unless --async-scheduling.
+  ASSIGN_OR_RETURN(bool async, flags.GetBool("--async-scheduling"));
+  c.set_overlap_schedule(async);
+  return c;
+}
+
+}  // namespace servesim::scenarios

@@ -1,0 +1,35 @@
+// The servesim command line: a subcommand and its --flag value pairs. --env
+// may repeat; every other flag keeps its last value.
+#ifndef SERVESIM_SIM_CLI_CLI_ARGS_H_
+#define SERVESIM_SIM_CLI_CLI_ARGS_H_
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace servesim::cli {
+
+struct CliArgs {
+  std::string command;
+  std::map<std::string, std::string> values;  // --flag -> value
+  std::vector<std::string> env;               // every --env, in order
+  std::set<std::string> switches;             // flags without a value
+  bool Has(const std::string& flag) const { return values.count(flag) || switches.count(flag); }
+  std::string Get(const std::string& flag, const std::string& fallback = "") const {
+    auto it = values.find(flag);
+    return it == values.end() ? fallback : it->second;
+  }
+};
+
+// `valued` and `switches` list the flags the subcommand accepts (without the
+// repeatable --env, which every simulation command takes).
+absl::StatusOr<CliArgs> ParseCliArgs(int argc, char** argv, const std::string& command,
+                                     const std::set<std::string>& valued,
+                                     const std::set<std::string>& switches);
+
+}  // namespace servesim::cli
+
+#endif  // SERVESIM_SIM_CLI_CLI_ARGS_H_

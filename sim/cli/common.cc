@@ -1,0 +1,40 @@
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "sim/cli/commands.h"
+
+#ifndef SERVESIM_SOURCE_DIR
+#define SERVESIM_SOURCE_DIR "."
+#endif
+
+namespace servesim::cli {
+
+int ReportError(const absl::Status& status) {
+  if (status.code() == absl::StatusCode::kFailedPrecondition) {
+    std::fprintf(stderr, "error: %s\n", std::string(status.message()).c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "servesim: %s\n", std::string(status.message()).c_str());
+  return 2;
+}
+
+absl::StatusOr<runner::PredictionContext> ContextFromArgs(const CliArgs& args) {
+  runner::ContextPaths paths;
+  paths.repo_dir = args.Get("--repo-dir", SERVESIM_SOURCE_DIR);
+  paths.model_spec = args.Get("--model-spec");
+  paths.profile = args.Get("--profile");
+  paths.params = args.Get("--params");
+  return runner::LoadPredictionContext(paths);
+}
+
+absl::StatusOr<scenarios::EnvVars> EnvFromArgs(const CliArgs& args) {
+  scenarios::EnvVars env;
+  for (const std::string& e : args.env) {
+    ASSIGN_OR_RETURN(auto kv, scenarios::ParseEnvAssignment(e));
+    env.push_back(std::move(kv));
+  }
+  return env;
+}
+
+}  // namespace servesim::cli

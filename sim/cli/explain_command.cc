@@ -1,0 +1,113 @@
+// `servesim explain`: the layout, memory and op-by-op time of a reference
+// iteration that a serve command implies.
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "models/op_graph.h"
+#include "sim/cli/commands.h"
+#include "sim/cost/op_cost.h"
+#include "sim/metrics/report.h"
+
+namespace servesim::cli {
+namespace {
+
+// The reference iterations: every DP rank decoding 64 sequences at a 4096-token
+// context, and one rank prefilling a full token budget of fresh prompt.
+constexpr int kRefDecodeSeqs = 64;
+constexpr int64_t kRefDecodeContext = 4096;
+
+std::vector<models::RankBatch> DecodeBatches(int ranks) {
+  models::RankBatch b;
+  for (int i = 0; i < kRefDecodeSeqs; ++i) b.seqs.push_back({1, kRefDecodeContext});
+  return std::vector<models::RankBatch>(ranks, b);
+}
+
+}  // namespace
+
+int ExplainCommand(const CliArgs& args) {
+  if (!args.Has("--serve")) {
+    return ReportError(absl::InvalidArgumentError("servesim explain: --serve CMD is required"));
+  }
+  absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
+  if (!context.ok()) return ReportError(context.status());
+  absl::StatusOr<scenarios::EnvVars> env = EnvFromArgs(args);
+  if (!env.ok()) return ReportError(env.status());
+  absl::StatusOr<runner::PreparedRun> run =
+      runner::PrepareRun(*context, args.Get("--serve"), *env, scenarios::ServeContext{});
+  if (!run.ok()) return ReportError(run.status());
+
+  const models::ModelSpec& spec = context->spec;
+  const runner::EngineSetup& s = run->setup;
+  const models::ParameterCounts counts = models::CountParameters(spec);
+  const models::KvCacheDtype kv_dtype = runner::ToModelKvDtype(run->engine.kv_cache_dtype());
+  const bool mtp = run->engine.num_speculative_tokens() > 0;
+  const int64_t kv_bytes_per_token = models::KvBytesPerToken(spec, kv_dtype, mtp);
+
+  std::unique_ptr<cost::OpCost> op_cost;
+  if (context->profile) {
+    op_cost = std::make_unique<cost::ProfileOpCost>(*context->profile, cost::GpuRates{});
+  } else {
+    op_cost = std::make_unique<cost::RooflineOpCost>(cost::GpuRates{});
+  }
+  cost::StepPredictor predictor(s.predictor, std::move(op_cost));
+  const int ranks = s.layout.attn_dp;
+  const auto decode = DecodeBatches(ranks);
+  const double decode_us = predictor.GpuStepUs(decode);
+  models::RankBatch prefill;
+  prefill.seqs.push_back({run->engine.max_num_batched_tokens(), 0});
+  std::vector<models::RankBatch> prefill_ranks(ranks);
+  prefill_ranks[0] = prefill;
+  const double prefill_us = predictor.GpuStepUs(prefill_ranks);
+
+  if (args.Has("--json")) {
+    using metrics::JsonNumber;
+    std::string out = absl::StrCat(
+        "{\"engine\": ", metrics::JsonString(run->engine.engine_version()),
+        ", \"layout\": ", metrics::JsonString(s.layout.Describe()),
+        ", \"total_params\": ", counts.main_model,
+        ", \"checkpoint_params\": ", counts.checkpoint_total,
+        ", \"active_params_per_token\": ", counts.active_per_token,
+        ", \"gpus\": ", s.layout.gpus, ", \"dp_ranks\": ", ranks,
+        ", \"weights_bytes_per_gpu\": ", s.kv.weight_bytes,
+        ", \"kv_bytes_per_token\": ", kv_bytes_per_token,
+        ", \"kv_pool_bytes_per_gpu\": ", s.kv.kv_pool_bytes,
+        ", \"kv_capacity_tokens\": ", s.kv.kv_capacity_tokens,
+        ", \"max_model_len\": ", run->engine.max_model_len(),
+        ", \"ref_decode_step_us\": ", JsonNumber(decode_us),
+        ", \"ref_prefill_step_us\": ", JsonNumber(prefill_us), "}\n");
+    std::fputs(out.c_str(), stdout);
+    return 0;
+  }
+
+  std::string out = absl::StrCat("engine: ", run->engine.engine_version(), "\n");
+  for (const std::string& n : s.notes) absl::StrAppend(&out, n, "\n");
+  absl::StrAppendFormat(&out,
+                        "parameters: %.1fB main model, %.1fB with MTP, %.1fB active per token\n",
+                        counts.main_model / 1e9, counts.checkpoint_total / 1e9,
+                        counts.active_per_token / 1e9);
+  absl::StrAppend(&out, "memory per GPU (bytes):\n");
+  for (const auto& [name, bytes] : s.kv.terms) {
+    absl::StrAppendFormat(&out, "  %-48s %16d\n", name, bytes);
+  }
+  absl::StrAppendFormat(&out, "KV: %d B per token, %d tokens per DP rank, max_model_len %d\n",
+                        kv_bytes_per_token, s.kv.kv_capacity_tokens, run->engine.max_model_len());
+  absl::StrAppendFormat(&out,
+                        "\nreference decode step (%d seqs x context %d on each of %d DP "
+                        "rank(s)): %.3f ms GPU\n",
+                        kRefDecodeSeqs, kRefDecodeContext, ranks, decode_us / 1e3);
+  std::vector<models::Op> ops = models::BuildRankIterationOps(
+      spec, s.layout, decode[0], kRefDecodeSeqs * ranks, s.predictor.graph);
+  absl::StrAppendFormat(&out, "  %-28s %-20s %12s %6s %12s\n", "op", "kind", "x", "layers",
+                        "us total");
+  for (const models::Op& op : ops) {
+    absl::StrAppendFormat(&out, "  %-28s %-20s %12.0f %6d %12.1f\n", op.name, op.kind, op.x,
+                          op.repeat, op.repeat * predictor.op_cost().OpUs(op));
+  }
+  absl::StrAppendFormat(&out, "reference prefill step (%d fresh tokens on one rank): %.3f ms GPU\n",
+                        run->engine.max_num_batched_tokens(), prefill_us / 1e3);
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace servesim::cli

@@ -1,0 +1,58 @@
+// `servesim run`: one prediction, printed as `vllm bench serve` prints it.
+#include <cstdio>
+#include <fstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "sim/cli/commands.h"
+
+namespace servesim::cli {
+
+int RunCommand(const CliArgs& args) {
+  if (!args.Has("--serve") || !args.Has("--bench")) {
+    return ReportError(absl::InvalidArgumentError(
+        "servesim run: --serve CMD and --bench CMD are both required"));
+  }
+  absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
+  if (!context.ok()) return ReportError(context.status());
+  absl::StatusOr<scenarios::EnvVars> env = EnvFromArgs(args);
+  if (!env.ok()) return ReportError(env.status());
+
+  runner::RunRequest request;
+  request.serve_command = args.Get("--serve");
+  request.bench_command = args.Get("--bench");
+  request.env = *env;
+  if (args.Has("--mtp-acceptance")) {
+    double v = 0;
+    if (!absl::SimpleAtod(args.Get("--mtp-acceptance"), &v) || v < 0) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat(
+          "--mtp-acceptance: expected mean accepted draft tokens per step >= 0, got \"",
+          args.Get("--mtp-acceptance"), "\"")));
+    }
+    request.mtp_mean_accepted_drafts = v;
+  }
+  absl::StatusOr<runner::Prediction> p = runner::Predict(*context, request);
+  if (!p.ok()) return ReportError(p.status());
+
+  std::string out;
+  for (const std::string& line : p->header) absl::StrAppend(&out, "# ", line, "\n");
+  absl::StrAppend(&out, metrics::FormatBenchReport(p->metrics, p->report));
+  std::fwrite(out.data(), 1, out.size(), stdout);
+
+  if (args.Has("--result-json")) {
+    const std::string path = args.Get("--result-json");
+    std::ofstream f(path, std::ios::binary);
+    const std::string extra = absl::StrCat(
+        "\"servesim_engine\": ", metrics::JsonString(p->engine.engine_version()),
+        ", \"servesim_iterations\": ", p->simulation.steps,
+        ", \"servesim_preemptions\": ", p->simulation.preempted_or_retracted);
+    f << metrics::FormatResultJson(p->metrics, p->report, extra);
+    if (!f) {
+      return ReportError(absl::InvalidArgumentError(
+          absl::StrCat("--result-json: cannot write ", path)));
+    }
+  }
+  return 0;
+}
+
+}  // namespace servesim::cli

@@ -1,0 +1,60 @@
+#include "sim/cost/op_cost.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace servesim::cost {
+namespace {
+
+// Bytes each GPU puts on the wire per unit of the op's x, under the op
+// graph's convention (models/op_graph.h): all_reduce x is the whole buffer
+// (ring: 2(n-1)/n of it), all_gather x is this GPU's input shard and
+// reduce_scatter x its output shard (n-1 shards cross the wire), all_to_all x
+// is the bytes sent to other GPUs.
+double WireBytesPerX(const std::string& kind, int gpus) {
+  const double n = gpus;
+  if (kind == "all_reduce") return 2 * (n - 1) / n;
+  if (kind == "all_gather" || kind == "reduce_scatter") return n - 1;
+  return 1;
+}
+
+bool IsCollective(const std::string& kind) {
+  return kind == "all_reduce" || kind == "all_gather" || kind == "reduce_scatter" ||
+         kind == "all_to_all";
+}
+
+}  // namespace
+
+std::string DescribeOpKey(const models::Op& op) {
+  std::vector<std::string> parts;
+  for (const auto& [name, value] : op.key) parts.push_back(absl::StrCat(name, "=", value));
+  return absl::StrCat(op.kind, "{", absl::StrJoin(parts, ","), "}");
+}
+
+double RooflineOpCost::OpUs(const models::Op& op) {
+  if (IsCollective(op.kind)) {
+    if (op.comm_group_gpus <= 1) return 0;
+    const double wire_bytes = op.x * WireBytesPerX(op.kind, op.comm_group_gpus);
+    return rates_.collective_latency_us + wire_bytes / (rates_.nccl_bus_gbps * 1e3);
+  }
+  const double tflops = op.fp8_math ? rates_.fp8_tflops : rates_.bf16_tflops;
+  const double compute_us = op.flops / (tflops * 1e6);
+  const double memory_us = op.hbm_bytes / (rates_.hbm_gbps * 1e3);
+  return std::max({compute_us, memory_us, rates_.kernel_floor_us});
+}
+
+double ProfileOpCost::OpUs(const models::Op& op) {
+  auto [it, inserted] = resolved_.try_emplace(std::make_pair(op.kind, op.key), nullptr);
+  if (inserted) {
+    it->second = profile_.FindCurve(op.kind, op.key);
+    if (it->second == nullptr) fallbacks_.insert(DescribeOpKey(op));
+  }
+  if (op.x <= 0) return 0;  // no work of this kind in the batch
+  if (it->second == nullptr) return roofline_.OpUs(op);
+  if (IsCollective(op.kind) && op.comm_group_gpus <= 1) return 0;
+  return it->second->Us(op.x);
+}
+
+}  // namespace servesim::cost

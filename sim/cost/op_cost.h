@@ -1,0 +1,77 @@
+// Time of one op (kernel or collective) on one GPU, in microseconds: from the
+// roofline of the hardware's rates, or from the measured calibration profile
+// with the roofline as the fallback for ops the profile lacks.
+#ifndef SERVESIM_SIM_COST_OP_COST_H_
+#define SERVESIM_SIM_COST_OP_COST_H_
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+#include "calibration/profile.h"
+#include "models/op.h"
+
+namespace servesim::cost {
+
+// Rates of one GPU and its interconnect. Defaults: NVIDIA H200 SXM datasheet
+// and published NCCL figures (shared/reference/model-and-kernels.md §2, §3).
+struct GpuRates {
+  double fp8_tflops = 1979;   // dense FP8 tensor
+  double bf16_tflops = 989;   // dense BF16 tensor
+  double hbm_gbps = 4800;     // HBM3e
+  // NCCL bus bandwidth without NVLS (ring, NVSwitch): ~370 GB/s on 8 x H100
+  // (nccl-tests#212, NCCL maintainer); the H200 has the same NVLink 4.
+  double nccl_bus_gbps = 370;
+  // Per-collective latency. Small-message latency on 8 x H200 was not found
+  // [U]; 10 us is the order of NCCL's LL protocol and vLLM's custom
+  // all-reduce for the 14 KB-per-token decode messages.
+  double collective_latency_us = 10;
+  // Floor of any kernel: launch-to-completion of an empty kernel inside a
+  // CUDA graph is a few microseconds on Hopper.
+  double kernel_floor_us = 3;
+};
+
+class OpCost {
+ public:
+  virtual ~OpCost() = default;
+  virtual double OpUs(const models::Op& op) = 0;
+};
+
+class RooflineOpCost : public OpCost {
+ public:
+  explicit RooflineOpCost(const GpuRates& rates) : rates_(rates) {}
+  double OpUs(const models::Op& op) override;
+
+ private:
+  GpuRates rates_;
+};
+
+// Looks each op's (kind, key) up in the profile and interpolates at x; ops the
+// profile lacks fall back to the roofline and are remembered for the header.
+class ProfileOpCost : public OpCost {
+ public:
+  ProfileOpCost(const calibration::Profile& profile, const GpuRates& rates)
+      : profile_(profile), roofline_(rates) {}
+  double OpUs(const models::Op& op) override;
+
+  // "kind{key=...}" of every op that fell back, sorted.
+  const std::set<std::string>& fallbacks() const { return fallbacks_; }
+
+ private:
+  const calibration::Profile& profile_;
+  RooflineOpCost roofline_;
+  std::set<std::string> fallbacks_;
+  // (kind, key) -> curve or nullptr, so each distinct op is resolved once.
+  absl::flat_hash_map<std::pair<std::string, std::vector<models::OpKeyDim>>,
+                      const calibration::Curve*>
+      resolved_;
+};
+
+std::string DescribeOpKey(const models::Op& op);
+
+}  // namespace servesim::cost
+
+#endif  // SERVESIM_SIM_COST_OP_COST_H_

@@ -1,0 +1,85 @@
+#include "sim/cost/op_cost.h"
+
+#include <gtest/gtest.h>
+
+namespace servesim::cost {
+namespace {
+
+models::Op Gemm(double m, double n, double k) {
+  models::Op op;
+  op.kind = "gemm_fp8";
+  op.key = {{"k", static_cast<int64_t>(k)}, {"n", static_cast<int64_t>(n)}};
+  op.x = m;
+  op.flops = 2 * m * n * k;
+  op.hbm_bytes = n * k + 2 * m * (n + k);
+  op.fp8_math = true;
+  return op;
+}
+
+TEST(RooflineOpCostTest, LargeGemmIsComputeBound) {
+  RooflineOpCost roofline{GpuRates{}};
+  // 2 * 1024 * 7168 * 2048 FLOP at 1979 TFLOP/s = 15.19 us.
+  EXPECT_NEAR(roofline.OpUs(Gemm(1024, 7168, 2048)), 15.19, 0.01);
+}
+
+TEST(RooflineOpCostTest, SingleTokenGemmIsBoundByReadingTheWeights) {
+  RooflineOpCost roofline{GpuRates{}};
+  // 7168 x 2048 FP8 weights = 14.68 MB at 4.8 TB/s = 3.06 us.
+  EXPECT_NEAR(roofline.OpUs(Gemm(1, 7168, 2048)), 3.06, 0.01);
+}
+
+TEST(RooflineOpCostTest, AllReduceIsLatencyPlusBusBytes) {
+  RooflineOpCost roofline{GpuRates{}};
+  models::Op ar;
+  ar.kind = "all_reduce";
+  ar.key = {{"gpus", 8}};
+  ar.comm_group_gpus = 8;
+  ar.x = 1e8;  // 100 MB: 10 us + 1e8 * 2 * 7/8 B / 370 GB/s = 10 + 472.97 us
+  EXPECT_NEAR(roofline.OpUs(ar), 482.97, 0.01);
+  ar.comm_group_gpus = 1;
+  EXPECT_EQ(roofline.OpUs(ar), 0);
+}
+
+calibration::Profile OneTableProfile() {
+  calibration::ProfileProto proto;
+  proto.set_schema_version(calibration::Profile::kSchemaVersion);
+  auto* t = proto.add_tables();
+  t->set_kind("gemm_fp8");
+  for (auto [name, v] : {std::pair{"k", 2048}, {"n", 7168}}) {
+    auto* d = t->add_key();
+    d->set_name(name);
+    d->set_value(v);
+  }
+  t->set_x_name("m_tokens");
+  for (auto [x, us] : {std::pair{1.0, 8.0}, {1024.0, 30.0}}) {
+    auto* p = t->add_points();
+    p->set_x(x);
+    p->set_median_us(us);
+    p->set_p10_us(us);
+    p->set_p90_us(us);
+    p->set_samples(20);
+  }
+  auto profile = calibration::Profile::FromProto(proto, "test");
+  EXPECT_TRUE(profile.ok()) << profile.status();
+  return *std::move(profile);
+}
+
+TEST(ProfileOpCostTest, UsesTheMeasuredTableAtItsSamplePoints) {
+  calibration::Profile profile = OneTableProfile();
+  ProfileOpCost cost(profile, GpuRates{});
+  EXPECT_DOUBLE_EQ(cost.OpUs(Gemm(1024, 7168, 2048)), 30.0);
+  EXPECT_TRUE(cost.fallbacks().empty());
+}
+
+TEST(ProfileOpCostTest, FallsBackToTheRooflineAndSaysSo) {
+  calibration::Profile profile = OneTableProfile();
+  ProfileOpCost cost(profile, GpuRates{});
+  RooflineOpCost roofline{GpuRates{}};
+  const models::Op other = Gemm(1024, 4096, 7168);
+  EXPECT_DOUBLE_EQ(cost.OpUs(other), roofline.OpUs(other));
+  ASSERT_EQ(cost.fallbacks().size(), 1u);
+  EXPECT_EQ(*cost.fallbacks().begin(), "gemm_fp8{k=7168,n=4096}");
+}
+
+}  // namespace
+}  // namespace servesim::cost

@@ -1,0 +1,114 @@
+#include "sim/cost/step_predictor.h"
+
+#include <algorithm>
+#include <array>
+
+namespace servesim::cost {
+namespace {
+
+constexpr int kNumPhases = 6;
+
+int PhaseIndex(models::OpPhase p) { return static_cast<int>(p); }
+
+}  // namespace
+
+StepPredictor::StepPredictor(StepPredictorConfig config, std::unique_ptr<OpCost> op_cost)
+    : config_(std::move(config)), op_cost_(std::move(op_cost)) {}
+
+double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
+  const int largest_captured =
+      config_.cuda_graph_sizes.empty() ? 0 : config_.cuda_graph_sizes.back();
+  // What each rank actually runs: an idle rank of a lockstep group runs a
+  // dummy token through the MoE; a graphed decode batch is padded up to its
+  // captured size.
+  struct RankRun {
+    models::RankBatch batch;
+    bool idle = false;
+    bool all_decode = true;
+    bool graphed = false;
+    int64_t tokens = 0;
+  };
+  std::vector<RankRun> runs(ranks.size());
+  int64_t sum = 0, largest = 0;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    RankRun& run = runs[r];
+    run.batch = ranks[r];
+    run.idle = run.batch.seqs.empty();
+    if (run.idle) run.batch.seqs.push_back({1, 0});
+    int64_t tokens = 0;
+    for (const auto& s : run.batch.seqs) {
+      run.all_decode &= s.query_tokens <= 1 + config_.num_speculative_tokens;
+      tokens += s.query_tokens;
+    }
+    run.graphed = (run.all_decode || config_.graphs_cover_mixed_batches) &&
+                  tokens <= largest_captured;
+    if (run.graphed && run.all_decode) {
+      const int64_t seqs = static_cast<int64_t>(run.batch.seqs.size());
+      auto it = std::lower_bound(config_.cuda_graph_sizes.begin(),
+                                 config_.cuda_graph_sizes.end(), seqs);
+      const models::SequenceWork filler{run.batch.seqs.front().query_tokens, 0};
+      for (int64_t i = seqs; it != config_.cuda_graph_sizes.end() && i < *it; ++i) {
+        run.batch.seqs.push_back(filler);
+        tokens += filler.query_tokens;
+      }
+    }
+    run.tokens = tokens;
+    sum += tokens;
+    largest = std::max(largest, tokens);
+  }
+  // Tokens entering the MoE: the group's sum, or every rank padded to the largest.
+  const int64_t moe_tokens = ranks.size() > 1 && config_.pad_moe_tokens_to_max_rank
+                                 ? largest * static_cast<int64_t>(ranks.size())
+                                 : sum;
+
+  // Each layer's phases synchronise across ranks at the MoE collectives, so
+  // the step takes, phase by phase, the slowest rank's time.
+  std::array<double, kNumPhases> slowest{};
+  double eager_floor_us = 0;
+  for (const RankRun& run : runs) {
+    std::vector<models::Op> ops = models::BuildRankIterationOps(
+        config_.spec, config_.layout, run.batch, moe_tokens, config_.graph);
+    if (config_.num_speculative_tokens > 0 && run.all_decode && !run.idle) {
+      // k sequential draft passes through the MTP module.
+      std::vector<models::Op> draft = models::BuildMtpDraftOps(
+          config_.spec, config_.layout, run.batch, moe_tokens, config_.graph);
+      for (int k = 0; k < config_.num_speculative_tokens; ++k) {
+        ops.insert(ops.end(), draft.begin(), draft.end());
+      }
+    }
+    std::array<double, kNumPhases> phase{};
+    int64_t launches = 0;
+    for (const models::Op& op : ops) {
+      phase[PhaseIndex(op.phase)] += op.repeat * op_cost_->OpUs(op);
+      launches += op.repeat;
+    }
+    for (int p = 0; p < kNumPhases; ++p) slowest[p] = std::max(slowest[p], phase[p]);
+    if (!run.graphed) {
+      eager_floor_us = std::max(eager_floor_us,
+                                static_cast<double>(launches) * config_.overheads.eager_launch_us);
+    }
+  }
+  double gpu_us = 0;
+  for (double t : slowest) gpu_us += t;
+  return std::max(gpu_us, eager_floor_us);
+}
+
+sim::SimTime StepPredictor::PredictStep(std::span<const engine::StepBatch> rank_batches) {
+  scratch_.resize(rank_batches.size());
+  size_t most_seqs = 0;
+  for (size_t r = 0; r < rank_batches.size(); ++r) {
+    scratch_[r].seqs.clear();
+    for (const engine::ScheduledSeq& s : rank_batches[r].seqs) {
+      scratch_[r].seqs.push_back({s.query_tokens, s.context_before});
+    }
+    most_seqs = std::max(most_seqs, rank_batches[r].seqs.size());
+  }
+  const double gpu_us = GpuStepUs(scratch_);
+  // Each DP rank has its own scheduler process; the busiest one gates the step.
+  const EngineOverheads& o = config_.overheads;
+  const double cpu_us = o.step_cpu_us + o.per_seq_cpu_us * static_cast<double>(most_seqs);
+  const double step_us = o.overlap_cpu ? std::max(gpu_us, cpu_us) : gpu_us + cpu_us;
+  return sim::Microseconds(std::max(step_us, 1.0));
+}
+
+}  // namespace servesim::cost

@@ -1,0 +1,70 @@
+// Iteration time of DeepSeek-V3.2 on a parallel layout: the op graph of each
+// DP rank's batch, each op timed by an OpCost (profile or roofline), ranks
+// composed in lockstep, plus the engine's CPU work per step.
+#ifndef SERVESIM_SIM_COST_STEP_PREDICTOR_H_
+#define SERVESIM_SIM_COST_STEP_PREDICTOR_H_
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "models/model_spec.h"
+#include "models/op_graph.h"
+#include "models/parallel_layout.h"
+#include "sim/cost/execution_time_predictor.h"
+#include "sim/cost/op_cost.h"
+
+namespace servesim::cost {
+
+// Costs no kernel measurement gives: the engine's host-side work. Fitted by
+// `servesim fit` (sim/fit) per engine; see docs/fitting.md for provenance.
+struct EngineOverheads {
+  double step_cpu_us = 0;     // per iteration: scheduling, input preparation
+  double per_seq_cpu_us = 0;  // per scheduled sequence: sampling, detokenising, streaming
+  // The host launches each kernel of a batch outside CUDA graphs; an eager
+  // step takes at least (kernels x this).
+  double eager_launch_us = 0;
+  // CPU work overlaps the GPU step (SGLang / TRT-LLM overlap scheduler, vLLM
+  // --async-scheduling): a step takes max(GPU, CPU) instead of the sum.
+  bool overlap_cpu = false;
+};
+
+struct StepPredictorConfig {
+  models::ModelSpec spec;
+  models::ParallelLayout layout;
+  models::OpGraphOptions graph;
+  // Decode batches replayed from CUDA graphs pad to the next captured size;
+  // larger batches (and mixed batches over the largest size) run eagerly.
+  std::vector<int> cuda_graph_sizes;  // ascending; empty = always eager
+  // Only pure-decode batches are captured (SGLang, TRT-LLM); vLLM's piecewise
+  // graphs also cover mixed batches up to the largest size.
+  bool graphs_cover_mixed_batches = false;
+  // Tokens entering the MoE across DP ranks: every rank padded to the largest
+  // rank's count (vLLM's DP padding), else the plain sum.
+  bool pad_moe_tokens_to_max_rank = false;
+  int num_speculative_tokens = 0;  // MTP drafts: k draft passes per decode step
+  EngineOverheads overheads;
+};
+
+class StepPredictor : public ExecutionTimePredictor {
+ public:
+  StepPredictor(StepPredictorConfig config, std::unique_ptr<OpCost> op_cost);
+
+  sim::SimTime PredictStep(std::span<const engine::StepBatch> rank_batches) override;
+
+  // GPU time in microseconds of one rank-batch set, without host overheads;
+  // for `explain` and the iteration check of calibration.
+  double GpuStepUs(std::span<const models::RankBatch> ranks);
+
+  OpCost& op_cost() { return *op_cost_; }
+  const StepPredictorConfig& config() const { return config_; }
+
+ private:
+  StepPredictorConfig config_;
+  std::unique_ptr<OpCost> op_cost_;
+  std::vector<models::RankBatch> scratch_;
+};
+
+}  // namespace servesim::cost
+
+#endif  // SERVESIM_SIM_COST_STEP_PREDICTOR_H_

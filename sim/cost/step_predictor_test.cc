@@ -1,0 +1,79 @@
+#include "sim/cost/step_predictor.h"
+
+#include <gtest/gtest.h>
+
+#include "models/model_spec.h"
+
+namespace servesim::cost {
+namespace {
+
+StepPredictorConfig Config(int tp, int dp, bool ep) {
+  StepPredictorConfig c;
+  auto spec = models::LoadModelSpec(std::string(SERVESIM_SOURCE_DIR) +
+                                    "/models/deepseek_v32.textproto");
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  c.spec = *spec;
+  auto layout = models::VllmLayout(c.spec, tp, dp, ep, 8);
+  EXPECT_TRUE(layout.ok()) << layout.status();
+  c.layout = *layout;
+  c.pad_moe_tokens_to_max_rank = true;
+  return c;
+}
+
+std::vector<engine::StepBatch> Decodes(int ranks, int seqs, int64_t context) {
+  engine::StepBatch b;
+  for (int i = 0; i < seqs; ++i) b.seqs.push_back({i, 1, context, true});
+  return std::vector<engine::StepBatch>(ranks, b);
+}
+
+TEST(StepPredictorTest, HostOverheadAddsUnlessOverlapped) {
+  StepPredictorConfig c = Config(8, 1, false);
+  c.overheads.step_cpu_us = 1000;
+  c.overheads.per_seq_cpu_us = 10;
+  StepPredictor serial(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  const auto batch = Decodes(1, 16, 1000);
+  models::RankBatch rb;
+  for (int i = 0; i < 16; ++i) rb.seqs.push_back({1, 1000});
+  const double gpu_us = serial.GpuStepUs(std::vector<models::RankBatch>{rb});
+  EXPECT_NEAR(serial.PredictStep(batch).ns() / 1e3, gpu_us + 1000 + 160, 1e-3);
+  c.overheads.overlap_cpu = true;
+  StepPredictor overlapped(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  EXPECT_NEAR(overlapped.PredictStep(batch).ns() / 1e3, std::max(gpu_us, 1160.0), 1e-3);
+}
+
+TEST(StepPredictorTest, LongerContextsNeverDecodeFaster) {
+  StepPredictor p(Config(8, 1, false), std::make_unique<RooflineOpCost>(GpuRates{}));
+  sim::SimTime last = sim::SimTime::Zero();
+  for (int64_t ctx : {512, 2048, 8192, 32768}) {
+    const sim::SimTime t = p.PredictStep(Decodes(1, 64, ctx));
+    EXPECT_GE(t, last) << ctx;
+    last = t;
+  }
+}
+
+TEST(StepPredictorTest, LockstepStepIsGatedByTheBusiestRank) {
+  StepPredictor p(Config(1, 8, true), std::make_unique<RooflineOpCost>(GpuRates{}));
+  auto even = Decodes(8, 32, 4096);
+  auto skewed = even;
+  for (int i = 32; i < 128; ++i) skewed[3].seqs.push_back({i, 1, 4096, true});
+  EXPECT_GT(p.PredictStep(skewed), p.PredictStep(even));
+  // An idle rank still joins the MoE: the step is not free.
+  std::vector<engine::StepBatch> one_busy(8);
+  one_busy[0] = even[0];
+  EXPECT_GT(p.PredictStep(one_busy).ns(), 0);
+}
+
+TEST(StepPredictorTest, CudaGraphPaddingRoundsDecodeBatchesUp) {
+  StepPredictorConfig c = Config(8, 1, false);
+  StepPredictor eager(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  c.cuda_graph_sizes = {1, 2, 4, 8, 16, 24, 32};
+  StepPredictor graphed(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  // 17 sequences run as the 24-wide graph: more than 17 alone, at most 24.
+  EXPECT_GT(graphed.PredictStep(Decodes(1, 17, 4096)), eager.PredictStep(Decodes(1, 17, 4096)));
+  EXPECT_LE(graphed.PredictStep(Decodes(1, 17, 4096)), graphed.PredictStep(Decodes(1, 24, 4096)));
+  // 16 is a captured size: no padding.
+  EXPECT_EQ(graphed.PredictStep(Decodes(1, 16, 4096)), eager.PredictStep(Decodes(1, 16, 4096)));
+}
+
+}  // namespace
+}  // namespace servesim::cost

@@ -1,0 +1,59 @@
+// From an engine's effective configuration to the pieces one simulated run
+// needs: its layout, KV pool, schedulers, router and step-time model. One
+// Setup<Engine> function per engine; PrepareEngine dispatches.
+#ifndef SERVESIM_SIM_RUNNER_ENGINE_SETUP_H_
+#define SERVESIM_SIM_RUNNER_ENGINE_SETUP_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "models/memory_model.h"
+#include "models/model_spec.h"
+#include "models/parallel_layout.h"
+#include "scenarios/engine_config.pb.h"
+#include "scenarios/fitted_params.pb.h"
+#include "sim/cost/step_predictor.h"
+#include "sim/serving/serving_simulation.h"
+
+namespace servesim::runner {
+
+struct EngineSetup {
+  models::ParallelLayout layout;
+  models::KvBudget kv;             // one pool per DP rank
+  int64_t kv_blocks_per_rank = 0;
+  serving::EngineTopology topology;
+  cost::StepPredictorConfig predictor;
+  std::vector<std::string> notes;  // header lines: layout, memory, kernels
+};
+
+// Status codes: FailedPrecondition when the engine would refuse to start
+// (layout, memory), with its reason; others are servesim errors.
+absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
+                                          const models::ModelSpec& spec,
+                                          const scenarios::EngineParams& params);
+
+absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
+                                      const models::ModelSpec& spec,
+                                      const scenarios::EngineParams& params);
+absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
+                                        const models::ModelSpec& spec,
+                                        const scenarios::EngineParams& params);
+absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
+                                        const models::ModelSpec& spec,
+                                        const scenarios::EngineParams& params);
+
+// Shared helpers for the per-engine setups.
+models::KvCacheDtype ToModelKvDtype(scenarios::KvCacheDtype dtype);
+// A layout or memory refusal as the engine reports it (FailedPrecondition).
+absl::Status AsEngineRefusal(const absl::Status& status);
+// "KV pool: 41.2 GiB per GPU = 552,000 tokens per DP rank (BF16, 78,324 B/token)".
+std::string DescribeKvPool(const models::ModelSpec& spec, const models::KvBudget& kv,
+                           models::KvCacheDtype dtype, int dp_ranks);
+// The length check every OpenAI-compatible server makes before admitting.
+std::string ContextLengthRejection(int64_t max_model_len, int64_t prompt_tokens,
+                                   int64_t output_tokens);
+
+}  // namespace servesim::runner
+
+#endif  // SERVESIM_SIM_RUNNER_ENGINE_SETUP_H_

@@ -1,0 +1,159 @@
+#include "sim/runner/prediction.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "google/protobuf/text_format.h"
+#include "sim/cost/op_cost.h"
+#include "sim/workload/arrivals.h"
+#include "sim/workload/dataset.h"
+
+namespace servesim::runner {
+namespace {
+
+absl::StatusOr<scenarios::FittedParams> LoadParams(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat("--params: cannot read ", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  scenarios::FittedParams params;
+  if (!google::protobuf::TextFormat::ParseFromString(text.str(), &params)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--params: ", path, " is not a FittedParams text proto"));
+  }
+  return params;
+}
+
+}  // namespace
+
+const scenarios::EngineParams* FindEngineParams(const scenarios::FittedParams& params,
+                                                scenarios::EngineKind engine) {
+  for (const auto& e : params.engines()) {
+    if (e.engine() == engine) return &e;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<PredictionContext> LoadPredictionContext(ContextPaths paths) {
+  if (paths.repo_dir.empty()) paths.repo_dir = ".";
+  auto in_repo = [&](const std::string& rel) { return absl::StrCat(paths.repo_dir, "/", rel); };
+  if (paths.model_spec.empty()) paths.model_spec = in_repo("models/deepseek_v32.textproto");
+  if (paths.profile.empty()) paths.profile = in_repo("calibration/profiles/h200.textproto");
+  if (paths.params.empty()) paths.params = in_repo("scenarios/fitted_params.textproto");
+
+  PredictionContext c;
+  ASSIGN_OR_RETURN(c.spec, models::LoadModelSpec(paths.model_spec));
+  if (paths.profile != "roofline") {
+    absl::StatusOr<calibration::Profile> profile = calibration::Profile::Load(paths.profile);
+    if (!profile.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--profile: ", profile.status().message()));
+    }
+    c.profile = std::make_shared<const calibration::Profile>(std::move(*profile));
+  }
+  if (paths.params != "none") {
+    ASSIGN_OR_RETURN(c.params, LoadParams(paths.params));
+  }
+  c.paths = std::move(paths);
+  return c;
+}
+
+absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
+                                       const std::string& serve_command,
+                                       const scenarios::EnvVars& env,
+                                       const scenarios::ServeContext& serve_context) {
+  PreparedRun run;
+  ASSIGN_OR_RETURN(run.engine, scenarios::ParseServeCommand(serve_command, env, serve_context));
+  const scenarios::EngineParams* found = FindEngineParams(context.params, run.engine.engine());
+  scenarios::EngineParams zeros;
+  zeros.set_engine(run.engine.engine());
+  ASSIGN_OR_RETURN(run.setup,
+                   PrepareEngine(run.engine, context.spec, found ? *found : zeros));
+  if (found == nullptr) {
+    run.setup.notes.push_back(
+        "fitted parameters: none for this engine (host overheads taken as 0)");
+  }
+  return run;
+}
+
+absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRequest& request) {
+  Prediction p;
+  ASSIGN_OR_RETURN(p.bench, workload::ParseBenchCommand(request.bench_command));
+  scenarios::ServeContext serve_context;
+  serve_context.mtp_mean_accepted_drafts = request.mtp_mean_accepted_drafts;
+  serve_context.chat_workload = p.bench.dataset_name != workload::DatasetName::kRandom;
+  ASSIGN_OR_RETURN(PreparedRun run,
+                   PrepareRun(context, request.serve_command, request.env, serve_context));
+  p.engine = run.engine;
+
+  std::string notice;
+  ASSIGN_OR_RETURN(std::vector<workload::BenchRequest> requests,
+                   workload::SampleRequests(p.bench, context.paths.repo_dir + "/traces", &notice));
+  ASSIGN_OR_RETURN(std::vector<int64_t> arrivals,
+                   workload::RequestArrivalTimesNs(p.bench, requests));
+  serving::SimulationInput input;
+  input.max_concurrency = p.bench.max_concurrency;
+  input.requests.reserve(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    input.requests.push_back({requests[i].prompt_tokens, requests[i].output_tokens,
+                              sim::Nanoseconds(arrivals[i])});
+  }
+
+  cost::GpuRates rates;
+  std::unique_ptr<cost::OpCost> op_cost;
+  cost::ProfileOpCost* profile_cost = nullptr;
+  if (context.profile) {
+    auto pc = std::make_unique<cost::ProfileOpCost>(*context.profile, rates);
+    profile_cost = pc.get();
+    op_cost = std::move(pc);
+  } else {
+    op_cost = std::make_unique<cost::RooflineOpCost>(rates);
+  }
+  cost::StepPredictor predictor(run.setup.predictor, std::move(op_cost));
+  ASSIGN_OR_RETURN(p.simulation,
+                   serving::RunServingSimulation(run.setup.topology, predictor, input));
+  p.metrics = metrics::ComputeBenchMetrics(p.simulation.records, p.simulation.duration);
+  p.report.max_concurrency = p.bench.max_concurrency;
+  p.report.request_rate = p.bench.request_rate;
+
+  const scenarios::EngineConfig& e = p.engine;
+  p.header.push_back(absl::StrCat("engine: ", e.engine_version(), " serving ", e.model()));
+  for (const std::string& n : run.setup.notes) p.header.push_back(n);
+  if (e.num_speculative_tokens() > 0) {
+    p.header.push_back(absl::StrCat("speculative: ", e.speculative_method(), " with ",
+                                    e.num_speculative_tokens(), " draft token(s), ",
+                                    e.mean_accepted_drafts(), " accepted per step on average"));
+  }
+  if (!e.defaults_applied().empty()) {
+    p.header.push_back(absl::StrCat("defaults: ", absl::StrJoin(e.defaults_applied(), "; ")));
+  }
+  if (!e.ignored_flags().empty()) {
+    p.header.push_back(absl::StrCat("flags without effect on performance: ",
+                                    absl::StrJoin(e.ignored_flags(), " ")));
+  }
+  if (context.profile) {
+    const auto& d = context.profile->proto().device();
+    p.header.push_back(absl::StrCat("profile: ", context.paths.profile, " (", d.name(),
+                                    ", measured ", d.measured_at(), ")"));
+    if (profile_cost && !profile_cost->fallbacks().empty()) {
+      p.header.push_back(absl::StrCat("roofline fallbacks: ",
+                                      absl::StrJoin(profile_cost->fallbacks(), " ")));
+    }
+  } else {
+    p.header.push_back("profile: none (roofline of H200 datasheet rates)");
+  }
+  if (!notice.empty()) p.header.push_back(absl::StrCat("dataset: ", notice));
+  if (p.simulation.rejected > 0) {
+    p.header.push_back(absl::StrCat("rejected by the engine: ", p.simulation.rejected,
+                                    " request(s), e.g. \"", p.simulation.first_reject_reason,
+                                    "\""));
+  }
+  p.header.push_back(absl::StrCat("simulated: ", p.simulation.steps, " iterations, ",
+                                  p.simulation.preempted_or_retracted,
+                                  " preemption(s)/retraction(s)"));
+  return p;
+}
+
+}  // namespace servesim::runner

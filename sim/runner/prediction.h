@@ -1,0 +1,79 @@
+// One prediction end to end: serve and bench commands in, the simulated
+// benchmark's metrics out. The context (model spec, profile, fitted
+// parameters) is loaded once and shared by many predictions (sweeps, fits).
+#ifndef SERVESIM_SIM_RUNNER_PREDICTION_H_
+#define SERVESIM_SIM_RUNNER_PREDICTION_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "calibration/profile.h"
+#include "models/model_spec.h"
+#include "scenarios/engine_config.pb.h"
+#include "scenarios/fitted_params.pb.h"
+#include "scenarios/serve_command.h"
+#include "sim/metrics/bench_metrics.h"
+#include "sim/metrics/report.h"
+#include "sim/runner/engine_setup.h"
+#include "sim/serving/serving_simulation.h"
+#include "sim/workload/bench_config.h"
+
+namespace servesim::runner {
+
+struct ContextPaths {
+  std::string repo_dir;     // holds traces/, models/, calibration/profiles/, scenarios/
+  std::string model_spec;   // default: models/deepseek_v32.textproto
+  std::string profile;      // default: calibration/profiles/h200.textproto; "roofline" = none
+  std::string params;       // default: scenarios/fitted_params.textproto
+};
+
+struct PredictionContext {
+  ContextPaths paths;
+  models::ModelSpec spec;
+  std::shared_ptr<const calibration::Profile> profile;  // null: roofline only
+  scenarios::FittedParams params;
+};
+
+// Fills defaults in `paths` and loads everything; bad files are InvalidArgument.
+absl::StatusOr<PredictionContext> LoadPredictionContext(ContextPaths paths);
+
+struct RunRequest {
+  std::string serve_command;
+  std::string bench_command;
+  scenarios::EnvVars env;
+  double mtp_mean_accepted_drafts = -1;  // < 0: the documented default
+};
+
+struct Prediction {
+  scenarios::EngineConfig engine;
+  workload::BenchConfig bench;
+  std::vector<std::string> header;  // engine, layout, memory, profile, defaults
+  serving::SimulationResult simulation;
+  metrics::BenchMetrics metrics;
+  metrics::ReportOptions report;
+};
+
+// InvalidArgument / Unimplemented: bad or unmodelled input (exit 2);
+// FailedPrecondition: the engine refuses the configuration (exit 1).
+absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRequest& request);
+
+// Only the parse/setup stage: what `explain` shows. Same status codes.
+struct PreparedRun {
+  scenarios::EngineConfig engine;
+  EngineSetup setup;
+};
+absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
+                                       const std::string& serve_command,
+                                       const scenarios::EnvVars& env,
+                                       const scenarios::ServeContext& serve_context);
+
+// The parameters of `engine` in the context, or zeros (with a header note).
+const scenarios::EngineParams* FindEngineParams(const scenarios::FittedParams& params,
+                                                scenarios::EngineKind engine);
+
+}  // namespace servesim::runner
+
+#endif  // SERVESIM_SIM_RUNNER_PREDICTION_H_

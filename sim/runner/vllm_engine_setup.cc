@@ -1,0 +1,90 @@
+// vLLM v0.13 on DeepSeek-V3.2: layout, KV pool, scheduler and kernels.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "sim/engine/vllm_v1_replica_scheduler.h"
+#include "sim/runner/engine_setup.h"
+
+namespace servesim::runner {
+
+absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
+                                      const models::ModelSpec& spec,
+                                      const scenarios::EngineParams& params) {
+  EngineSetup s;
+  absl::StatusOr<models::ParallelLayout> layout = models::VllmLayout(
+      spec, config.tp(), config.dp(), config.enable_expert_parallel(), config.gpus_per_node());
+  if (!layout.ok()) return AsEngineRefusal(layout.status());
+  s.layout = *layout;
+
+  const models::KvCacheDtype kv_dtype = ToModelKvDtype(config.kv_cache_dtype());
+  models::VllmMemoryConfig memory;
+  memory.gpu_memory_utilization = config.gpu_memory_fraction();
+  memory.max_num_batched_tokens = config.max_num_batched_tokens();
+  memory.max_num_seqs = config.max_num_seqs();
+  memory.max_model_len = config.max_model_len();
+  memory.kv_block_tokens = config.kv_block_size();
+  memory.kv_dtype = kv_dtype;
+  memory.with_mtp = config.num_speculative_tokens() > 0;
+  memory.cuda_graph_max_tokens = std::max(config.cuda_graph_max_bs(), 0);
+  // VLLM_FUSED_MOE_CHUNK_SIZE: 64 * 1024 in vllm/envs.py of late-2025 releases
+  // (32768 in older ones) [U: recalled, not re-read for v0.13.0].
+  memory.fused_moe_chunk_tokens = 65536;
+  absl::StatusOr<models::KvBudget> kv = models::VllmKvBudget(spec, s.layout, memory);
+  if (!kv.ok()) return AsEngineRefusal(kv.status());
+  RETURN_IF_ERROR(AsEngineRefusal(models::VllmCheckMaxModelLen(spec, memory, *kv)));
+  s.kv = *kv;
+  s.kv_blocks_per_rank = kv->kv_capacity_tokens / config.kv_block_size();
+
+  const int ranks = s.layout.attn_dp;
+  s.topology.num_ranks = ranks;
+  // DP ranks of an MoE model step together: the MoE spans them, and an idle
+  // rank runs a dummy batch (vLLM's DP coordinator).
+  s.topology.lockstep = ranks > 1;
+  s.topology.router = serving::RouterPolicy::kLeastLoaded;
+  engine::VllmSchedulerConfig sched;
+  sched.max_num_batched_tokens = config.max_num_batched_tokens();
+  sched.max_num_seqs = config.max_num_seqs();
+  sched.kv_blocks = s.kv_blocks_per_rank;
+  sched.block_size_tokens = config.kv_block_size();
+  sched.spec = {config.num_speculative_tokens(), config.mean_accepted_drafts()};
+  s.topology.make_scheduler = [sched](int, size_t n) {
+    return std::make_unique<engine::VllmV1ReplicaScheduler>(sched, n);
+  };
+  const int64_t max_model_len = config.max_model_len();
+  s.topology.reject_reason = [max_model_len](const serving::ClientRequest& r) {
+    return ContextLengthRejection(max_model_len, r.prompt_tokens, r.output_tokens);
+  };
+
+  cost::StepPredictorConfig& p = s.predictor;
+  p.spec = spec;
+  p.layout = s.layout;
+  p.graph.kv_dtype = kv_dtype;
+  // Short prefills take dense MHA when the whole sequence fits in the index
+  // top-k (vLLM's use_dense_mha rule; its presence in v0.13 is [U]).
+  p.graph.dense_mha_prefill_max_tokens = spec.has_indexer() ? spec.indexer().index_topk() : 0;
+  // FlashMLA's sparse FP8 decode kernel takes 64 or 128 heads; under TP the
+  // sparse prefill also runs through it ("mixed batch"): pad both.
+  p.graph.min_sparse_decode_heads = 64;
+  p.graph.min_sparse_prefill_heads = 64;
+  p.graph.fp8_gemms = true;  // DeepGEMM off falls back to CUTLASS FP8, not BF16
+  p.graph.num_speculative_tokens = config.num_speculative_tokens();
+  p.cuda_graph_sizes.assign(config.cuda_graph_sizes().begin(), config.cuda_graph_sizes().end());
+  p.graphs_cover_mixed_batches = true;  // FULL_AND_PIECEWISE
+  p.pad_moe_tokens_to_max_rank = true;  // DP ranks pad to the largest (num_tokens_across_dp)
+  p.num_speculative_tokens = config.num_speculative_tokens();
+  p.overheads.step_cpu_us = params.step_cpu_us();
+  p.overheads.per_seq_cpu_us = params.per_seq_cpu_us();
+  p.overheads.eager_launch_us = params.eager_launch_us();
+  p.overheads.overlap_cpu = config.overlap_schedule();
+
+  s.notes.push_back(absl::StrCat("layout: ", s.layout.Describe()));
+  s.notes.push_back(DescribeKvPool(spec, s.kv, kv_dtype, ranks));
+  s.notes.push_back(absl::StrCat(
+      "attention: FLASHMLA_SPARSE; GEMMs: ", config.deep_gemm() ? "DeepGEMM FP8" : "CUTLASS FP8",
+      "; CUDA graphs up to ", config.cuda_graph_max_bs(), " tokens; async scheduling ",
+      config.overlap_schedule() ? "on" : "off"));
+  return s;
+}
+
+}  // namespace servesim::runner

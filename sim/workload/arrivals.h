@@ -1,0 +1,42 @@
+// When each benchmark request is sent: vllm bench serve's arrival process
+// (all at t = 0, Poisson, or gamma-bursty), or a trace's own clock.
+#ifndef SERVESIM_SIM_WORKLOAD_ARRIVALS_H_
+#define SERVESIM_SIM_WORKLOAD_ARRIVALS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/workload/bench_config.h"
+#include "sim/workload/dataset.h"
+
+namespace servesim::workload {
+
+// Send times of n requests, in ns from the start of the run, non-decreasing.
+// request_rate = inf: all 0. Otherwise vLLM's get_request
+// (engine-defaults.md B3): gaps Gamma(shape = burstiness,
+// scale = 1 / (rate * burstiness)) — Poisson at burstiness 1 — summed from the
+// first request on (the first request waits one gap too), then every time is
+// multiplied by (n / rate) / last so that the last request lands at exactly
+// n / rate seconds. Draws use std::mt19937_64(seed) and random_variates.h,
+// not numpy's stream, so individual times differ from vLLM's.
+absl::StatusOr<std::vector<int64_t>> ArrivalTimesNs(const BenchConfig& config, int64_t n,
+                                                    uint64_t seed);
+
+// Send times of `requests` as the simulator should use them.
+// - sharegpt / random: ArrivalTimesNs(config, size, ArrivalSeed(config.seed)).
+// - trace: the trace's own offsets times --trace-time-scale. With
+//   --request-rate R the trace keeps its shape but is stretched so the last
+//   request lands at n / R seconds, matching vLLM's rescaling rule (rate inf:
+//   all at 0). A trace whose requests all share one time stamp cannot be
+//   stretched: error.
+absl::StatusOr<std::vector<int64_t>> RequestArrivalTimesNs(
+    const BenchConfig& config, const std::vector<BenchRequest>& requests);
+
+// The arrival stream's seed: --seed mixed with a constant, so arrival gaps are
+// not drawn from the same bits as the dataset's lengths.
+uint64_t ArrivalSeed(int64_t bench_seed);
+
+}  // namespace servesim::workload
+
+#endif  // SERVESIM_SIM_WORKLOAD_ARRIVALS_H_

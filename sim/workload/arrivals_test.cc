@@ -1,0 +1,126 @@
+#include "sim/workload/arrivals.h"
+
+#include <cmath>
+#include <fstream>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace servesim::workload {
+namespace {
+
+BenchConfig RateConfig(double rate, double burstiness) {
+  BenchConfig config;
+  config.request_rate = rate;
+  config.request_rate_given = true;
+  config.burstiness = burstiness;
+  return config;
+}
+
+TEST(ArrivalTimesNsTest, InfiniteRateSendsEverythingAtZero) {
+  auto times = ArrivalTimesNs(BenchConfig{}, 1000, 0);
+  ASSERT_TRUE(times.ok());
+  ASSERT_EQ(times->size(), 1000u);
+  for (int64_t t : *times) EXPECT_EQ(t, 0);
+}
+
+TEST(ArrivalTimesNsTest, LastArrivalLandsAtNOverRate) {
+  auto times = ArrivalTimesNs(RateConfig(10.0, 1.0), 1000, 7);
+  ASSERT_TRUE(times.ok());
+  EXPECT_EQ(times->back(), 100'000'000'000);  // 1000 / 10 req/s = 100 s
+  EXPECT_GT(times->front(), 0);               // the first request waits one gap too
+  for (size_t i = 1; i < times->size(); ++i) EXPECT_GE((*times)[i], (*times)[i - 1]);
+}
+
+// Coefficient of variation of the gaps between consecutive arrivals.
+double GapCv(const std::vector<int64_t>& times) {
+  double sum = 0, sum_sq = 0;
+  const int n = static_cast<int>(times.size()) - 1;
+  for (int i = 0; i < n; ++i) {
+    const double gap = static_cast<double>(times[i + 1] - times[i]);
+    sum += gap;
+    sum_sq += gap * gap;
+  }
+  const double mean = sum / n;
+  return std::sqrt(sum_sq / n - mean * mean) / mean;
+}
+
+TEST(ArrivalTimesNsTest, PoissonGapsHaveMeanOneOverRateAndUnitCv) {
+  // Gamma gaps with shape b have CV 1/sqrt(b). With 200k gaps the CV's sampling
+  // sigma is about 0.005 (Poisson), so +-0.03 cannot flake for a correct sampler.
+  constexpr int kN = 200000;
+  auto times = ArrivalTimesNs(RateConfig(4.0, 1.0), kN, 1);
+  ASSERT_TRUE(times.ok());
+  const double mean_gap_s = (times->back() - times->front()) * 1e-9 / (kN - 1);
+  EXPECT_NEAR(mean_gap_s, 0.25, 0.25 * 0.01);
+  EXPECT_NEAR(GapCv(*times), 1.0, 0.03);
+  auto smooth = ArrivalTimesNs(RateConfig(4.0, 4.0), kN, 1);
+  ASSERT_TRUE(smooth.ok());
+  EXPECT_NEAR(GapCv(*smooth), 0.5, 0.03);
+  auto bursty = ArrivalTimesNs(RateConfig(4.0, 0.25), kN, 1);
+  ASSERT_TRUE(bursty.ok());
+  EXPECT_NEAR(GapCv(*bursty), 2.0, 0.1);
+}
+
+TEST(ArrivalTimesNsTest, SameSeedSameTimesOtherSeedOthers) {
+  auto a = ArrivalTimesNs(RateConfig(5.0, 1.0), 100, 3);
+  auto b = ArrivalTimesNs(RateConfig(5.0, 1.0), 100, 3);
+  auto c = ArrivalTimesNs(RateConfig(5.0, 1.0), 100, 4);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_EQ(*a, *b);
+  EXPECT_NE((*a)[0], (*c)[0]);
+}
+
+TEST(ArrivalTimesNsTest, NegativeCountIsAnError) {
+  EXPECT_FALSE(ArrivalTimesNs(RateConfig(5.0, 1.0), -1, 0).ok());
+}
+
+std::vector<BenchRequest> TraceRequests() {
+  std::vector<BenchRequest> requests(3);
+  requests[1].arrival_offset_ns = 1'000'000'000;
+  requests[2].arrival_offset_ns = 4'000'000'000;
+  return requests;
+}
+
+BenchConfig TraceConfig() {
+  BenchConfig config;
+  config.dataset_name = DatasetName::kTrace;
+  config.dataset_path = "unused";
+  return config;
+}
+
+TEST(RequestArrivalTimesNsTest, TraceKeepsItsOwnClockScaledByTimeScale) {
+  BenchConfig config = TraceConfig();
+  auto times = RequestArrivalTimesNs(config, TraceRequests());
+  ASSERT_TRUE(times.ok());
+  EXPECT_EQ(*times, (std::vector<int64_t>{0, 1'000'000'000, 4'000'000'000}));
+  config.trace_time_scale = 0.5;
+  times = RequestArrivalTimesNs(config, TraceRequests());
+  ASSERT_TRUE(times.ok());
+  EXPECT_EQ(*times, (std::vector<int64_t>{0, 500'000'000, 2'000'000'000}));
+}
+
+TEST(RequestArrivalTimesNsTest, TraceWithRequestRateIsStretchedToNOverRate) {
+  BenchConfig config = TraceConfig();
+  config.request_rate = 1.5;  // 3 requests: last at 2 s
+  config.request_rate_given = true;
+  auto times = RequestArrivalTimesNs(config, TraceRequests());
+  ASSERT_TRUE(times.ok());
+  EXPECT_EQ(*times, (std::vector<int64_t>{0, 500'000'000, 2'000'000'000}));
+  std::vector<BenchRequest> same_stamp(2);
+  EXPECT_FALSE(RequestArrivalTimesNs(config, same_stamp).ok());
+}
+
+TEST(RequestArrivalTimesNsTest, SyntheticDatasetsUseTheArrivalStream) {
+  BenchConfig config = RateConfig(2.0, 1.0);
+  config.seed = 9;
+  std::vector<BenchRequest> requests(50);
+  auto times = RequestArrivalTimesNs(config, requests);
+  auto direct = ArrivalTimesNs(config, 50, ArrivalSeed(9));
+  ASSERT_TRUE(times.ok() && direct.ok());
+  EXPECT_EQ(*times, *direct);
+  EXPECT_EQ(times->back(), 25'000'000'000);
+}
+
+}  // namespace
+}  // namespace servesim::workload

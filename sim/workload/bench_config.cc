@@ -1,0 +1,221 @@
+#include "sim/workload/bench_config.h"
+
+#include <cmath>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "base/status_macros.h"
+#include "sim/workload/command_line.h"
+#include "sim/workload/string_view_compat.h"
+
+namespace servesim::workload {
+namespace {
+
+constexpr char kContext[] = "--bench";
+
+absl::Status Bad(std::string_view flag, std::string_view problem) {
+  return absl::InvalidArgumentError(absl::StrCat(kContext, ": ", ToAbsl(flag), ": ", ToAbsl(problem)));
+}
+
+std::vector<FlagSpec> BenchFlagSpecs() {
+  std::vector<FlagSpec> specs = {
+      {"--dataset-name", {}, true},
+      {"--dataset-path", {}, true},
+      {"--num-prompts", {}, true},
+      {"--seed", {}, true},
+      {"--random-input-len", {}, true},
+      {"--random-output-len", {}, true},
+      {"--random-range-ratio", {}, true},
+      {"--random-prefix-len", {}, true},
+      {"--sharegpt-output-len", {}, true},
+      {"--disable-shuffle", {}, false},
+      {"--no-oversample", {}, false},
+      {"--request-rate", {}, true},
+      {"--burstiness", {}, true},
+      {"--max-concurrency", {}, true},
+      {"--ignore-eos", {}, false},
+      {"--backend", {}, true},
+      {"--endpoint", {}, true},
+      {"--model", {}, true},
+      {"--percentile-metrics", {}, true},
+      {"--metric-percentiles", {}, true},
+      {"--trace-time-scale", {}, true},
+  };
+  for (const IgnoredBenchFlag& flag : IgnoredBenchFlags()) {
+    specs.push_back({std::string(flag.name), {}, flag.takes_value,
+                     /*multiple_values=*/flag.name == "--metadata" || flag.name == "--goodput"});
+  }
+  return specs;
+}
+
+// Reads an integer flag that must be >= min_value.
+absl::Status ReadInt(const ParsedFlags& flags, std::string_view name, int64_t min_value,
+                     int64_t* out) {
+  if (!flags.Has(name)) return absl::OkStatus();
+  ASSIGN_OR_RETURN(int64_t value, flags.GetInt(name));
+  if (value < min_value) {
+    return Bad(name, absl::StrCat("must be >= ", min_value, ", got ", value));
+  }
+  *out = value;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string_view DatasetNameToString(DatasetName name) {
+  switch (name) {
+    case DatasetName::kSharegpt:
+      return "sharegpt";
+    case DatasetName::kRandom:
+      return "random";
+    case DatasetName::kTrace:
+      return "trace";
+  }
+  return "?";
+}
+
+const std::vector<IgnoredBenchFlag>& IgnoredBenchFlags() {
+  static const auto* const kFlags = new std::vector<IgnoredBenchFlag>{
+      {"--host", true, "server address; the simulated server has none"},
+      {"--port", true, "server address"},
+      {"--base-url", true, "server address"},
+      {"--tokenizer", true, "servesim counts tokens from tables, not text"},
+      {"--tokenizer-mode", true, "servesim counts tokens from tables, not text"},
+      {"--trust-remote-code", false, "tokenizer loading only"},
+      {"--served-model-name", true, "name in the request payload only"},
+      {"--save-result", false, "output destination, not the workload"},
+      {"--save-detailed", false, "output destination"},
+      {"--append-result", false, "output destination"},
+      {"--result-dir", true, "output destination"},
+      {"--result-filename", true, "output destination"},
+      {"--metadata", true, "free-form key=value pairs stored in the result file"},
+      {"--label", true, "result-file label"},
+      {"--disable-tqdm", false, "progress bar"},
+      {"--ready-check-timeout-sec", true,
+       "server readiness probe before the timed run (engine-defaults.md B3)"},
+      {"--request-id-prefix", true, "request-id text only"},
+      {"--goodput", true, "SLO goodput is not reported by servesim"},
+  };
+  return *kFlags;
+}
+
+absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
+  auto split = SplitShellWords(command);
+  if (!split.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(kContext, ": ", split.status().message()));
+  }
+  std::vector<std::string> words = *std::move(split);
+  if (words.size() < 3 || words[0] != "vllm" || words[1] != "bench" || words[2] != "serve") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kContext, ": must start with \"vllm bench serve\", got \"",
+                     ToAbsl(command.substr(0, 40)), "\""));
+  }
+  words.erase(words.begin(), words.begin() + 3);
+  FlagParseOptions options;
+  options.context = kContext;
+  // vLLM's FlexibleArgumentParser accepts --num_prompts for --num-prompts.
+  options.underscores_match_dashes = true;
+  ASSIGN_OR_RETURN(ParsedFlags flags, ParseFlags(words, BenchFlagSpecs(), options));
+
+  BenchConfig config;
+  if (flags.Has("--dataset-name")) {
+    ASSIGN_OR_RETURN(std::string name, flags.GetString("--dataset-name"));
+    if (name == "sharegpt") {
+      config.dataset_name = DatasetName::kSharegpt;
+    } else if (name == "random") {
+      config.dataset_name = DatasetName::kRandom;
+    } else if (name == "trace") {
+      config.dataset_name = DatasetName::kTrace;
+    } else {
+      return Bad("--dataset-name",
+                 absl::StrCat("unsupported \"", name, "\" (servesim has sharegpt, random, trace)"));
+    }
+  }
+  ASSIGN_OR_RETURN(config.dataset_path, flags.GetStringOr("--dataset-path", ""));
+  RETURN_IF_ERROR(ReadInt(flags, "--num-prompts", 1, &config.num_prompts));
+  config.num_prompts_given = flags.Has("--num-prompts");
+  // numpy.random.default_rng, which vLLM seeds with it, rejects negative seeds.
+  RETURN_IF_ERROR(ReadInt(flags, "--seed", 0, &config.seed));
+  RETURN_IF_ERROR(ReadInt(flags, "--random-input-len", 1, &config.random_input_len));
+  RETURN_IF_ERROR(ReadInt(flags, "--random-output-len", 1, &config.random_output_len));
+  RETURN_IF_ERROR(ReadInt(flags, "--random-prefix-len", 0, &config.random_prefix_len));
+  ASSIGN_OR_RETURN(config.random_range_ratio, flags.GetDoubleOr("--random-range-ratio", 0.0));
+  if (!(config.random_range_ratio >= 0.0 && config.random_range_ratio < 1.0)) {
+    return Bad("--random-range-ratio",
+               absl::StrCat("must be in [0, 1), got ", config.random_range_ratio));
+  }
+  if (flags.Has("--sharegpt-output-len")) {
+    int64_t len = 0;
+    RETURN_IF_ERROR(ReadInt(flags, "--sharegpt-output-len", 1, &len));
+    config.sharegpt_output_len = len;
+  }
+  ASSIGN_OR_RETURN(config.disable_shuffle, flags.GetBool("--disable-shuffle"));
+  ASSIGN_OR_RETURN(config.no_oversample, flags.GetBool("--no-oversample"));
+  ASSIGN_OR_RETURN(config.ignore_eos, flags.GetBool("--ignore-eos"));
+
+  config.request_rate_given = flags.Has("--request-rate");
+  ASSIGN_OR_RETURN(config.request_rate,
+                   flags.GetDoubleOr("--request-rate", config.request_rate));
+  if (std::isnan(config.request_rate) || config.request_rate <= 0.0) {
+    return Bad("--request-rate", absl::StrCat("must be > 0 or inf, got ", config.request_rate));
+  }
+  ASSIGN_OR_RETURN(config.burstiness, flags.GetDoubleOr("--burstiness", 1.0));
+  if (!(config.burstiness > 0.0) || std::isinf(config.burstiness)) {
+    return Bad("--burstiness", absl::StrCat("must be finite and > 0, got ", config.burstiness));
+  }
+  if (flags.Has("--max-concurrency")) {
+    int64_t limit = 0;
+    RETURN_IF_ERROR(ReadInt(flags, "--max-concurrency", 1, &limit));
+    config.max_concurrency = limit;
+  }
+  ASSIGN_OR_RETURN(config.backend, flags.GetStringOr("--backend", config.backend));
+  ASSIGN_OR_RETURN(config.endpoint, flags.GetStringOr("--endpoint", config.endpoint));
+  ASSIGN_OR_RETURN(config.model, flags.GetStringOr("--model", ""));
+
+  if (flags.Has("--percentile-metrics")) {
+    ASSIGN_OR_RETURN(std::string text, flags.GetString("--percentile-metrics"));
+    config.percentile_metrics.clear();
+    for (absl::string_view metric : absl::StrSplit(text, ',')) {
+      if (metric != "ttft" && metric != "tpot" && metric != "itl" && metric != "e2el") {
+        return Bad("--percentile-metrics",
+                   absl::StrCat("unknown metric \"", metric, "\" (ttft, tpot, itl, e2el)"));
+      }
+      config.percentile_metrics.emplace_back(metric);
+    }
+  }
+  if (flags.Has("--metric-percentiles")) {
+    ASSIGN_OR_RETURN(std::string text, flags.GetString("--metric-percentiles"));
+    config.metric_percentiles.clear();
+    for (absl::string_view item : absl::StrSplit(text, ',')) {
+      double p;
+      if (!absl::SimpleAtod(item, &p) || !(p >= 0.0 && p <= 100.0)) {
+        return Bad("--metric-percentiles",
+                   absl::StrCat("expected numbers in [0, 100], got \"", item, "\""));
+      }
+      config.metric_percentiles.push_back(p);
+    }
+  }
+
+  ASSIGN_OR_RETURN(config.trace_time_scale, flags.GetDoubleOr("--trace-time-scale", 1.0));
+  if (!(config.trace_time_scale > 0.0) || std::isinf(config.trace_time_scale)) {
+    return Bad("--trace-time-scale",
+               absl::StrCat("must be finite and > 0, got ", config.trace_time_scale));
+  }
+  if (flags.Has("--trace-time-scale")) {
+    if (config.dataset_name != DatasetName::kTrace) {
+      return Bad("--trace-time-scale", "needs --dataset-name trace");
+    }
+    if (config.request_rate_given) {
+      return Bad("--trace-time-scale", "cannot be combined with --request-rate");
+    }
+  }
+  if (config.dataset_name == DatasetName::kTrace && config.dataset_path.empty()) {
+    return Bad("--dataset-path", "required with --dataset-name trace");
+  }
+  return config;
+}
+
+}  // namespace servesim::workload

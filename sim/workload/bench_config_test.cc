@@ -1,0 +1,150 @@
+#include "sim/workload/bench_config.h"
+
+#include <cmath>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace servesim::workload {
+namespace {
+
+constexpr char kLive[] =
+    "vllm bench serve --model deepseek-ai/DeepSeek-V3.2 --backend openai-chat --endpoint "
+    "/v1/chat/completions --dataset-name sharegpt --dataset-path "
+    "ShareGPT_V3_unfiltered_cleaned_split.json --num-prompts 1000";
+
+TEST(ParseBenchCommandTest, ReadsTheLiveSharegptCommand) {
+  auto config = ParseBenchCommand(kLive);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->dataset_name, DatasetName::kSharegpt);
+  EXPECT_EQ(config->dataset_path, "ShareGPT_V3_unfiltered_cleaned_split.json");
+  EXPECT_EQ(config->num_prompts, 1000);
+  EXPECT_TRUE(config->num_prompts_given);
+  EXPECT_EQ(config->backend, "openai-chat");
+  EXPECT_EQ(config->endpoint, "/v1/chat/completions");
+  EXPECT_EQ(config->model, "deepseek-ai/DeepSeek-V3.2");
+  EXPECT_TRUE(std::isinf(config->request_rate));
+  EXPECT_FALSE(config->max_concurrency.has_value());
+}
+
+TEST(ParseBenchCommandTest, DefaultsAreVllmDefaults) {
+  auto config = ParseBenchCommand("vllm bench serve");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->dataset_name, DatasetName::kSharegpt);
+  EXPECT_EQ(config->num_prompts, 1000);
+  EXPECT_FALSE(config->num_prompts_given);
+  EXPECT_EQ(config->seed, 0);
+  EXPECT_EQ(config->random_input_len, 1024);
+  EXPECT_EQ(config->random_output_len, 128);
+  EXPECT_EQ(config->random_range_ratio, 0.0);
+  EXPECT_EQ(config->random_prefix_len, 0);
+  EXPECT_TRUE(std::isinf(config->request_rate));
+  EXPECT_EQ(config->burstiness, 1.0);
+  EXPECT_FALSE(config->ignore_eos);
+  EXPECT_FALSE(config->sharegpt_output_len.has_value());
+  EXPECT_EQ(config->percentile_metrics, (std::vector<std::string>{"ttft", "tpot", "itl"}));
+  EXPECT_EQ(config->metric_percentiles, std::vector<double>{99.0});
+}
+
+TEST(ParseBenchCommandTest, ReadsTheLiveRandomWorkloadFlags) {
+  auto config = ParseBenchCommand(
+      "vllm bench serve --dataset-name random --random-input-len 32000 --random-output-len 100 "
+      "--num-prompts 100 --seed 42 --request-rate 2.5 --burstiness 0.5 --max-concurrency 64 "
+      "--ignore-eos --random-range-ratio 0.25 --random-prefix-len 16 "
+      "--percentile-metrics ttft,e2el --metric-percentiles 50,90,99.9");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->dataset_name, DatasetName::kRandom);
+  EXPECT_EQ(config->random_input_len, 32000);
+  EXPECT_EQ(config->random_output_len, 100);
+  EXPECT_EQ(config->num_prompts, 100);
+  EXPECT_EQ(config->seed, 42);
+  EXPECT_DOUBLE_EQ(config->request_rate, 2.5);
+  EXPECT_DOUBLE_EQ(config->burstiness, 0.5);
+  EXPECT_EQ(config->max_concurrency, 64);
+  EXPECT_TRUE(config->ignore_eos);
+  EXPECT_DOUBLE_EQ(config->random_range_ratio, 0.25);
+  EXPECT_EQ(config->random_prefix_len, 16);
+  EXPECT_EQ(config->percentile_metrics, (std::vector<std::string>{"ttft", "e2el"}));
+  EXPECT_EQ(config->metric_percentiles, (std::vector<double>{50, 90, 99.9}));
+}
+
+TEST(ParseBenchCommandTest, AcceptsEveryDocumentedNoEffectFlag) {
+  std::string command = kLive;
+  for (const IgnoredBenchFlag& flag : IgnoredBenchFlags()) {
+    command += " " + std::string(flag.name) + (flag.takes_value ? " x" : "");
+  }
+  auto config = ParseBenchCommand(command);
+  EXPECT_TRUE(config.ok()) << config.status();
+}
+
+TEST(ParseBenchCommandTest, AcceptsUnderscoreSpellings) {
+  auto config = ParseBenchCommand("vllm bench serve --num_prompts 7 --request_rate=3");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->num_prompts, 7);
+  EXPECT_EQ(config->request_rate, 3.0);
+}
+
+TEST(ParseBenchCommandTest, ReadsTraceOptions) {
+  auto config = ParseBenchCommand(
+      "vllm bench serve --dataset-name trace --dataset-path t.jsonl --trace-time-scale 2");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->dataset_name, DatasetName::kTrace);
+  EXPECT_EQ(config->trace_time_scale, 2.0);
+  EXPECT_FALSE(config->request_rate_given);
+}
+
+struct BadCase {
+  const char* flags;
+  const char* message;
+};
+
+TEST(ParseBenchCommandTest, EachBadFlagGivesOneLineNamingIt) {
+  const BadCase cases[] = {
+      {"--num-prompts -5", "--bench: --num-prompts: must be >= 1, got -5"},
+      {"--num-prompts abc", "--bench: --num-prompts: expected an integer, got \"abc\""},
+      {"--seed -1", "--bench: --seed: must be >= 0, got -1"},
+      {"--random-range-ratio 1", "--bench: --random-range-ratio: must be in [0, 1), got 1"},
+      {"--random-range-ratio -0.1", "--bench: --random-range-ratio: must be in [0, 1), got -0.1"},
+      {"--random-input-len 0", "--bench: --random-input-len: must be >= 1, got 0"},
+      {"--random-output-len 0", "--bench: --random-output-len: must be >= 1, got 0"},
+      {"--random-prefix-len -1", "--bench: --random-prefix-len: must be >= 0, got -1"},
+      {"--request-rate 0", "--bench: --request-rate: must be > 0 or inf, got 0"},
+      {"--request-rate fast", "--bench: --request-rate: expected a number, got \"fast\""},
+      {"--burstiness 0", "--bench: --burstiness: must be finite and > 0, got 0"},
+      {"--max-concurrency 0", "--bench: --max-concurrency: must be >= 1, got 0"},
+      {"--sharegpt-output-len 0", "--bench: --sharegpt-output-len: must be >= 1, got 0"},
+      {"--dataset-name sonnet",
+       "--bench: --dataset-name: unsupported \"sonnet\" (servesim has sharegpt, random, trace)"},
+      {"--dataset-name trace", "--bench: --dataset-path: required with --dataset-name trace"},
+      {"--trace-time-scale 2", "--bench: --trace-time-scale: needs --dataset-name trace"},
+      {"--dataset-name trace --dataset-path a --trace-time-scale 2 --request-rate 3",
+       "--bench: --trace-time-scale: cannot be combined with --request-rate"},
+      {"--percentile-metrics ttft,foo",
+       "--bench: --percentile-metrics: unknown metric \"foo\" (ttft, tpot, itl, e2el)"},
+      {"--metric-percentiles 50,101",
+       "--bench: --metric-percentiles: expected numbers in [0, 100], got \"101\""},
+      {"--temperature 0.7", "--bench: unknown flag --temperature"},
+      {"--ignore-eos=yes", "--bench: --ignore-eos: is a switch and takes no value, got \"yes\""},
+      {"--num-prompts", "--bench: --num-prompts: expected a value"},
+      {"stray", "--bench: unexpected argument \"stray\""},
+      {"--model 'unterminated", "--bench: unterminated single quote at column 26"},
+  };
+  for (const BadCase& c : cases) {
+    auto config = ParseBenchCommand(std::string("vllm bench serve ") + c.flags);
+    ASSERT_FALSE(config.ok()) << c.flags;
+    EXPECT_EQ(config.status().message(), c.message) << c.flags;
+    EXPECT_EQ(std::string(config.status().message()).find('\n'), std::string::npos);
+  }
+}
+
+TEST(ParseBenchCommandTest, MustStartWithVllmBenchServe) {
+  for (const char* bad : {"vllm serve deepseek-ai/DeepSeek-V3.2", "bench serve", ""}) {
+    auto config = ParseBenchCommand(bad);
+    ASSERT_FALSE(config.ok()) << bad;
+    EXPECT_NE(config.status().message().find("must start with \"vllm bench serve\""),
+              std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace servesim::workload

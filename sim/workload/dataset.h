@@ -1,0 +1,66 @@
+// The requests of one benchmark run: how many tokens each prompt has and asks
+// for, sampled the way `vllm bench serve` samples its datasets.
+#ifndef SERVESIM_SIM_WORKLOAD_DATASET_H_
+#define SERVESIM_SIM_WORKLOAD_DATASET_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/workload/bench_config.h"
+
+namespace servesim::workload {
+
+struct BenchRequest {
+  // Position in send order, 0-based (vLLM's request_id suffix).
+  int64_t id = 0;
+  // The client-side prompt length vLLM counts in "Total input tokens": for
+  // sharegpt the tokenized first human turn (BOS included, as the live totals
+  // are); for random prefix + sampled input length, i.e. random_input_len - 1
+  // at range ratio 0, since vLLM subtracts the BOS it will not send. The chat
+  // template the server adds is not included.
+  int64_t prompt_tokens = 0;
+  // max_completion_tokens the client asks for (>= 1).
+  int64_t output_tokens = 0;
+  // Arrival relative to the first request; only trace datasets set it, others 0.
+  int64_t arrival_offset_ns = 0;
+};
+
+// File name of the ShareGPT stand-in inside the repository's traces/ folder.
+inline constexpr char kSharegptTableFile[] = "sharegpt_v3_first_turn_lengths.csv";
+
+// Samples config.num_prompts requests (a trace without --num-prompts: all rows).
+// `traces_dir` is the repository's traces/ folder (for the ShareGPT table).
+// `notice` (may be null) receives one line for the report header saying what
+// stood in for what, e.g. which table replaced ShareGPT.
+//  - random: vLLM's RandomDataset lengths, drawn from std::mt19937_64(seed)
+//    through random_variates.h; numpy's PCG64 stream is not reproduced, so the
+//    per-request lengths differ from vLLM's (the ranges and, at r = 0, the
+//    lengths themselves are the same).
+//  - sharegpt: seeded Fisher-Yates shuffle of the table, first num_prompts rows
+//    passing vLLM's filters (prompt, output >= 4; prompt <= 1024; sum <= 2048),
+//    oversampled with replacement if too few (unless --no-oversample).
+//  - trace: the first num_prompts rows of --dataset-path (trace_file.h); more
+//    prompts than rows is an error.
+absl::StatusOr<std::vector<BenchRequest>> SampleRequests(const BenchConfig& config,
+                                                         const std::string& traces_dir,
+                                                         std::string* notice);
+
+// One row of the ShareGPT stand-in table.
+struct SharegptLengths {
+  int64_t prompt_tokens = 0;
+  int64_t output_tokens = 0;
+};
+
+// Reads traces/sharegpt_v3_first_turn_lengths.csv (header
+// prompt_tokens,output_tokens). Errors name the file and line.
+absl::StatusOr<std::vector<SharegptLengths>> ReadSharegptTable(const std::string& path);
+
+// vLLM's is_valid_sequence with its defaults (engine-defaults.md B1.6).
+bool PassesSharegptFilter(int64_t prompt_tokens, int64_t output_tokens,
+                          bool skip_min_output_check);
+
+}  // namespace servesim::workload
+
+#endif  // SERVESIM_SIM_WORKLOAD_DATASET_H_

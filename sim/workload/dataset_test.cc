@@ -1,0 +1,280 @@
+#include "sim/workload/dataset.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace servesim::workload {
+namespace {
+
+const std::string kTracesDir = std::string(SERVESIM_SOURCE_DIR) + "/traces";
+
+BenchConfig RandomConfig(int64_t input_len, int64_t output_len, double ratio, int64_t n) {
+  BenchConfig config;
+  config.dataset_name = DatasetName::kRandom;
+  config.random_input_len = input_len;
+  config.random_output_len = output_len;
+  config.random_range_ratio = ratio;
+  config.num_prompts = n;
+  config.seed = 42;
+  return config;
+}
+
+int64_t SumPrompt(const std::vector<BenchRequest>& requests) {
+  int64_t sum = 0;
+  for (const auto& r : requests) sum += r.prompt_tokens;
+  return sum;
+}
+int64_t SumOutput(const std::vector<BenchRequest>& requests) {
+  int64_t sum = 0;
+  for (const auto& r : requests) sum += r.output_tokens;
+  return sum;
+}
+
+TEST(RandomDatasetTest, LengthsAreExactAtRangeRatioZero) {
+  // vLLM subtracts the one BOS token from --random-input-len: 128 -> 127.
+  auto requests = SampleRequests(RandomConfig(128, 4, 0.0, 1000), kTracesDir, nullptr);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  ASSERT_EQ(requests->size(), 1000u);
+  for (size_t i = 0; i < requests->size(); ++i) {
+    EXPECT_EQ((*requests)[i].id, static_cast<int64_t>(i));
+    EXPECT_EQ((*requests)[i].prompt_tokens, 127);
+    EXPECT_EQ((*requests)[i].output_tokens, 4);
+    EXPECT_EQ((*requests)[i].arrival_offset_ns, 0);
+  }
+}
+
+TEST(RandomDatasetTest, PrefixAddsToEveryPrompt) {
+  BenchConfig config = RandomConfig(2000, 100, 0.0, 10);
+  config.random_prefix_len = 50;
+  auto requests = SampleRequests(config, kTracesDir, nullptr);
+  ASSERT_TRUE(requests.ok());
+  for (const auto& r : *requests) EXPECT_EQ(r.prompt_tokens, 50 + 1999);
+}
+
+TEST(RandomDatasetTest, LengthsStayWithinVllmBoundsAndCoverThem) {
+  // input 1001 -> real 1000 -> [floor(500), ceil(1500)]; output 100 -> [50, 150].
+  auto requests = SampleRequests(RandomConfig(1001, 100, 0.5, 20000), kTracesDir, nullptr);
+  ASSERT_TRUE(requests.ok());
+  std::set<int64_t> inputs, outputs;
+  for (const auto& r : *requests) {
+    EXPECT_GE(r.prompt_tokens, 500);
+    EXPECT_LE(r.prompt_tokens, 1500);
+    EXPECT_GE(r.output_tokens, 50);
+    EXPECT_LE(r.output_tokens, 150);
+    inputs.insert(r.prompt_tokens);
+    outputs.insert(r.output_tokens);
+  }
+  // 20000 draws over 101 output values: every value appears (P(miss) ~ 1e-85).
+  EXPECT_EQ(outputs.size(), 101u);
+  EXPECT_EQ(*inputs.begin(), 500);
+  EXPECT_EQ(*inputs.rbegin(), 1500);
+  // Uniform means: (500 + 1500) / 2 and (50 + 150) / 2, within ~6 sigma.
+  EXPECT_NEAR(SumPrompt(*requests) / 20000.0, 1000.0, 6 * 289.0 / std::sqrt(20000.0));
+  EXPECT_NEAR(SumOutput(*requests) / 20000.0, 100.0, 6 * 29.2 / std::sqrt(20000.0));
+}
+
+TEST(RandomDatasetTest, OutputLowerBoundIsAtLeastOne) {
+  // O = 2, r = 0.9: [max(1, floor(0.2)), max(1, ceil(3.8))] = [1, 4].
+  auto requests = SampleRequests(RandomConfig(100, 2, 0.9, 2000), kTracesDir, nullptr);
+  ASSERT_TRUE(requests.ok());
+  std::set<int64_t> outputs;
+  for (const auto& r : *requests) outputs.insert(r.output_tokens);
+  EXPECT_EQ(outputs, (std::set<int64_t>{1, 2, 3, 4}));
+}
+
+TEST(RandomDatasetTest, RangesThatAllowEmptyPromptsAreRejected) {
+  auto requests = SampleRequests(RandomConfig(1, 10, 0.0, 10), kTracesDir, nullptr);
+  EXPECT_EQ(requests.status().message(),
+            "--bench: --random-input-len: 1 with --random-range-ratio 0 allows prompts of 0 "
+            "tokens (vLLM reserves 1 for the BOS)");
+  // real 9, floor(9 * 0.1) = 0.
+  EXPECT_FALSE(SampleRequests(RandomConfig(10, 10, 0.9, 10), kTracesDir, nullptr).ok());
+  BenchConfig with_prefix = RandomConfig(10, 10, 0.9, 10);
+  with_prefix.random_prefix_len = 1;
+  EXPECT_TRUE(SampleRequests(with_prefix, kTracesDir, nullptr).ok());
+}
+
+TEST(RandomDatasetTest, SameSeedSameRequestsOtherSeedOthers) {
+  BenchConfig config = RandomConfig(1024, 128, 0.5, 100);
+  auto a = SampleRequests(config, kTracesDir, nullptr);
+  auto b = SampleRequests(config, kTracesDir, nullptr);
+  config.seed = 43;
+  auto c = SampleRequests(config, kTracesDir, nullptr);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  int same_ab = 0, same_ac = 0;
+  for (int i = 0; i < 100; ++i) {
+    same_ab += (*a)[i].prompt_tokens == (*b)[i].prompt_tokens;
+    same_ac += (*a)[i].prompt_tokens == (*c)[i].prompt_tokens;
+  }
+  EXPECT_EQ(same_ab, 100);
+  EXPECT_LT(same_ac, 10);  // 1025 possible values: ~0.1 coincidences expected
+}
+
+BenchConfig SharegptConfig(int64_t n) {
+  BenchConfig config;
+  config.dataset_name = DatasetName::kSharegpt;
+  config.num_prompts = n;
+  return config;
+}
+
+TEST(SharegptDatasetTest, ThousandPromptsLandOnTheLiveTotals) {
+  std::string notice;
+  auto requests = SampleRequests(SharegptConfig(1000), kTracesDir, &notice);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  ASSERT_EQ(requests->size(), 1000u);
+  // Live runs (shared/validation): 219,111 input tokens, about 197k output.
+  EXPECT_NEAR(SumPrompt(*requests), 219111, 0.03 * 219111);
+  EXPECT_NEAR(SumOutput(*requests), 197000, 0.05 * 197000);
+  // traces/make_sharegpt_lengths.py --check replays this sampler in Python and
+  // prints these sums; equality shows the two implementations agree.
+  EXPECT_EQ(SumPrompt(*requests), 219171);
+  EXPECT_EQ(SumOutput(*requests), 197220);
+  EXPECT_NE(notice.find("sharegpt_v3_first_turn_lengths.csv"), std::string::npos);
+}
+
+TEST(SharegptDatasetTest, EveryRequestPassesVllmFilters) {
+  auto requests = SampleRequests(SharegptConfig(1000), kTracesDir, nullptr);
+  ASSERT_TRUE(requests.ok());
+  int64_t max_prompt = 0;
+  for (size_t i = 0; i < requests->size(); ++i) {
+    const auto& r = (*requests)[i];
+    EXPECT_EQ(r.id, static_cast<int64_t>(i));
+    EXPECT_GE(r.prompt_tokens, 4);
+    EXPECT_GE(r.output_tokens, 4);
+    EXPECT_LE(r.prompt_tokens, 1024);
+    EXPECT_LE(r.prompt_tokens + r.output_tokens, 2048);
+    max_prompt = std::max(max_prompt, r.prompt_tokens);
+  }
+  // Heavy-tailed prompts: some reach the upper filter's neighbourhood.
+  EXPECT_GT(max_prompt, 800);
+}
+
+TEST(SharegptDatasetTest, SameSeedSameRequestsOtherSeedOthers) {
+  BenchConfig config = SharegptConfig(200);
+  auto a = SampleRequests(config, kTracesDir, nullptr);
+  auto b = SampleRequests(config, kTracesDir, nullptr);
+  config.seed = 1;
+  auto c = SampleRequests(config, kTracesDir, nullptr);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  int same_ab = 0, same_ac = 0;
+  for (int i = 0; i < 200; ++i) {
+    same_ab += (*a)[i].prompt_tokens == (*b)[i].prompt_tokens &&
+               (*a)[i].output_tokens == (*b)[i].output_tokens;
+    same_ac += (*a)[i].prompt_tokens == (*c)[i].prompt_tokens &&
+               (*a)[i].output_tokens == (*c)[i].output_tokens;
+  }
+  EXPECT_EQ(same_ab, 200);
+  EXPECT_LT(same_ac, 20);
+}
+
+TEST(SharegptDatasetTest, DisableShuffleKeepsFileOrder) {
+  BenchConfig config = SharegptConfig(2);
+  config.disable_shuffle = true;
+  auto requests = SampleRequests(config, kTracesDir, nullptr);
+  ASSERT_TRUE(requests.ok());
+  auto table = ReadSharegptTable(kTracesDir + "/" + kSharegptTableFile);
+  ASSERT_TRUE(table.ok());
+  size_t k = 0;
+  while (!PassesSharegptFilter((*table)[k].prompt_tokens, (*table)[k].output_tokens, false)) ++k;
+  EXPECT_EQ((*requests)[0].prompt_tokens, (*table)[k].prompt_tokens);
+  EXPECT_EQ((*requests)[0].output_tokens, (*table)[k].output_tokens);
+}
+
+TEST(SharegptDatasetTest, FixedOutputLengthSkipsTheMinimumButNotTheTotal) {
+  BenchConfig config = SharegptConfig(300);
+  config.sharegpt_output_len = 2;  // below the minimum of 4: allowed when fixed
+  auto requests = SampleRequests(config, kTracesDir, nullptr);
+  ASSERT_TRUE(requests.ok());
+  for (const auto& r : *requests) EXPECT_EQ(r.output_tokens, 2);
+  config.sharegpt_output_len = 1500;  // prompt <= 548 to keep the sum <= 2048
+  requests = SampleRequests(config, kTracesDir, nullptr);
+  ASSERT_TRUE(requests.ok());
+  for (const auto& r : *requests) EXPECT_LE(r.prompt_tokens, 548);
+}
+
+TEST(SharegptDatasetTest, OversamplesWithReplacementUnlessToldNot) {
+  auto table = ReadSharegptTable(kTracesDir + "/" + kSharegptTableFile);
+  ASSERT_TRUE(table.ok());
+  int64_t passing = 0;
+  for (const auto& row : *table) {
+    passing += PassesSharegptFilter(row.prompt_tokens, row.output_tokens, false);
+  }
+  BenchConfig config = SharegptConfig(passing + 500);
+  std::string notice;
+  auto requests = SampleRequests(config, kTracesDir, &notice);
+  ASSERT_TRUE(requests.ok());
+  EXPECT_EQ(static_cast<int64_t>(requests->size()), passing + 500);
+  EXPECT_EQ(requests->back().id, passing + 499);
+  EXPECT_NE(notice.find("oversampled"), std::string::npos);
+  config.no_oversample = true;
+  requests = SampleRequests(config, kTracesDir, &notice);
+  ASSERT_TRUE(requests.ok());
+  EXPECT_EQ(static_cast<int64_t>(requests->size()), passing);
+}
+
+TEST(SharegptDatasetTest, ExistingShareGptJsonIsReportedAsNotRead) {
+  const std::string path = ::testing::TempDir() + "/ShareGPT_V3_unfiltered_cleaned_split.json";
+  std::ofstream(path) << "[]";
+  BenchConfig config = SharegptConfig(10);
+  config.dataset_path = path;
+  std::string notice;
+  ASSERT_TRUE(SampleRequests(config, kTracesDir, &notice).ok());
+  EXPECT_NE(notice.find("exists but is not read (no tokenizer)"), std::string::npos);
+}
+
+TEST(SharegptDatasetTest, MalformedTableRowNamesTheLine) {
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/" + kSharegptTableFile) << "prompt_tokens,output_tokens\n10,20\n5,x\n";
+  auto requests = SampleRequests(SharegptConfig(1), dir, nullptr);
+  ASSERT_FALSE(requests.ok());
+  EXPECT_NE(requests.status().message().find(":3: expected two integers"), std::string::npos)
+      << requests.status();
+  EXPECT_FALSE(SampleRequests(SharegptConfig(1), dir + "/missing", nullptr).ok());
+}
+
+TEST(TraceDatasetTest, TakesTheFirstRowsOrAllWithoutNumPrompts) {
+  const std::string path = ::testing::TempDir() + "/small_trace.csv";
+  std::ofstream(path) << "arrival_s,input_tokens,output_tokens\n5.0,100,10\n5.5,200,20\n7,300,30\n";
+  BenchConfig config;
+  config.dataset_name = DatasetName::kTrace;
+  config.dataset_path = path;
+  auto all = SampleRequests(config, kTracesDir, nullptr);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[2].prompt_tokens, 300);
+  EXPECT_EQ((*all)[2].output_tokens, 30);
+  EXPECT_EQ((*all)[1].arrival_offset_ns, 500'000'000);
+  EXPECT_EQ((*all)[2].arrival_offset_ns, 2'000'000'000);
+  config.num_prompts = 2;
+  config.num_prompts_given = true;
+  auto two = SampleRequests(config, kTracesDir, nullptr);
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(two->size(), 2u);
+  config.num_prompts = 4;
+  auto too_many = SampleRequests(config, kTracesDir, nullptr);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_NE(too_many.status().message().find("--num-prompts: 4 but"), std::string::npos);
+}
+
+TEST(TraceDatasetTest, ReplaysTheAzureConversationTrace) {
+  BenchConfig config;
+  config.dataset_name = DatasetName::kTrace;
+  config.dataset_path = std::string(SERVESIM_SHARED_DIR) + "/traces/AzureLLMInferenceTrace_conv.csv";
+  std::string notice;
+  auto requests = SampleRequests(config, kTracesDir, &notice);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  ASSERT_EQ(requests->size(), 19366u);  // SOURCES.md
+  EXPECT_EQ(requests->front().prompt_tokens, 374);
+  EXPECT_EQ(requests->front().output_tokens, 44);
+  // 19:14:08.4025270 - 18:15:46.6805900 = 3501.7219370 s.
+  EXPECT_EQ(requests->back().arrival_offset_ns, 3'501'721'937'000);
+  EXPECT_NE(notice.find("azure-csv"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace servesim::workload

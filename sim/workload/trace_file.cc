@@ -1,0 +1,315 @@
+#include "sim/workload/trace_file.h"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "base/status_macros.h"
+#include "sim/workload/string_view_compat.h"
+
+namespace servesim::workload {
+namespace {
+
+// Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
+// (H. Hinnant, "chrono-compatible low-level date algorithms", days_from_civil).
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+bool ParseFixedInt(absl::string_view text, int64_t* out) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return absl::SimpleAtoi(text, out);
+}
+
+// A flat JSON object reader: keeps numeric members, skips strings, arrays,
+// nested objects and literals. Enough for one trace row; not a JSON library.
+class JsonRow {
+ public:
+  explicit JsonRow(absl::string_view text) : text_(text) {}
+
+  absl::Status Parse(std::map<std::string, double, std::less<>>* numbers) {
+    SkipBlanks();
+    if (!Eat('{')) return Error("expected '{'");
+    SkipBlanks();
+    if (!Eat('}')) {
+      while (true) {
+        SkipBlanks();
+        std::string key;
+        RETURN_IF_ERROR(ReadString(&key));
+        SkipBlanks();
+        if (!Eat(':')) return Error("expected ':'");
+        SkipBlanks();
+        if (Peek() == '-' || absl::ascii_isdigit(static_cast<unsigned char>(Peek()))) {
+          const size_t start = pos_;
+          while (pos_ < text_.size() && absl::string_view("+-.eE0123456789").find(text_[pos_]) !=
+                                            absl::string_view::npos) {
+            ++pos_;
+          }
+          double value;
+          if (!absl::SimpleAtod(text_.substr(start, pos_ - start), &value)) {
+            return Error("bad number");
+          }
+          (*numbers)[key] = value;
+        } else {
+          RETURN_IF_ERROR(SkipValue());
+        }
+        SkipBlanks();
+        if (Eat('}')) break;
+        if (!Eat(',')) return Error("expected ',' or '}'");
+      }
+    }
+    SkipBlanks();
+    if (pos_ != text_.size()) return Error("text after the object");
+    return absl::OkStatus();
+  }
+
+ private:
+  char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  bool Eat(char c) {
+    if (Peek() != c) return false;
+    ++pos_;
+    return true;
+  }
+  void SkipBlanks() {
+    while (pos_ < text_.size() && absl::ascii_isspace(static_cast<unsigned char>(text_[pos_]))) {
+      ++pos_;
+    }
+  }
+  absl::Status Error(absl::string_view what) const {
+    return absl::InvalidArgumentError(absl::StrCat("malformed JSON (", what, " at column ",
+                                                   pos_ + 1, ")"));
+  }
+  absl::Status ReadString(std::string* out) {
+    if (!Eat('"')) return Error("expected '\"'");
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_++];
+      if (c == '"') return absl::OkStatus();
+      if (c == '\\') {
+        if (pos_ >= text_.size()) break;
+        out->push_back(text_[pos_++]);  // keys here are plain ASCII
+      } else {
+        out->push_back(c);
+      }
+    }
+    return Error("unterminated string");
+  }
+  absl::Status SkipValue() {
+    const char c = Peek();
+    if (c == '"') {
+      std::string unused;
+      return ReadString(&unused);
+    }
+    if (c == '[' || c == '{') {
+      int depth = 0;
+      while (pos_ < text_.size()) {
+        const char ch = Peek();
+        if (ch == '"') {
+          std::string unused;
+          RETURN_IF_ERROR(ReadString(&unused));
+          continue;
+        }
+        ++pos_;
+        if (ch == '[' || ch == '{') ++depth;
+        if ((ch == ']' || ch == '}') && --depth == 0) return absl::OkStatus();
+      }
+      return Error("unterminated array or object");
+    }
+    for (absl::string_view literal : {"true", "false", "null"}) {
+      if (text_.substr(pos_, literal.size()) == literal) {
+        pos_ += literal.size();
+        return absl::OkStatus();
+      }
+    }
+    return Error("unexpected value");
+  }
+
+  absl::string_view text_;
+  size_t pos_ = 0;
+};
+
+absl::StatusOr<int64_t> ToCount(double value, absl::string_view key) {
+  if (!(value >= 1.0) || value != std::floor(value) || value > 1e15) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(key, " must be a whole number >= 1, got ", value));
+  }
+  return static_cast<int64_t>(value);
+}
+
+absl::StatusOr<int64_t> ParseCount(absl::string_view field, absl::string_view column) {
+  int64_t value;
+  if (!absl::SimpleAtoi(field, &value)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(column, ": expected an integer, got \"", field, "\""));
+  }
+  if (value < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(column, " must be >= 1, got ", value));
+  }
+  return value;
+}
+
+absl::StatusOr<int64_t> SecondsToNs(absl::string_view field, absl::string_view column) {
+  double seconds;
+  if (!absl::SimpleAtod(field, &seconds) || !std::isfinite(seconds) || seconds < 0 ||
+      seconds > 9e9) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(column, ": expected seconds >= 0, got \"", field, "\""));
+  }
+  return std::llround(seconds * 1e9);
+}
+
+enum class Format { kMooncake, kAzure, kGeneric };
+
+absl::StatusOr<int64_t> ParseDateTimeNsImpl(absl::string_view stamp) {
+  auto bad = [&]() {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected a time stamp \"YYYY-MM-DD HH:MM:SS.fffffff\", got \"", stamp, "\""));
+  };
+  std::vector<absl::string_view> date_time = absl::StrSplit(stamp, ' ');
+  if (date_time.size() != 2) return bad();
+  std::vector<absl::string_view> ymd = absl::StrSplit(date_time[0], '-');
+  std::vector<absl::string_view> hms = absl::StrSplit(date_time[1], ':');
+  if (ymd.size() != 3 || hms.size() != 3) return bad();
+  int64_t y, mo, d, h, mi, s, frac_ns = 0;
+  absl::string_view sec = hms[2];
+  const size_t dot = sec.find('.');
+  if (dot != absl::string_view::npos) {
+    std::string digits(sec.substr(dot + 1));
+    if (digits.empty() || digits.size() > 9) return bad();
+    digits.append(9 - digits.size(), '0');
+    if (!ParseFixedInt(digits, &frac_ns)) return bad();
+    sec = sec.substr(0, dot);
+  }
+  if (!ParseFixedInt(ymd[0], &y) || !ParseFixedInt(ymd[1], &mo) || !ParseFixedInt(ymd[2], &d) ||
+      !ParseFixedInt(hms[0], &h) || !ParseFixedInt(hms[1], &mi) || !ParseFixedInt(sec, &s)) {
+    return bad();
+  }
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return bad();
+  const int64_t seconds = DaysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
+  return seconds * 1'000'000'000 + frac_ns;
+}
+
+absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::string_view name) {
+  TraceFile trace;
+  std::optional<Format> format;
+  int64_t first_ns = 0;
+  int64_t previous_ns = 0;
+  int line_no = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_no;
+    line = absl::StripTrailingAsciiWhitespace(line);
+    if (absl::StripAsciiWhitespace(line).empty()) continue;
+    auto fail = [&](const absl::Status& status) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ":", line_no, ": ", status.message()));
+    };
+    if (!format.has_value()) {
+      if (absl::StripLeadingAsciiWhitespace(line).front() == '{') {
+        format = Format::kMooncake;
+        trace.format = "mooncake-jsonl";
+      } else {
+        if (line == "TIMESTAMP,ContextTokens,GeneratedTokens") {
+          format = Format::kAzure;
+          trace.format = "azure-csv";
+        } else if (line == "arrival_s,input_tokens,output_tokens" ||
+                   line == "arrived_at,num_prefill_tokens,num_decode_tokens") {
+          format = Format::kGeneric;
+          trace.format = "generic-csv";
+        } else {
+          return fail(absl::InvalidArgumentError(absl::StrCat(
+              "unknown trace header \"", line,
+              "\" (expected JSONL objects, TIMESTAMP,ContextTokens,GeneratedTokens or "
+              "arrival_s,input_tokens,output_tokens)")));
+        }
+        continue;
+      }
+    }
+    int64_t stamp_ns = 0;
+    TraceRow row;
+    if (*format == Format::kMooncake) {
+      std::map<std::string, double, std::less<>> numbers;
+      absl::Status parsed = JsonRow(line).Parse(&numbers);
+      if (!parsed.ok()) return fail(parsed);
+      for (absl::string_view key : {"timestamp", "input_length", "output_length"}) {
+        if (numbers.find(key) == numbers.end()) {
+          return fail(absl::InvalidArgumentError(absl::StrCat("missing number \"", key, "\"")));
+        }
+      }
+      const double ms = numbers.find("timestamp")->second;
+      if (!std::isfinite(ms) || ms < 0 || ms > 9e12) {
+        return fail(absl::InvalidArgumentError(absl::StrCat("bad timestamp ", ms)));
+      }
+      stamp_ns = std::llround(ms * 1e6);
+      auto input = ToCount(numbers.find("input_length")->second, "input_length");
+      if (!input.ok()) return fail(input.status());
+      auto output = ToCount(numbers.find("output_length")->second, "output_length");
+      if (!output.ok()) return fail(output.status());
+      row.input_tokens = *input;
+      row.output_tokens = *output;
+    } else {
+      std::vector<absl::string_view> fields = absl::StrSplit(line, ',');
+      if (fields.size() != 3) {
+        return fail(absl::InvalidArgumentError(
+            absl::StrCat("expected 3 comma-separated fields, got ", fields.size())));
+      }
+      for (auto& field : fields) field = absl::StripAsciiWhitespace(field);
+      auto stamp = *format == Format::kAzure ? ParseDateTimeNsImpl(fields[0])
+                                             : SecondsToNs(fields[0], "arrival");
+      if (!stamp.ok()) return fail(stamp.status());
+      stamp_ns = *stamp;
+      auto input = ParseCount(fields[1], "input tokens");
+      if (!input.ok()) return fail(input.status());
+      auto output = ParseCount(fields[2], "output tokens");
+      if (!output.ok()) return fail(output.status());
+      row.input_tokens = *input;
+      row.output_tokens = *output;
+    }
+    if (trace.rows.empty()) {
+      first_ns = stamp_ns;
+    } else if (stamp_ns < previous_ns) {
+      return fail(absl::InvalidArgumentError("time stamp earlier than the previous row"));
+    }
+    previous_ns = stamp_ns;
+    row.arrival_offset_ns = stamp_ns - first_ns;
+    trace.rows.push_back(row);
+  }
+  if (trace.rows.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": no trace rows"));
+  }
+  return trace;
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> ParseDateTimeNs(std::string_view stamp) {
+  return ParseDateTimeNsImpl(ToAbsl(stamp));
+}
+
+absl::StatusOr<TraceFile> ParseTraceText(std::string_view text, std::string_view name) {
+  return ParseTraceTextImpl(ToAbsl(text), ToAbsl(name));
+}
+
+absl::StatusOr<TraceFile> ReadTraceFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open trace file"));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return ParseTraceTextImpl(buffer.str(), path);
+}
+
+}  // namespace servesim::workload

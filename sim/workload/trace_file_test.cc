@@ -1,0 +1,117 @@
+#include "sim/workload/trace_file.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace servesim::workload {
+namespace {
+
+const std::string kShared = std::string(SERVESIM_SHARED_DIR) + "/traces/";
+
+TEST(ParseDateTimeNsTest, MatchesHandComputedEpochOffsets) {
+  EXPECT_EQ(*ParseDateTimeNs("1970-01-01 00:00:00"), 0);
+  EXPECT_EQ(*ParseDateTimeNs("1970-01-02 00:00:01.5"), 86'401'500'000'000);
+  // Python: datetime(2023,11,16,18,15,46,680590) - epoch = 1700158546 s + 680590 us.
+  EXPECT_EQ(*ParseDateTimeNs("2023-11-16 18:15:46.6805900"), 1'700'158'546'680'590'000);
+  // Leap day: 2024-03-01 is 2024-02-28 plus two days.
+  EXPECT_EQ(*ParseDateTimeNs("2024-03-01 00:00:00") - *ParseDateTimeNs("2024-02-28 00:00:00"),
+            2 * 86'400'000'000'000);
+}
+
+TEST(ParseDateTimeNsTest, RejectsMalformedStamps) {
+  for (const char* bad : {"2023-11-16", "2023-11-16T18:15:46", "2023-13-01 00:00:00",
+                          "2023-11-16 18:15:4x", "2023-11-16 18:15:46.1234567890"}) {
+    EXPECT_FALSE(ParseDateTimeNs(bad).ok()) << bad;
+  }
+}
+
+TEST(ParseTraceTextTest, ReadsMooncakeJsonl) {
+  auto trace = ParseTraceText(
+      "{\"timestamp\": 0, \"input_length\": 6758, \"output_length\": 500, \"hash_ids\": [0, 1]}\n"
+      "{\"hash_ids\": [[2], {\"a\": \"]\"}], \"output_length\": 7, \"timestamp\": 27.5, "
+      "\"input_length\": 12, \"note\": \"x\", \"ok\": true}\n\n",
+      "t.jsonl");
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_EQ(trace->format, "mooncake-jsonl");
+  ASSERT_EQ(trace->rows.size(), 2u);
+  EXPECT_EQ(trace->rows[0].input_tokens, 6758);
+  EXPECT_EQ(trace->rows[0].output_tokens, 500);
+  EXPECT_EQ(trace->rows[1].arrival_offset_ns, 27'500'000);
+  EXPECT_EQ(trace->rows[1].input_tokens, 12);
+  EXPECT_EQ(trace->rows[1].output_tokens, 7);
+}
+
+TEST(ParseTraceTextTest, ReadsAzureCsvRelativeToTheFirstRow) {
+  auto trace = ParseTraceText(
+      "TIMESTAMP,ContextTokens,GeneratedTokens\r\n"
+      "2023-11-16 18:15:46.6805900,374,44\r\n"
+      "2023-11-16 18:15:50.9951690,396,109",  // no trailing newline, as the code file
+      "azure.csv");
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_EQ(trace->format, "azure-csv");
+  ASSERT_EQ(trace->rows.size(), 2u);
+  EXPECT_EQ(trace->rows[0].arrival_offset_ns, 0);
+  EXPECT_EQ(trace->rows[1].arrival_offset_ns, 4'314'579'000);
+  EXPECT_EQ(trace->rows[1].output_tokens, 109);
+}
+
+TEST(ParseTraceTextTest, MalformedRowsNameTheLine) {
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"arrival_s,input_tokens,output_tokens\n0,1,1\n1,2\n",
+       "t:3: expected 3 comma-separated fields, got 2"},
+      {"arrival_s,input_tokens,output_tokens\n0,1,1\n1,0,5\n", "t:3: input tokens must be >= 1, got 0"},
+      {"arrival_s,input_tokens,output_tokens\n0,1,1\n1,2,x\n",
+       "t:3: output tokens: expected an integer, got \"x\""},
+      {"arrival_s,input_tokens,output_tokens\n2,1,1\n1,2,3\n",
+       "t:3: time stamp earlier than the previous row"},
+      {"{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1}\n{\"timestamp\": 1}\n",
+       "t:2: missing number \"input_length\""},
+      {"{\"timestamp\": 0, \"input_length\": 5.5, \"output_length\": 1}\n",
+       "t:1: input_length must be a whole number >= 1, got 5.5"},
+      {"{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1\n",
+       "t:1: malformed JSON (expected ',' or '}' at column 55)"},
+      {"when,in,out\n1,2,3\n", "t:1: unknown trace header \"when,in,out\" (expected JSONL objects, "
+                               "TIMESTAMP,ContextTokens,GeneratedTokens or "
+                               "arrival_s,input_tokens,output_tokens)"},
+      {"arrival_s,input_tokens,output_tokens\n", "t: no trace rows"},
+  };
+  for (const Case& c : cases) {
+    auto trace = ParseTraceText(c.text, "t");
+    ASSERT_FALSE(trace.ok()) << c.text;
+    EXPECT_EQ(trace.status().message(), c.message);
+  }
+}
+
+TEST(ReadTraceFileTest, ReadsThePublicTracesWhole) {
+  struct Case {
+    const char* file;
+    size_t rows;  // SOURCES.md
+    int64_t last_offset_ns;
+  };
+  const Case cases[] = {
+      {"AzureLLMInferenceTrace_conv.csv", 19366, 3'501'721'937'000},
+      {"AzureLLMInferenceTrace_code.csv", 8819, -1},
+      {"mooncake_conversation_trace.jsonl", 12031, 3'536'999'000'000},
+      {"mooncake_synthetic_trace.jsonl", 3993, -1},
+  };
+  for (const Case& c : cases) {
+    auto trace = ReadTraceFile(kShared + c.file);
+    ASSERT_TRUE(trace.ok()) << trace.status();
+    EXPECT_EQ(trace->rows.size(), c.rows) << c.file;
+    if (c.last_offset_ns >= 0) EXPECT_EQ(trace->rows.back().arrival_offset_ns, c.last_offset_ns);
+  }
+  // SOURCES.md: code trace spans 18:17:03 to 19:14:19, about 3,436 s.
+  auto code = ReadTraceFile(kShared + "AzureLLMInferenceTrace_code.csv");
+  ASSERT_TRUE(code.ok());
+  EXPECT_NEAR(code->rows.back().arrival_offset_ns * 1e-9, 3436, 1.5);
+  EXPECT_EQ(ReadTraceFile(kShared + "no_such_file.csv").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace servesim::workload

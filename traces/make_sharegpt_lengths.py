@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Builds traces/sharegpt_v3_first_turn_lengths.csv, the stand-in for ShareGPT_V3.
+
+servesim has neither the ShareGPT_V3 JSON nor the DeepSeek tokenizer. What it has
+is sarathi-serve's per-turn length table (Llama-2 tokenizer, see
+shared/traces/SOURCES.md) and two facts about the real 1000-prompt sample of
+the live runs (shared/validation/README.md): 219,111 input tokens and about
+197k output tokens. This program
+
+  1. recovers the first turn of every conversation from the per-turn table,
+  2. scales each column by one fixed factor (prompt, output), rounding half up,
+  3. writes one row per conversation, in file order.
+
+The factors are fitted (--fit) so that the sample servesim draws by default
+(the C++ sampler replayed here bit for bit: mt19937_64 seed 0, Fisher-Yates,
+vLLM's filters, first 1000 passing rows) has the live sums: 219,111 prompt
+tokens and 197,000 output tokens. --check prints the sums for a few seeds.
+
+Python 3 standard library only. Usage:
+  python3 traces/make_sharegpt_lengths.py            # write the CSV
+  python3 traces/make_sharegpt_lengths.py --fit      # refit the two factors
+  python3 traces/make_sharegpt_lengths.py --check    # seed-0 sample sums
+"""
+
+import argparse
+import csv
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_SOURCE = os.path.join(
+    HERE, "..", "..", "shared", "traces",
+    "sarathi_sharegpt_8k_filtered_stats_llama2_tokenizer.csv")
+DEFAULT_OUT = os.path.join(HERE, "sharegpt_v3_first_turn_lengths.csv")
+
+# Fitted by --fit (see traces/README.md); factors in thousandths.
+PROMPT_SCALE_MILLI = 2944
+OUTPUT_SCALE_MILLI = 423
+
+# Live-run facts (shared/validation/README.md, sharegpt_runs.csv): totals over
+# the 1000 prompts. Output is "about 197k" (196.6k-197.6k across runs).
+TARGET_PROMPT_MEAN = 219111 / 1000
+TARGET_OUTPUT_MEAN = 197000 / 1000
+
+# vLLM's is_valid_sequence defaults (reference/engine-defaults.md B1.6).
+MIN_LEN = 4
+MAX_PROMPT = 1024
+MAX_TOTAL = 2048
+
+# The sample the factors are fitted on: vLLM's defaults --seed 0, --num-prompts 1000.
+FIT_SEED = 0
+FIT_NUM_PROMPTS = 1000
+
+
+def read_first_turns(path):
+    """Returns [(prefill, decode)] of each conversation's first turn.
+
+    A row continues the previous row's conversation when its prefill holds
+    the previous prefill and decode (the history) plus the new user message:
+    prefill >= prev_prefill + prev_decode. Any other row starts a new
+    conversation. A new conversation whose first prompt happens to be longer
+    than the whole previous row is misread as a continuation and lost; this
+    only drops rows, it never invents one.
+    """
+    firsts = []
+    prev = None
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        if header[:2] != ["num_prefill_tokens", "num_decode_tokens"]:
+            sys.exit(f"{path}: unexpected header {header}")
+        for line_no, row in enumerate(reader, start=2):
+            try:
+                prefill, decode = int(row[0]), int(row[1])
+            except (IndexError, ValueError):
+                sys.exit(f"{path}:{line_no}: malformed row {row}")
+            if prev is None or prefill < prev[0] + prev[1]:
+                firsts.append((prefill, decode))
+            prev = (prefill, decode)
+    return firsts
+
+
+def scale(value, milli):
+    """round(value * milli / 1000), half up, at least 1 (integer arithmetic)."""
+    return max(1, (value * milli + 500) // 1000)
+
+
+def transform(firsts, prompt_milli, output_milli):
+    return [(scale(p, prompt_milli), scale(d, output_milli)) for p, d in firsts]
+
+
+def passes(prompt, output):
+    return (prompt >= MIN_LEN and output >= MIN_LEN and prompt <= MAX_PROMPT
+            and prompt + output <= MAX_TOTAL)
+
+
+def filtered_means(rows):
+    kept = [(p, d) for p, d in rows if passes(p, d)]
+    return (sum(p for p, _ in kept) / len(kept),
+            sum(d for _, d in kept) / len(kept), len(kept))
+
+
+def sample_means(rows):
+    s = sample(rows, FIT_NUM_PROMPTS, FIT_SEED)
+    return (sum(p for p, _ in s) / len(s), sum(d for _, d in s) / len(s))
+
+
+def fit(firsts):
+    """Alternating bisection on the two integer factors until both stop moving.
+
+    The target is the mean of the seed-0 sample of 1000 that servesim itself
+    draws (the live facts are sums over one sample of 1000, and the spread of
+    1000-sample means is about 3 %, as large as the tolerance).
+    """
+    prompt_milli, output_milli = 1000, 1000
+    for _ in range(20):
+        old = (prompt_milli, output_milli)
+        lo, hi = 1, 10000
+        while lo < hi:  # smallest prompt factor whose sample mean >= target
+            mid = (lo + hi) // 2
+            if sample_means(transform(firsts, mid, output_milli))[0] >= TARGET_PROMPT_MEAN:
+                hi = mid
+            else:
+                lo = mid + 1
+        prompt_milli = lo
+        lo, hi = 1, 10000
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if sample_means(transform(firsts, prompt_milli, mid))[1] >= TARGET_OUTPUT_MEAN:
+                hi = mid
+            else:
+                lo = mid + 1
+        output_milli = lo
+        if (prompt_milli, output_milli) == old:
+            break
+    return prompt_milli, output_milli
+
+
+class Mt19937_64:
+    """std::mt19937_64, bit for bit (C++ [rand.predef])."""
+    N, M = 312, 156
+    MASK = (1 << 64) - 1
+
+    def __init__(self, seed):
+        self.mt = [0] * self.N
+        self.mt[0] = seed & self.MASK
+        for i in range(1, self.N):
+            prev = self.mt[i - 1]
+            self.mt[i] = (6364136223846793005 * (prev ^ (prev >> 62)) + i) & self.MASK
+        self.index = self.N
+
+    def __call__(self):
+        if self.index >= self.N:
+            upper, lower = 0xFFFFFFFF80000000, 0x7FFFFFFF
+            for i in range(self.N):
+                x = (self.mt[i] & upper) | (self.mt[(i + 1) % self.N] & lower)
+                xa = x >> 1
+                if x & 1:
+                    xa ^= 0xB5026F5AA96619E9
+                self.mt[i] = self.mt[(i + self.M) % self.N] ^ xa
+            self.index = 0
+        x = self.mt[self.index]
+        self.index += 1
+        x ^= (x >> 29) & 0x5555555555555555
+        x ^= (x << 17) & 0x71D67FFFEDA60000
+        x ^= (x << 37) & 0xFFF7EEE000000000
+        x ^= x >> 43
+        return x & self.MASK
+
+
+def uniform_index(rng, n):
+    """Uniform integer in [0, n): rejection on 64-bit draws (sim/workload/rng.cc)."""
+    limit = (1 << 64) - ((1 << 64) % n)
+    while True:
+        x = rng()
+        if x < limit:
+            return x % n
+
+
+def sample(rows, num_prompts, seed):
+    """The C++ ShareGPT sampler of sim/workload/dataset.cc, without oversampling."""
+    order = list(range(len(rows)))
+    rng = Mt19937_64(seed)
+    for i in range(len(order) - 1, 0, -1):
+        j = uniform_index(rng, i + 1)
+        order[i], order[j] = order[j], order[i]
+    out = []
+    for k in order:
+        if passes(*rows[k]):
+            out.append(rows[k])
+            if len(out) == num_prompts:
+                break
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--source", default=DEFAULT_SOURCE)
+    parser.add_argument("--out", default=DEFAULT_OUT)
+    parser.add_argument("--fit", action="store_true", help="print fitted factors")
+    parser.add_argument("--check", action="store_true", help="print seed-0 sample sums")
+    args = parser.parse_args()
+
+    # Self-test of the generator against the value the C++ standard requires.
+    rng = Mt19937_64(5489)
+    for _ in range(9999):
+        rng()
+    assert rng() == 9981545732273789042, "Mt19937_64 does not match std::mt19937_64"
+
+    firsts = read_first_turns(args.source)
+    if args.fit:
+        p, o = fit(firsts)
+        rows = transform(firsts, p, o)
+        sp, so = sample_means(rows)
+        mp, mo, kept = filtered_means(rows)
+        print(f"conversations={len(firsts)} PROMPT_SCALE_MILLI={p} OUTPUT_SCALE_MILLI={o}\n"
+              f"seed-{FIT_SEED} sample of {FIT_NUM_PROMPTS}: mean_prompt={sp:.3f} "
+              f"mean_output={so:.3f}\n"
+              f"all {kept} passing rows: mean_prompt={mp:.3f} mean_output={mo:.3f}")
+        return
+    if PROMPT_SCALE_MILLI <= 0 or OUTPUT_SCALE_MILLI <= 0:
+        sys.exit("factors not fitted yet: run with --fit and paste them in")
+    rows = transform(firsts, PROMPT_SCALE_MILLI, OUTPUT_SCALE_MILLI)
+    if args.check:
+        for seed in (0, 1, 2, 42):
+            s = sample(rows, 1000, seed)
+            print(f"seed={seed} n={len(s)} prompt_sum={sum(p for p, _ in s)} "
+                  f"output_sum={sum(d for _, d in s)}")
+        return
+    with open(args.out, "w", newline="") as f:
+        f.write("prompt_tokens,output_tokens\n")
+        for p, d in rows:
+            f.write(f"{p},{d}\n")
+    print(f"wrote {len(rows)} rows to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
