@@ -225,3 +225,49 @@ TEST(ProfileTest, LoadRefusesUnknownExtensionAndMissingFile) {
 
 }  // namespace
 }  // namespace servesim::calibration
+
+namespace servesim::calibration {
+namespace {
+
+// The committed H200 profile: loads, and holds the tables the op graph asks
+// for (docs/profile-tables.md) with ceilings under the H200 datasheet figures
+// (reference §2: 4.8 TB/s HBM, 989.5 dense BF16 and 1979 dense FP8 TFLOP/s).
+TEST(CommittedH200ProfileTest, LoadsWithContractTablesAndPlausibleCeilings) {
+  auto profile = Profile::Load(std::string(SERVESIM_SOURCE_DIR) + "/calibration/profiles/h200.textproto");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  const ProfileProto& p = profile->proto();
+  EXPECT_EQ(p.device().name(), "NVIDIA H200");
+  EXPECT_GT(p.ceilings().copy_gbps(), 0);
+  EXPECT_LT(p.ceilings().copy_gbps(), 4800);
+  EXPECT_GT(p.ceilings().bf16_gemm_tflops(), 0);
+  EXPECT_LT(p.ceilings().bf16_gemm_tflops(), 989.5);
+  EXPECT_LT(p.ceilings().fp8_gemm_tflops(), 1979);
+  for (const KeyDims& key : std::vector<KeyDims>{{{"k", 7168}, {"n", 2112}},
+                                                 {{"k", 1536}, {"n", 24576}},
+                                                 {{"k", 1536}, {"n", 3072}},
+                                                 {{"k", 16384}, {"n", 7168}},
+                                                 {{"k", 2048}, {"n", 7168}},
+                                                 {{"k", 7168}, {"n", 4096}},
+                                                 {{"k", 256}, {"n", 7168}},
+                                                 {{"k", 7168}, {"n", 512}}}) {
+    EXPECT_TRUE(profile->HasTable("gemm_fp8", key)) << key[1].second << "x" << key[0].second;
+  }
+  EXPECT_TRUE(profile->HasTable("gemm_bf16", {{"k", 7168}, {"n", 129280}}));
+  EXPECT_TRUE(profile->HasTable("gemm_bf16", {{"k", 7168}, {"n", 16160}}));
+  for (int heads : {64, 128}) {
+    for (int fp8 : {0, 1}) EXPECT_TRUE(profile->HasTable("sparse_mla_decode", {{"heads", heads}, {"kv_fp8", fp8}}));
+    EXPECT_TRUE(profile->HasTable("sparse_mla_prefill", {{"heads", heads}}));
+  }
+  EXPECT_TRUE(profile->HasTable("grouped_gemm_fp8", {{"experts", 32}, {"k", 7168}, {"n", 4096}}));
+  EXPECT_TRUE(profile->HasTable("grouped_gemm_fp8", {{"experts", 256}, {"k", 256}, {"n", 7168}}));
+  EXPECT_TRUE(profile->HasTable("indexer_decode", {{"heads", 64}}));
+  EXPECT_TRUE(profile->HasTable("topk", {{"k", 2048}}));
+  EXPECT_TRUE(profile->HasTable("rmsnorm", {{"hidden", 7168}}));
+  // A weight-bound GEMM cannot beat the measured copy ceiling by much: at
+  // m = 1 the 36864 x 7168 FP8 weight (264 MB) must take >= 264 MB / ceiling.
+  const double us = *profile->LookupUs("gemm_fp8", {{"k", 7168}, {"n", 36864}}, 1);
+  EXPECT_GT(us, 36864.0 * 7168 / (p.ceilings().copy_gbps() * 1e3) * 0.9);
+}
+
+}  // namespace
+}  // namespace servesim::calibration

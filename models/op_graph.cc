@@ -126,7 +126,7 @@ class Builder {
         static_cast<double>(batch) *
         (static_cast<double>(k) * n + static_cast<double>(m) * (k + n)) *
         kBf16Bytes;
-    Add(name, "bmm_bf16", {{"batch", batch}, {"k", k}, {"n", n}},
+    Add(name, "batched_gemm_bf16", {{"batch", batch}, {"k", k}, {"n", n}},
         static_cast<double>(m), 2.0 * batch * m * k * n, hbm,
         OpPhase::kAttention, repeat);
   }

@@ -200,7 +200,7 @@ TEST(OpGraphTest, DecodeTokenGemmFlopsAreTwiceActiveParameters) {
   double gemm_flops = 0;
   for (const Op& op : ops) {
     if (op.kind == "gemm_fp8" || op.kind == "gemm_bf16" ||
-        op.kind == "grouped_gemm_fp8" || op.kind == "bmm_bf16") {
+        op.kind == "grouped_gemm_fp8" || op.kind == "batched_gemm_bf16") {
       gemm_flops += op.flops * op.repeat;
     }
   }

@@ -8,23 +8,34 @@ the live runs (shared/validation/README.md): 219,111 input tokens and about
 197k output tokens. This program
 
   1. recovers the first turn of every conversation from the per-turn table,
-  2. scales each column by one fixed factor (prompt, output), rounding half up,
-  3. writes one row per conversation, in file order.
+  2. prompt_tokens = the first prefill times one fixed factor (rounding half up),
+  3. completion_tokens = the first reply times a tokenizer ratio (1.0: no
+     published Llama-2 to DeepSeek figure was found), what vLLM's filters see
+     and what it sends as max_completion_tokens (engine-defaults.md B1),
+  4. output_tokens = min(completion_tokens, natural_tokens): the served model
+     stops at EOS after natural_tokens, drawn once per row from a geometric
+     distribution of mean NATURAL_MEAN_TOKENS (Python's random, fixed seed),
+  5. writes one row per conversation, in file order.
 
-The factors are fitted (--fit) so that the sample servesim draws by default
-(the C++ sampler replayed here bit for bit: mt19937_64 seed 0, Fisher-Yates,
-vLLM's filters, first 1000 passing rows) has the live sums: 219,111 prompt
-tokens and 197,000 output tokens. --check prints the sums for a few seeds.
+Two parameters are fitted (--fit), and only on the two live token sums: the
+prompt factor and NATURAL_MEAN_TOKENS, so that the sample servesim draws by
+default (the C++ sampler replayed here bit for bit: mt19937_64 seed 0,
+Fisher-Yates, vLLM's filters, first 1000 passing rows) has 219,111 prompt
+tokens and 197,000 output tokens. --check prints the sums for a few seeds,
+--stats the seed-0 distribution.
 
 Python 3 standard library only. Usage:
   python3 traces/make_sharegpt_lengths.py            # write the CSV
-  python3 traces/make_sharegpt_lengths.py --fit      # refit the two factors
-  python3 traces/make_sharegpt_lengths.py --check    # seed-0 sample sums
+  python3 traces/make_sharegpt_lengths.py --fit      # refit the two parameters
+  python3 traces/make_sharegpt_lengths.py --check    # sample sums, seeds 0 1 2 42
+  python3 traces/make_sharegpt_lengths.py --stats    # seed-0 mean/median/p90/p99/max
 """
 
 import argparse
 import csv
+import math
 import os
+import random
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,9 +44,15 @@ DEFAULT_SOURCE = os.path.join(
     "sarathi_sharegpt_8k_filtered_stats_llama2_tokenizer.csv")
 DEFAULT_OUT = os.path.join(HERE, "sharegpt_v3_first_turn_lengths.csv")
 
-# Fitted by --fit (see traces/README.md); factors in thousandths.
-PROMPT_SCALE_MILLI = 2944
-OUTPUT_SCALE_MILLI = 423
+# Fitted by --fit (see traces/README.md); factor in thousandths.
+PROMPT_SCALE_MILLI = 0
+# Mean of the geometric natural reply length (tokens), fitted by --fit.
+NATURAL_MEAN_TOKENS = 0
+# Llama-2 to DeepSeek-V3.2 token ratio for the completion, in thousandths. No
+# published figure for this pair was found, so 1.0 (an assumption, not a fit).
+COMPLETION_TOKENIZER_MILLI = 1000
+# Seed of the natural-length draws (one random() per conversation, file order).
+NATURAL_SEED = 0
 
 # Live-run facts (shared/validation/README.md, sharegpt_runs.csv): totals over
 # the 1000 prompts. Output is "about 197k" (196.6k-197.6k across runs).
@@ -85,55 +102,86 @@ def scale(value, milli):
     return max(1, (value * milli + 500) // 1000)
 
 
-def transform(firsts, prompt_milli, output_milli):
-    return [(scale(p, prompt_milli), scale(d, output_milli)) for p, d in firsts]
+def natural_uniforms(count):
+    """One uniform in [0, 1) per conversation, file order, fixed seed.
+
+    Drawn independently of the fitted mean, so refitting the mean moves every
+    natural length the same way (monotone) instead of reshuffling them.
+    """
+    rng = random.Random(NATURAL_SEED)
+    return [rng.random() for _ in range(count)]
 
 
-def passes(prompt, output):
-    return (prompt >= MIN_LEN and output >= MIN_LEN and prompt <= MAX_PROMPT
-            and prompt + output <= MAX_TOTAL)
+def geometric(u, mean_tokens):
+    """Inverse CDF of the geometric law on {1, 2, ...} with the given mean."""
+    if mean_tokens <= 1:
+        return 1
+    return max(1, math.ceil(math.log1p(-u) / math.log1p(-1.0 / mean_tokens)))
+
+
+def transform(firsts, uniforms, prompt_milli, natural_mean):
+    """[(prompt_tokens, completion_tokens, output_tokens)], one per conversation."""
+    rows = []
+    for (prefill, decode), u in zip(firsts, uniforms):
+        completion = scale(decode, COMPLETION_TOKENIZER_MILLI)
+        rows.append((scale(prefill, prompt_milli), completion,
+                     min(completion, geometric(u, natural_mean))))
+    return rows
+
+
+def passes(prompt, completion):
+    """vLLM's is_valid_sequence: it sees the dataset's completion length."""
+    return (prompt >= MIN_LEN and completion >= MIN_LEN and prompt <= MAX_PROMPT
+            and prompt + completion <= MAX_TOTAL)
 
 
 def filtered_means(rows):
-    kept = [(p, d) for p, d in rows if passes(p, d)]
-    return (sum(p for p, _ in kept) / len(kept),
-            sum(d for _, d in kept) / len(kept), len(kept))
+    kept = [r for r in rows if passes(r[0], r[1])]
+    return (sum(r[0] for r in kept) / len(kept),
+            sum(r[2] for r in kept) / len(kept), len(kept))
 
 
 def sample_means(rows):
     s = sample(rows, FIT_NUM_PROMPTS, FIT_SEED)
-    return (sum(p for p, _ in s) / len(s), sum(d for _, d in s) / len(s))
+    return (sum(r[0] for r in s) / len(s), sum(r[2] for r in s) / len(s))
 
 
-def fit(firsts):
-    """Alternating bisection on the two integer factors until both stop moving.
+def fit(firsts, uniforms):
+    """Bisection on the prompt factor, then on the natural mean.
 
     The target is the mean of the seed-0 sample of 1000 that servesim itself
     draws (the live facts are sums over one sample of 1000, and the spread of
-    1000-sample means is about 3 %, as large as the tolerance).
+    1000-sample means is about 3 %, as large as the tolerance). The natural
+    mean does not change which rows pass the filters (they see the
+    completion), so one pass of each bisection is the joint fit.
     """
-    prompt_milli, output_milli = 1000, 1000
-    for _ in range(20):
-        old = (prompt_milli, output_milli)
-        lo, hi = 1, 10000
-        while lo < hi:  # smallest prompt factor whose sample mean >= target
-            mid = (lo + hi) // 2
-            if sample_means(transform(firsts, mid, output_milli))[0] >= TARGET_PROMPT_MEAN:
-                hi = mid
-            else:
-                lo = mid + 1
-        prompt_milli = lo
-        lo, hi = 1, 10000
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if sample_means(transform(firsts, prompt_milli, mid))[1] >= TARGET_OUTPUT_MEAN:
-                hi = mid
-            else:
-                lo = mid + 1
-        output_milli = lo
-        if (prompt_milli, output_milli) == old:
-            break
-    return prompt_milli, output_milli
+    lo, hi = 1, 10000
+    while lo < hi:  # smallest prompt factor whose sample mean >= target
+        mid = (lo + hi) // 2
+        if sample_means(transform(firsts, uniforms, mid, 1))[0] >= TARGET_PROMPT_MEAN:
+            hi = mid
+        else:
+            lo = mid + 1
+    prompt_milli = lo
+    lo, hi = 1, 100000
+    while lo < hi:  # smallest natural mean whose sample output mean >= target
+        mid = (lo + hi) // 2
+        if sample_means(transform(firsts, uniforms, prompt_milli, mid))[1] >= TARGET_OUTPUT_MEAN:
+            hi = mid
+        else:
+            lo = mid + 1
+    return prompt_milli, lo
+
+
+def percentile(sorted_values, q):
+    """Nearest rank: the smallest value with at least q of the values <= it."""
+    return sorted_values[max(0, math.ceil(q * len(sorted_values)) - 1)]
+
+
+def describe(values):
+    v = sorted(values)
+    return (f"mean {sum(v) / len(v):.1f} median {percentile(v, 0.5)} "
+            f"p90 {percentile(v, 0.9)} p99 {percentile(v, 0.99)} max {v[-1]}")
 
 
 class Mt19937_64:
@@ -186,7 +234,7 @@ def sample(rows, num_prompts, seed):
         order[i], order[j] = order[j], order[i]
     out = []
     for k in order:
-        if passes(*rows[k]):
+        if passes(rows[k][0], rows[k][1]):
             out.append(rows[k])
             if len(out) == num_prompts:
                 break
@@ -198,7 +246,8 @@ def main():
     parser.add_argument("--source", default=DEFAULT_SOURCE)
     parser.add_argument("--out", default=DEFAULT_OUT)
     parser.add_argument("--fit", action="store_true", help="print fitted factors")
-    parser.add_argument("--check", action="store_true", help="print seed-0 sample sums")
+    parser.add_argument("--check", action="store_true", help="print sample sums")
+    parser.add_argument("--stats", action="store_true", help="print seed-0 distribution")
     args = parser.parse_args()
 
     # Self-test of the generator against the value the C++ standard requires.
@@ -208,31 +257,40 @@ def main():
     assert rng() == 9981545732273789042, "Mt19937_64 does not match std::mt19937_64"
 
     firsts = read_first_turns(args.source)
+    uniforms = natural_uniforms(len(firsts))
     if args.fit:
-        p, o = fit(firsts)
-        rows = transform(firsts, p, o)
+        p, mu = fit(firsts, uniforms)
+        rows = transform(firsts, uniforms, p, mu)
         sp, so = sample_means(rows)
         mp, mo, kept = filtered_means(rows)
-        print(f"conversations={len(firsts)} PROMPT_SCALE_MILLI={p} OUTPUT_SCALE_MILLI={o}\n"
+        print(f"conversations={len(firsts)} PROMPT_SCALE_MILLI={p} NATURAL_MEAN_TOKENS={mu}\n"
               f"seed-{FIT_SEED} sample of {FIT_NUM_PROMPTS}: mean_prompt={sp:.3f} "
               f"mean_output={so:.3f}\n"
               f"all {kept} passing rows: mean_prompt={mp:.3f} mean_output={mo:.3f}")
         return
-    if PROMPT_SCALE_MILLI <= 0 or OUTPUT_SCALE_MILLI <= 0:
-        sys.exit("factors not fitted yet: run with --fit and paste them in")
-    rows = transform(firsts, PROMPT_SCALE_MILLI, OUTPUT_SCALE_MILLI)
+    if PROMPT_SCALE_MILLI <= 0 or NATURAL_MEAN_TOKENS <= 0:
+        sys.exit("parameters not fitted yet: run with --fit and paste them in")
+    rows = transform(firsts, uniforms, PROMPT_SCALE_MILLI, NATURAL_MEAN_TOKENS)
     if args.check:
         for seed in (0, 1, 2, 42):
             s = sample(rows, 1000, seed)
-            print(f"seed={seed} n={len(s)} prompt_sum={sum(p for p, _ in s)} "
-                  f"output_sum={sum(d for _, d in s)}")
+            print(f"seed={seed} n={len(s)} prompt_sum={sum(r[0] for r in s)} "
+                  f"output_sum={sum(r[2] for r in s)}")
+        return
+    if args.stats:
+        s = sample(rows, FIT_NUM_PROMPTS, FIT_SEED)
+        print(f"seed-{FIT_SEED} sample of {len(s)}")
+        print("prompt_tokens     " + describe([r[0] for r in s]))
+        print("completion_tokens " + describe([r[1] for r in s]))
+        print("output_tokens     " + describe([r[2] for r in s]))
+        print(f"output == completion (capped by max_completion_tokens): "
+              f"{sum(r[1] == r[2] for r in s)} of {len(s)}")
         return
     with open(args.out, "w", newline="") as f:
-        f.write("prompt_tokens,output_tokens\n")
-        for p, d in rows:
-            f.write(f"{p},{d}\n")
+        f.write("prompt_tokens,completion_tokens,output_tokens\n")
+        for p, c, o in rows:
+            f.write(f"{p},{c},{o}\n")
     print(f"wrote {len(rows)} rows to {args.out}")
-
 
 if __name__ == "__main__":
     main()

@@ -60,10 +60,11 @@ void RunCollectivesSuite(Context& ctx) {
     CUDA_CHECK(cudaEventCreate(&stop));
     for (const char* kind : {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}) {
       const int t = ctx.rec->Table(kind, {{"gpus", n}}, "bytes_per_gpu",
-                                   "NCCL, one process, ncclCommInitAll, NCCL_NVLS_ENABLE=0, BF16; x = bytes each "
-                                   "GPU contributes (all_gather: its shard; reduce_scatter/all_reduce/all_to_all: "
-                                   "its whole input); time = GPU 0 event pair around one collective (launch "
-                                   "included); achieved_gbps = bus bandwidth as nccl-tests defines it");
+                                   "NCCL, one process, ncclCommInitAll, NCCL_NVLS_ENABLE=0, BF16; x per "
+                                   "docs/profile-tables.md (all_reduce: buffer; all_gather: input shard; "
+                                   "reduce_scatter: output shard; all_to_all: bytes sent to the other GPUs); time = "
+                                   "GPU 0 event pair around one collective (launch included); achieved_gbps = bus "
+                                   "bandwidth as nccl-tests defines it");
       for (size_t bytes = 1024; bytes <= max_bytes; bytes *= 4) {
         const size_t elems = bytes / 2;
         auto issue = [&]() {
@@ -75,12 +76,16 @@ void RunCollectivesSuite(Context& ctx) {
             } else if (k == "all_gather") {
               NCCL_CHECK(ncclAllGather(send[i], recv[i], elems, ncclBfloat16, comms[i], streams[i]));
             } else if (k == "reduce_scatter") {
-              NCCL_CHECK(ncclReduceScatter(send[i], recv[i], elems / n, ncclBfloat16, ncclSum, comms[i], streams[i]));
+              // x is the output shard; the input is n shards.
+              NCCL_CHECK(ncclReduceScatter(send[i], recv[i], elems, ncclBfloat16, ncclSum, comms[i], streams[i]));
             } else {
-              const size_t per = elems / n;
-              for (int j = 0; j < n; ++j) {
-                NCCL_CHECK(ncclSend(send[i] + j * per * 2, per, ncclBfloat16, j, comms[i], streams[i]));
-                NCCL_CHECK(ncclRecv(recv[i] + j * per * 2, per, ncclBfloat16, j, comms[i], streams[i]));
+              // x is what this GPU sends to the others, split evenly.
+              const size_t per = elems / (n - 1);
+              for (int j = 0, slot = 0; j < n; ++j) {
+                if (j == i) continue;
+                NCCL_CHECK(ncclSend(send[i] + slot * per * 2, per, ncclBfloat16, j, comms[i], streams[i]));
+                NCCL_CHECK(ncclRecv(recv[i] + slot * per * 2, per, ncclBfloat16, j, comms[i], streams[i]));
+                ++slot;
               }
             }
           }
@@ -111,9 +116,12 @@ void RunCollectivesSuite(Context& ctx) {
         st.p90_us = samples[(samples.size() * 9) / 10];
         const std::string k(kind);
         // nccl-tests bus bandwidth factors.
-        const double factor = k == "all_reduce" ? 2.0 * (n - 1) / n : double(n - 1) / n;
-        const double data = k == "all_gather" ? double(bytes) * n : double(bytes);
-        ctx.rec->Add(t, double(bytes), st, 0, data * factor);
+        // all_reduce: 2(n-1)/n x buffer; all_gather / reduce_scatter: (n-1)/n x
+        // the full (n-shard) buffer; all_to_all: what leaves each GPU.
+        double bus_bytes = double(bytes);
+        if (k == "all_reduce") bus_bytes = 2.0 * (n - 1) / n * bytes;
+        if (k == "all_gather" || k == "reduce_scatter") bus_bytes = double(n - 1) * bytes;
+        ctx.rec->Add(t, double(bytes), st, 0, bus_bytes);
       }
     }
     for (int i = 0; i < n; ++i) {

@@ -79,7 +79,7 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
     std::array<double, kNumPhases> phase{};
     int64_t launches = 0;
     for (const models::Op& op : ops) {
-      phase[PhaseIndex(op.phase)] += op.repeat * op_cost_->OpUs(op);
+      phase[PhaseIndex(op.phase)] += op.repeat * op_cost_->OpUs(op) * KindScale(op.kind);
       launches += op.repeat;
     }
     for (int p = 0; p < kNumPhases; ++p) slowest[p] = std::max(slowest[p], phase[p]);
@@ -91,6 +91,13 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   double gpu_us = 0;
   for (double t : slowest) gpu_us += t;
   return std::max(gpu_us, eager_floor_us);
+}
+
+double StepPredictor::KindScale(const std::string& kind) const {
+  for (const auto& [k, scale] : config_.kind_time_scale) {
+    if (k == kind) return scale;
+  }
+  return 1.0;
 }
 
 sim::SimTime StepPredictor::PredictStep(std::span<const engine::StepBatch> rank_batches) {

@@ -44,6 +44,9 @@ struct StepPredictorConfig {
   bool pad_moe_tokens_to_max_rank = false;
   int num_speculative_tokens = 0;  // MTP drafts: k draft passes per decode step
   EngineOverheads overheads;
+  // Per op kind, the time of the engine's kernel relative to the measured one
+  // (a fitted backend factor, scenarios/fitted_params.proto). Absent = 1.
+  std::vector<std::pair<std::string, double>> kind_time_scale;
 };
 
 class StepPredictor : public ExecutionTimePredictor {
@@ -63,6 +66,7 @@ class StepPredictor : public ExecutionTimePredictor {
   StepPredictorConfig config_;
   std::unique_ptr<OpCost> op_cost_;
   std::vector<models::RankBatch> scratch_;
+  double KindScale(const std::string& kind) const;
 };
 
 }  // namespace servesim::cost

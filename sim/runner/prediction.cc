@@ -39,6 +39,8 @@ const scenarios::EngineParams* FindEngineParams(const scenarios::FittedParams& p
 
 absl::StatusOr<PredictionContext> LoadPredictionContext(ContextPaths paths) {
   if (paths.repo_dir.empty()) paths.repo_dir = ".";
+  const bool explicit_profile = !paths.profile.empty();
+  const bool explicit_params = !paths.params.empty();
   auto in_repo = [&](const std::string& rel) { return absl::StrCat(paths.repo_dir, "/", rel); };
   if (paths.model_spec.empty()) paths.model_spec = in_repo("models/deepseek_v32.textproto");
   if (paths.profile.empty()) paths.profile = in_repo("calibration/profiles/h200.textproto");
@@ -46,6 +48,12 @@ absl::StatusOr<PredictionContext> LoadPredictionContext(ContextPaths paths) {
 
   PredictionContext c;
   ASSIGN_OR_RETURN(c.spec, models::LoadModelSpec(paths.model_spec));
+  // Without a committed profile the roofline stands in, and the header says so.
+  if (!explicit_profile && !std::ifstream(paths.profile)) {
+    c.missing_default_profile = paths.profile;
+    paths.profile = "roofline";
+  }
+  if (!explicit_params && !std::ifstream(paths.params)) paths.params = "none";
   if (paths.profile != "roofline") {
     absl::StatusOr<calibration::Profile> profile = calibration::Profile::Load(paths.profile);
     if (!profile.ok()) {
@@ -142,7 +150,10 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
                                       absl::StrJoin(profile_cost->fallbacks(), " ")));
     }
   } else {
-    p.header.push_back("profile: none (roofline of H200 datasheet rates)");
+    p.header.push_back(context.missing_default_profile.empty()
+                           ? "profile: none (roofline of H200 datasheet rates)"
+                           : absl::StrCat("profile: ", context.missing_default_profile,
+                                          " not found; roofline of H200 datasheet rates"));
   }
   if (!notice.empty()) p.header.push_back(absl::StrCat("dataset: ", notice));
   if (p.simulation.rejected > 0) {

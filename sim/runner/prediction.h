@@ -35,6 +35,7 @@ struct PredictionContext {
   models::ModelSpec spec;
   std::shared_ptr<const calibration::Profile> profile;  // null: roofline only
   scenarios::FittedParams params;
+  std::string missing_default_profile;  // set when the default profile file is absent
 };
 
 // Fills defaults in `paths` and loads everything; bad files are InvalidArgument.

@@ -1,0 +1,198 @@
+#include "sim/engine/sglang_replica_scheduler.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "base/check.h"
+
+namespace servesim::engine {
+
+void SglangSchedulerConfig::SetConservativeness(double schedule_conservativeness) {
+  // scheduler.py: init_new_token_ratio = min(SGLANG_INIT_NEW_TOKEN_RATIO (0.7)
+  // * conservativeness, 1); min = init * SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR
+  // (0.14); decay over SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS (600) decode steps.
+  init_new_token_ratio = std::min(0.7 * schedule_conservativeness, 1.0);
+  min_new_token_ratio = init_new_token_ratio * 0.14;
+  new_token_ratio_decay = (init_new_token_ratio - min_new_token_ratio) / 600;
+}
+
+SglangReplicaScheduler::SglangReplicaScheduler(const SglangSchedulerConfig& config,
+                                               size_t num_requests)
+    : config_(config),
+      kv_(config.kv_blocks, config.page_size_tokens, num_requests),
+      new_token_ratio_(config.init_new_token_ratio) {}
+
+void SglangReplicaScheduler::Enqueue(RequestId id, RequestTable& /*requests*/) {
+  waiting_.push_back(id);
+}
+
+int64_t SglangReplicaScheduler::ClippedRemainingOutput(const Request& r) const {
+  return std::min(r.max_output_tokens - r.output_tokens, config_.clip_max_new_tokens);
+}
+
+void SglangReplicaScheduler::Schedule(RequestTable& requests, StepBatch* out) {
+  out->clear();
+  // Prefill priority (get_next_batch_to_run): a new prefill batch whenever one
+  // can be formed, else one decode step of the whole running batch.
+  if (SchedulePrefill(requests, out)) return;
+  ScheduleDecode(requests, out);
+}
+
+bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* out) {
+  const int64_t max_running = config_.max_running_requests;
+  if (chunked_ < 0 &&
+      (waiting_.empty() || static_cast<int64_t>(running_.size()) >= max_running)) {
+    return false;
+  }
+  const int64_t page = config_.page_size_tokens;
+  // PrefillAdder budgets. rem_total: free KV minus the output the running
+  // requests are still expected to write, at new_token_ratio.
+  double rem_total = static_cast<double>(kv_.free_blocks() * page);
+  for (RequestId id : running_) {
+    rem_total -= static_cast<double>(ClippedRemainingOutput(requests[id])) * new_token_ratio_;
+  }
+  // Mixed chunk: the decodes ride in the prefill batch and take budget.
+  const int64_t mixed = config_.enable_mixed_chunk ? static_cast<int64_t>(running_.size()) : 0;
+  const bool chunking = config_.chunked_prefill_size > 0;
+  int64_t rem_input = config_.max_prefill_tokens - mixed;
+  int64_t rem_chunk = chunking ? config_.chunked_prefill_size - mixed
+                               : std::numeric_limits<int64_t>::max();
+  std::vector<ScheduledSeq> prefill;
+  std::vector<RequestId> joined;  // prefill completes this step: join the decode batch
+
+  // The chunked request continues first (add_chunked_req): its budget was
+  // taken when it was first admitted, so only the chunk size limits it.
+  if (chunked_ >= 0) {
+    Request& r = requests[chunked_];
+    const int64_t pending = r.known_tokens() - r.computed_tokens;
+    const int64_t extend = std::min(pending, rem_chunk);
+    if (extend > 0 && kv_.GrowTo(chunked_, r.computed_tokens + extend)) {
+      prefill.push_back({chunked_, extend, r.computed_tokens, false});
+      rem_total -= static_cast<double>(extend);
+      rem_input -= extend;
+      rem_chunk -= extend;
+      if (extend == pending) {
+        rem_total -= static_cast<double>(ClippedRemainingOutput(r));
+        joined.push_back(chunked_);
+        chunked_ = -1;
+      }
+    }
+  }
+
+  // Then the waiting queue in FCFS order, stopping at the first request that
+  // does not fit (no skipping).
+  while (chunked_ < 0 && !waiting_.empty()) {
+    if (static_cast<int64_t>(running_.size() + prefill.size()) >= max_running) break;
+    if (rem_total <= 0 || rem_input <= 0 || rem_chunk <= 0) break;
+    const RequestId id = waiting_.front();
+    Request& r = requests[id];
+    const int64_t extend = r.known_tokens() - r.computed_tokens;
+    const int64_t reserve = ClippedRemainingOutput(r);
+    // add_one_req: NO_TOKEN when input + clipped max_new_tokens does not fit.
+    if (static_cast<double>(extend + reserve) >= rem_total) break;
+    if (!chunking || extend <= rem_chunk) {
+      // A whole prompt; over max_prefill_tokens only as the batch's first.
+      if (extend > rem_input && !prefill.empty()) break;
+      if (!kv_.GrowTo(id, r.computed_tokens + extend)) break;
+      prefill.push_back({id, extend, r.computed_tokens, false});
+      joined.push_back(id);
+      rem_total -= static_cast<double>(extend + reserve);
+      rem_input -= extend;
+      rem_chunk -= extend;
+      waiting_.pop_front();
+      continue;
+    }
+    // Too long for the chunk budget: truncate to whole pages and carry on
+    // with this request in later batches.
+    const int64_t trunc = std::min(rem_chunk, rem_input) / page * page;
+    if (trunc <= 0 || !kv_.GrowTo(id, r.computed_tokens + trunc)) break;
+    prefill.push_back({id, trunc, r.computed_tokens, false});
+    rem_total -= static_cast<double>(trunc);
+    chunked_ = id;
+    waiting_.pop_front();
+  }
+  if (prefill.empty()) return false;
+
+  if (config_.enable_mixed_chunk) {
+    // mix_with_running: the running decodes join when their KV fits.
+    for (RequestId id : running_) {
+      Request& r = requests[id];
+      if (!kv_.GrowTo(id, r.computed_tokens + DecodeTokens())) continue;
+      out->seqs.push_back({id, DecodeTokens(), r.computed_tokens, true});
+    }
+  }
+  out->seqs.insert(out->seqs.begin(), prefill.begin(), prefill.end());
+  running_.insert(running_.end(), joined.begin(), joined.end());
+  return true;
+}
+
+void SglangReplicaScheduler::ScheduleDecode(RequestTable& requests, StepBatch* out) {
+  if (running_.empty()) return;
+  const int64_t page = config_.page_size_tokens;
+  auto pages_needed = [&] {
+    int64_t need = 0;
+    for (RequestId id : running_) {
+      need += kv_.ExtraBlocksFor(id, requests[id].computed_tokens + DecodeTokens());
+    }
+    return need;
+  };
+  if (pages_needed() > kv_.free_blocks()) {
+    // retract_decode: victims in order of fewest outputs, ties longest input,
+    // until the rest have retract_decode_steps tokens of room each.
+    std::vector<RequestId> order = running_;
+    std::stable_sort(order.begin(), order.end(), [&](RequestId a, RequestId b) {
+      const Request& x = requests[a];
+      const Request& y = requests[b];
+      if (x.output_tokens != y.output_tokens) return x.output_tokens > y.output_tokens;
+      return x.prompt_tokens < y.prompt_tokens;
+    });
+    while (order.size() > 1 &&
+           (pages_needed() > kv_.free_blocks() ||
+            kv_.free_blocks() * page <
+                static_cast<int64_t>(order.size()) * config_.retract_decode_steps)) {
+      const RequestId victim = order.back();
+      order.pop_back();
+      Request& v = requests[victim];
+      kv_.Free(victim);
+      v.computed_tokens = 0;
+      ++v.preemptions;
+      ++num_retractions_;
+      running_.erase(std::find(running_.begin(), running_.end(), victim));
+      waiting_.push_back(victim);
+    }
+    // The retracted requests' share of the expected output comes back as a
+    // higher ratio: (decoded + steps * reqs) / max_new_tokens of the rest.
+    int64_t decoded = 0, max_new = 0;
+    for (RequestId id : running_) {
+      decoded += requests[id].output_tokens;
+      max_new += requests[id].max_output_tokens;
+    }
+    new_token_ratio_ = std::min(
+        1.0, static_cast<double>(decoded + config_.retract_decode_steps *
+                                               static_cast<int64_t>(running_.size())) /
+                 static_cast<double>(max_new + 1));
+  } else {
+    new_token_ratio_ =
+        std::max(new_token_ratio_ - config_.new_token_ratio_decay, config_.min_new_token_ratio);
+  }
+  for (RequestId id : running_) {
+    Request& r = requests[id];
+    if (!kv_.GrowTo(id, r.computed_tokens + DecodeTokens())) continue;  // pool smaller than one request
+    out->seqs.push_back({id, DecodeTokens(), r.computed_tokens, true});
+  }
+}
+
+void SglangReplicaScheduler::Complete(const StepBatch& batch, RequestTable& requests,
+                                      StepOutcome* out) {
+  const size_t first_finished = out->finished.size();
+  AdvanceRequests(batch, config_.spec, requests, out);
+  for (size_t i = first_finished; i < out->finished.size(); ++i) {
+    const RequestId id = out->finished[i];
+    kv_.Free(id);
+    auto it = std::find(running_.begin(), running_.end(), id);
+    SERVESIM_CHECK(it != running_.end(), "finished request not running");
+    running_.erase(it);
+  }
+}
+
+}  // namespace servesim::engine

@@ -1,0 +1,81 @@
+// SGLang v0.5.6's scheduler (python/sglang/srt/managers/scheduler.py and
+// schedule_policy.py PrefillAdder): prefill-priority batches, one chunked
+// request at a time, new-token-ratio KV admission and decode retraction.
+#ifndef SERVESIM_SIM_ENGINE_SGLANG_REPLICA_SCHEDULER_H_
+#define SERVESIM_SIM_ENGINE_SGLANG_REPLICA_SCHEDULER_H_
+
+#include <deque>
+#include <vector>
+
+#include "sim/engine/kv_cache_manager.h"
+#include "sim/engine/replica_scheduler.h"
+
+namespace servesim::engine {
+
+struct SglangSchedulerConfig {
+  // Prefill tokens per batch (per DP rank, after SGLang's //dp_size); <= 0
+  // disables chunking (a prompt then prefills whole).
+  int64_t chunked_prefill_size = 8192;
+  int64_t max_prefill_tokens = 16384;     // --max-prefill-tokens per prefill batch
+  int64_t max_running_requests = 4096;    // per DP rank
+  int64_t kv_blocks = 0;                  // KV pool of this rank, in pages
+  int64_t page_size_tokens = 64;          // forced to 64 for DeepSeek NSA
+  // new_token_ratio: the share of each running request's remaining output
+  // that admission reserves. SGLang: init = min(0.7 * conservativeness, 1),
+  // min = init * 0.14, decay = (init - min) / 600 per decode step
+  // (environ.py SGLANG_INIT_NEW_TOKEN_RATIO etc.; use FromConservativeness).
+  double init_new_token_ratio = 0.7;
+  double min_new_token_ratio = 0.098;
+  double new_token_ratio_decay = (0.7 - 0.098) / 600;
+  int64_t clip_max_new_tokens = 4096;    // SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
+  int64_t retract_decode_steps = 20;     // SGLANG_RETRACT_DECODE_STEPS
+  // --enable-mixed-chunk: a prefill batch also carries the running decodes.
+  bool enable_mixed_chunk = false;
+  SpeculativeConfig spec;
+
+  // Sets the three ratio fields from --schedule-conservativeness (already
+  // x0.3 under DP attention).
+  void SetConservativeness(double schedule_conservativeness);
+};
+
+class SglangReplicaScheduler : public ReplicaScheduler {
+ public:
+  SglangReplicaScheduler(const SglangSchedulerConfig& config, size_t num_requests);
+
+  void Enqueue(RequestId id, RequestTable& requests) override;
+  void Schedule(RequestTable& requests, StepBatch* out) override;
+  void Complete(const StepBatch& batch, RequestTable& requests, StepOutcome* out) override;
+
+  bool HasWork() const override {
+    return !running_.empty() || !waiting_.empty() || chunked_ >= 0;
+  }
+  int64_t num_waiting() const override { return static_cast<int64_t>(waiting_.size()); }
+  int64_t num_running() const override {
+    return static_cast<int64_t>(running_.size()) + (chunked_ >= 0 ? 1 : 0);
+  }
+  const KvCacheManager& kv_cache() const override { return kv_; }
+  double new_token_ratio() const { return new_token_ratio_; }
+  int64_t num_retractions() const { return num_retractions_; }
+
+ private:
+  // A prefill batch from the chunked request and the waiting queue (the
+  // PrefillAdder); false when none can be formed.
+  bool SchedulePrefill(RequestTable& requests, StepBatch* out);
+  // A decode batch of every running request, retracting on KV shortage.
+  void ScheduleDecode(RequestTable& requests, StepBatch* out);
+  // Remaining output the admission check reserves for `r`.
+  int64_t ClippedRemainingOutput(const Request& r) const;
+  int64_t DecodeTokens() const { return 1 + config_.spec.num_draft_tokens; }
+
+  SglangSchedulerConfig config_;
+  KvCacheManager kv_;
+  std::vector<RequestId> running_;  // the decode batch, in admission order
+  std::deque<RequestId> waiting_;   // FCFS; retracted requests rejoin at the back
+  RequestId chunked_ = -1;          // the partially prefilled request, if any
+  double new_token_ratio_;
+  int64_t num_retractions_ = 0;
+};
+
+}  // namespace servesim::engine
+
+#endif  // SERVESIM_SIM_ENGINE_SGLANG_REPLICA_SCHEDULER_H_
