@@ -1,11 +1,370 @@
-// `python3 -m sglang.launch_server` (SGLang v0.5.6.post2). Not modelled yet.
+// `python3 -m sglang.launch_server` as SGLang v0.5.6.post2 reads it for
+// DeepSeek-V3.2 on H200. Every default names its source in
+// shared/reference/engine-defaults.md §C2 (and docs/engines.md).
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "scenarios/serve_command.h"
+#include "sim/workload/command_line.h"
 
 namespace servesim::scenarios {
+namespace {
 
-absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>&, const EnvVars&,
-                                              const ServeContext&) {
-  return absl::UnimplementedError("--serve: the SGLang engine is not modelled yet");
+using workload::FlagSpec;
+
+// Flags that do not change what the GPUs compute or when: accepted, echoed.
+// (--model-path names the model; it is read, then listed here too.)
+const std::vector<std::string>& SglangIgnoredFlags() {
+  static const auto* kFlags = new std::vector<std::string>{
+      "--model-path", "--host", "--port", "--chat-template", "--reasoning-parser",
+      "--tool-call-parser", "--trust-remote-code", "--served-model-name", "--api-key",
+      "--tokenizer-path", "--log-level", "--log-requests", "--enable-metrics",
+      "--random-seed", "--watchdog-timeout", "--skip-server-warmup", "--download-dir",
+      "--tokenizer-mode"};
+  return *kFlags;
+}
+
+bool IsSwitch(const std::string& flag) {
+  return flag == "--trust-remote-code" || flag == "--log-requests" ||
+         flag == "--enable-metrics" || flag == "--skip-server-warmup";
+}
+
+std::vector<FlagSpec> SglangFlagSpecs() {
+  std::vector<FlagSpec> specs = {
+      {"--tp-size", {"--tp"}},
+      {"--dp-size", {"--dp"}},
+      {"--enable-dp-attention", {}, false},
+      {"--ep-size", {"--ep"}},
+      {"--moe-dense-tp-size", {}},
+      {"--chunked-prefill-size", {}},
+      {"--max-running-requests", {}},
+      {"--max-prefill-tokens", {}},
+      {"--mem-fraction-static", {}},
+      {"--context-length", {}},
+      {"--kv-cache-dtype", {}},
+      {"--page-size", {}},
+      {"--schedule-policy", {}},
+      {"--schedule-conservativeness", {}},
+      {"--cuda-graph-max-bs", {}},
+      {"--disable-cuda-graph", {}, false},
+      {"--disable-overlap-schedule", {}, false},
+      {"--attention-backend", {}},
+      {"--nsa-prefill-backend", {}},
+      {"--nsa-decode-backend", {}},
+      {"--speculative-algorithm", {}},
+      {"--speculative-num-steps", {}},
+      {"--speculative-eagle-topk", {}},
+      {"--speculative-num-draft-tokens", {}},
+      {"--enable-mixed-chunk", {}, false},
+  };
+  for (const std::string& f : SglangIgnoredFlags()) specs.push_back({f, {}, !IsSwitch(f)});
+  return specs;
+}
+
+// NSA backends SGLang offers for DeepSeek-V3.2's sparse attention on Hopper
+// (server_args.py NSA_CHOICES, less the AMD-only aiter).
+constexpr const char* kNsaBackends[] = {"flashmla_sparse", "flashmla_kv", "flashmla_auto", "fa3",
+                                        "tilelang"};
+
+absl::Status CheckNsaBackend(const std::string& flag, const std::string& value) {
+  for (const char* b : kNsaBackends) {
+    if (value == b) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat("--serve: ", flag, ": unknown NSA backend \"",
+                                                 value, "\" (", absl::StrJoin(kNsaBackends, ", "),
+                                                 ")"));
+}
+
+// server_args.py _handle_gpu_memory_settings: the CUDA-graph batch sizes
+// [1, 2, 4, 8, 12] + 16..256 step 8 + 272..496 step 16 + 512.. step 32,
+// capped at cuda_graph_max_bs.
+std::vector<int32_t> SglangCudaGraphSizes(int32_t max_bs) {
+  std::vector<int32_t> sizes = {1, 2, 4, 8, 12};
+  for (int32_t s = 16; s <= 256; s += 8) sizes.push_back(s);
+  for (int32_t s = 272; s < 512; s += 16) sizes.push_back(s);
+  for (int32_t s = 512; s <= max_bs; s += 32) sizes.push_back(s);
+  sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [&](int32_t s) { return s > max_bs; }),
+              sizes.end());
+  return sizes;
+}
+
+}  // namespace
+
+absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& args,
+                                              const EnvVars& env, const ServeContext& context) {
+  workload::FlagParseOptions options;
+  options.context = "--serve";
+  ASSIGN_OR_RETURN(workload::ParsedFlags flags, workload::ParseFlags(args, SglangFlagSpecs(), options));
+
+  EngineConfig c;
+  c.set_engine(SGLANG);
+  c.set_engine_version("SGLang v0.5.6.post2");
+  if (!flags.Has("--model-path")) {
+    return absl::InvalidArgumentError("--serve: --model-path is required");
+  }
+  ASSIGN_OR_RETURN(std::string model, flags.GetString("--model-path"));
+  c.set_model(model);
+  for (const std::string& f : flags.given()) {
+    if (std::find(SglangIgnoredFlags().begin(), SglangIgnoredFlags().end(), f) !=
+        SglangIgnoredFlags().end()) {
+      c.add_ignored_flags(f);
+    }
+  }
+  auto note_default = [&](const std::string& flag, const std::string& what) {
+    if (!flags.Has(flag)) c.add_defaults_applied(what);
+  };
+
+  // Environment. DeepSeek-V3.2's indexer logits kernels (fp8_mqa_logits,
+  // fp8_paged_mqa_logits) come from DeepGEMM: SGLang cannot serve the model
+  // without it (live run sglang-tp8-no-deepgemm).
+  c.set_deep_gemm(true);
+  for (const auto& [key, value] : env) {
+    if (key == "SGLANG_ENABLE_JIT_DEEPGEMM") {
+      const std::string v = absl::AsciiStrToLower(value);
+      if (v == "0" || v == "false") {
+        return absl::FailedPreconditionError(
+            "server fails to start when DeepGEMM is disabled: SGLang's DeepSeek-V3.2 (NSA) path "
+            "takes its indexer logits kernels fp8_mqa_logits / fp8_paged_mqa_logits from "
+            "DeepGEMM (SGLANG_ENABLE_JIT_DEEPGEMM=0)");
+      }
+      if (v != "1" && v != "true") {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--env: SGLANG_ENABLE_JIT_DEEPGEMM: expected 0 or 1, got \"", value, "\""));
+      }
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--env: ", key, " is not an environment variable servesim models for SGLang "
+          "(SGLANG_ENABLE_JIT_DEEPGEMM)"));
+    }
+  }
+
+  // Parallel layout.
+  ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tp-size", 1));
+  ASSIGN_OR_RETURN(int64_t dp, flags.GetIntOr("--dp-size", 1));
+  ASSIGN_OR_RETURN(int64_t ep, flags.GetIntOr("--ep-size", 1));
+  ASSIGN_OR_RETURN(int64_t moe_dense_tp, flags.GetIntOr("--moe-dense-tp-size", 0));
+  for (auto [name, v] : {std::pair{"--tp-size", tp}, {"--dp-size", dp}, {"--ep-size", ep}}) {
+    if (v < 1) {
+      return absl::InvalidArgumentError(absl::StrCat("--serve: ", name, ": must be >= 1, got ", v));
+    }
+  }
+  ASSIGN_OR_RETURN(bool dp_attention, flags.GetBool("--enable-dp-attention"));
+  if (dp_attention && dp == 1) {
+    // _handle_data_parallelism: dp_size == 1 turns DP attention (and the DP
+    // LM head) off, so `--enable-dp-attention` alone is plain TP.
+    dp_attention = false;
+    c.add_defaults_applied(
+        "enable_dp_attention=False (dp_size == 1: SGLang turns DP attention off; "
+        "--enable-dp-attention without --dp-size is plain TP)");
+  }
+  c.set_tp(static_cast<int32_t>(tp));
+  c.set_dp(static_cast<int32_t>(dp));
+  c.set_ep(static_cast<int32_t>(ep));
+  c.set_pp(1);
+  c.set_enable_dp_attention(dp_attention);
+  c.set_moe_dense_tp(static_cast<int32_t>(moe_dense_tp));
+  c.set_gpus_per_node(8);
+  c.set_nnodes(1);
+  const int64_t dp_ranks = dp_attention ? dp : 1;
+
+  // Speculative decoding (_handle_speculative_decoding). EAGLE / NEXTN on
+  // DeepSeek runs the checkpoint's MTP layer as the draft model.
+  bool speculative = false;
+  if (flags.Has("--speculative-algorithm")) {
+    ASSIGN_OR_RETURN(std::string algo, flags.GetString("--speculative-algorithm"));
+    algo = absl::AsciiStrToUpper(algo);
+    if (algo != "EAGLE" && algo != "NEXTN") {
+      return absl::UnimplementedError(absl::StrCat(
+          "--serve: --speculative-algorithm ", algo, " is not modelled (EAGLE, NEXTN)"));
+    }
+    speculative = true;
+    // Unset steps/topk/draft tokens: SGLang's auto choice for DeepSeek
+    // (auto_choose_speculative_params: 3 steps, topk 1, 4 draft tokens) [U].
+    ASSIGN_OR_RETURN(int64_t steps, flags.GetIntOr("--speculative-num-steps", 3));
+    ASSIGN_OR_RETURN(int64_t topk, flags.GetIntOr("--speculative-eagle-topk", 1));
+    ASSIGN_OR_RETURN(int64_t drafts, flags.GetIntOr("--speculative-num-draft-tokens", steps + 1));
+    note_default("--speculative-num-steps", "speculative_num_steps=3 (SGLang auto choice for DeepSeek) [U]");
+    if (steps < 1 || topk < 1 || drafts < 2) {
+      return absl::InvalidArgumentError(
+          "--serve: --speculative-num-steps and --speculative-eagle-topk must be >= 1, "
+          "--speculative-num-draft-tokens >= 2");
+    }
+    if (topk > 1) {
+      return absl::UnimplementedError(
+          "--serve: --speculative-eagle-topk > 1 (tree drafts) is not modelled");
+    }
+    if (drafts != steps + 1) {
+      // With topk 1 the draft is a chain: SGLang sets draft tokens = steps + 1.
+      c.add_defaults_applied(absl::StrCat("speculative_num_draft_tokens=", steps + 1,
+                                          " (topk 1: SGLang sets it to num_steps + 1)"));
+      drafts = steps + 1;
+    }
+    // num_draft_tokens counts the verified root token: k = drafts - 1.
+    c.set_speculative_method("eagle");
+    c.set_num_speculative_tokens(static_cast<int32_t>(drafts - 1));
+    c.set_mean_accepted_drafts(DefaultMeanAcceptedDrafts(static_cast<int>(drafts - 1), context));
+  } else {
+    for (const char* f : {"--speculative-num-steps", "--speculative-eagle-topk",
+                          "--speculative-num-draft-tokens"}) {
+      if (flags.Has(f)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--serve: ", f, " needs --speculative-algorithm"));
+      }
+    }
+  }
+
+  // Batch limits. _handle_gpu_memory_settings on a 90-160 GB GPU (H200):
+  // chunked_prefill_size 8192, cuda_graph_max_bs 256 if tp < 4 else 512.
+  ASSIGN_OR_RETURN(int64_t chunk, flags.GetIntOr("--chunked-prefill-size", 8192));
+  note_default("--chunked-prefill-size", "chunked_prefill_size=8192 (SGLang, 90-160 GB GPU)");
+  if (chunk == 0 || chunk < -1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: --chunked-prefill-size: must be > 0 or -1 (disabled), got ", chunk));
+  }
+  c.set_chunked_prefill_size_before_dp(chunk);
+  c.set_chunked_prefill(chunk > 0);
+  int64_t per_rank_chunk = chunk;
+  if (chunk > 0 && dp_ranks > 1) {
+    per_rank_chunk = chunk / dp_ranks;
+    c.add_defaults_applied(absl::StrCat("chunked_prefill_size=", chunk, "//", dp_ranks, "=",
+                                        per_rank_chunk, " per DP rank (DP attention)"));
+  }
+  ASSIGN_OR_RETURN(int64_t max_prefill, flags.GetIntOr("--max-prefill-tokens", 16384));
+  note_default("--max-prefill-tokens", "max_prefill_tokens=16384 (ServerArgs default)");
+  if (max_prefill < 1) {
+    return absl::InvalidArgumentError("--serve: --max-prefill-tokens: must be >= 1");
+  }
+  c.set_max_prefill_tokens(max_prefill);
+  // Without chunking a batch is bounded by max_prefill_tokens alone.
+  c.set_max_num_batched_tokens(chunk > 0 ? per_rank_chunk : max_prefill);
+
+  // max_running_requests: unset means derived from the KV pool at start-up
+  // (ModelRunner.init_memory_pool), done in sim/runner; speculative decoding
+  // sets 48. Under DP attention a given value is split over the DP ranks.
+  if (flags.Has("--max-running-requests")) {
+    ASSIGN_OR_RETURN(int64_t mrr, flags.GetInt("--max-running-requests"));
+    if (mrr < 1) {
+      return absl::InvalidArgumentError("--serve: --max-running-requests: must be >= 1");
+    }
+    c.set_max_num_seqs(std::max<int64_t>(1, mrr / dp_ranks));
+  } else if (speculative) {
+    c.set_max_num_seqs(std::max<int64_t>(1, 48 / dp_ranks));
+    c.add_defaults_applied(
+        "max_running_requests=48 (SGLang's default under speculative decoding)");
+  } else {
+    c.set_max_num_seqs(0);  // derived from the KV pool (sim/runner)
+  }
+
+  // 163,840 = DeepSeek-V3.2's max_position_embeddings (the model's context).
+  ASSIGN_OR_RETURN(int64_t context_length, flags.GetIntOr("--context-length", 163840));
+  note_default("--context-length", "context_length=163840 (model's max_position_embeddings)");
+  if (context_length < 1) {
+    return absl::InvalidArgumentError("--serve: --context-length: must be >= 1");
+  }
+  if (context_length > 163840) {
+    // model_config.py refuses a longer context unless
+    // SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1.
+    return absl::FailedPreconditionError(absl::StrCat(
+        "User-specified context_length (", context_length,
+        ") is greater than the derived context_length (163840)"));
+  }
+  c.set_max_model_len(context_length);
+
+  // Scheduling policy. lpm (longest prefix match) orders by shared prefixes:
+  // with no prefix shared between prompts, as in the benchmark datasets, it
+  // degenerates to the queue order, so it is modelled as fcfs.
+  ASSIGN_OR_RETURN(std::string policy, flags.GetStringOr("--schedule-policy", "fcfs"));
+  if (policy != "fcfs" && policy != "lpm") {
+    return absl::UnimplementedError(absl::StrCat(
+        "--serve: --schedule-policy ", policy, " is not modelled (fcfs, lpm)"));
+  }
+  c.set_schedule_policy(policy);
+  ASSIGN_OR_RETURN(double conservativeness, flags.GetDoubleOr("--schedule-conservativeness", 1.0));
+  if (!(conservativeness > 0)) {
+    return absl::InvalidArgumentError("--serve: --schedule-conservativeness: must be > 0");
+  }
+  if (dp_attention) {
+    conservativeness *= 0.3;
+    c.add_defaults_applied("schedule_conservativeness x0.3 (DP attention)");
+  }
+  c.set_schedule_conservativeness(conservativeness);
+
+  ASSIGN_OR_RETURN(bool no_overlap, flags.GetBool("--disable-overlap-schedule"));
+  c.set_overlap_schedule(!no_overlap && !speculative);
+  if (speculative && !no_overlap) {
+    c.add_defaults_applied("overlap scheduler off (speculative decoding)");
+  }
+  ASSIGN_OR_RETURN(bool mixed, flags.GetBool("--enable-mixed-chunk"));
+  if (mixed && speculative) {
+    mixed = false;
+    c.add_defaults_applied("enable_mixed_chunk=False (speculative decoding)");
+  }
+  c.set_enable_mixed_chunk(mixed);
+
+  // CUDA graphs.
+  ASSIGN_OR_RETURN(int64_t graph_bs, flags.GetIntOr("--cuda-graph-max-bs", tp < 4 ? 256 : 512));
+  note_default("--cuda-graph-max-bs",
+               absl::StrCat("cuda_graph_max_bs=", graph_bs, " (SGLang, 90-160 GB GPU, tp ",
+                            tp < 4 ? "< 4" : ">= 4", ")"));
+  if (graph_bs < 1) return absl::InvalidArgumentError("--serve: --cuda-graph-max-bs: must be >= 1");
+  c.set_cuda_graph_max_bs(static_cast<int32_t>(graph_bs));
+  ASSIGN_OR_RETURN(bool no_graphs, flags.GetBool("--disable-cuda-graph"));
+  if (!no_graphs) {
+    for (int32_t s : SglangCudaGraphSizes(static_cast<int32_t>(graph_bs))) c.add_cuda_graph_sizes(s);
+  }
+
+  // Memory: unset mem_fraction_static is derived by the memory heuristic in
+  // the setup (models::SglangMemFractionStatic), 0 here.
+  ASSIGN_OR_RETURN(double fraction, flags.GetDoubleOr("--mem-fraction-static", 0));
+  if (flags.Has("--mem-fraction-static") && !(fraction > 0 && fraction <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--serve: --mem-fraction-static: must be in (0, 1], got ", fraction));
+  }
+  c.set_gpu_memory_fraction(fraction);
+
+  // DeepSeek NSA adjustments (_handle_model_specific_adjustments).
+  ASSIGN_OR_RETURN(std::string backend, flags.GetStringOr("--attention-backend", "nsa"));
+  if (backend != "nsa") {
+    return absl::UnimplementedError(absl::StrCat(
+        "--serve: --attention-backend ", backend,
+        " is not modelled for DeepSeek-V3.2 (SGLang serves its sparse attention with nsa)"));
+  }
+  c.set_attention_backend("nsa");
+  ASSIGN_OR_RETURN(std::string prefill_backend,
+                   flags.GetStringOr("--nsa-prefill-backend", "flashmla_sparse"));
+  ASSIGN_OR_RETURN(std::string decode_backend, flags.GetStringOr("--nsa-decode-backend", "fa3"));
+  RETURN_IF_ERROR(CheckNsaBackend("--nsa-prefill-backend", prefill_backend));
+  RETURN_IF_ERROR(CheckNsaBackend("--nsa-decode-backend", decode_backend));
+  ASSIGN_OR_RETURN(std::string kv, flags.GetStringOr("--kv-cache-dtype", "auto"));
+  if (kv == "auto" || kv == "bfloat16" || kv == "bf16") {
+    c.set_kv_cache_dtype(KV_BF16);
+    note_default("--kv-cache-dtype", "kv_cache_dtype=auto -> bfloat16 (NSA on Hopper)");
+    note_default("--nsa-prefill-backend", "nsa_prefill_backend=flashmla_sparse (ServerArgs default)");
+    note_default("--nsa-decode-backend", "nsa_decode_backend=fa3 (ServerArgs default)");
+  } else if (kv == "fp8_e4m3") {
+    // An FP8 cache switches both NSA backends to the FlashMLA FP8 kernels
+    // (server_args.py; applied whatever was given [U]).
+    c.set_kv_cache_dtype(KV_FP8);
+    prefill_backend = "flashmla_auto";
+    decode_backend = "flashmla_kv";
+    c.add_defaults_applied(
+        "nsa_prefill_backend=flashmla_auto, nsa_decode_backend=flashmla_kv (FP8 KV cache)");
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: --kv-cache-dtype: \"", kv, "\" is not supported for DeepSeek-V3.2 NSA "
+        "(auto, bfloat16, fp8_e4m3)"));
+  }
+  c.set_prefill_attention_backend(prefill_backend);
+  c.set_decode_attention_backend(decode_backend);
+  c.set_kv_block_size(64);
+  ASSIGN_OR_RETURN(int64_t page, flags.GetIntOr("--page-size", 64));
+  if (page != 64) {
+    c.add_defaults_applied(absl::StrCat("--page-size ", page, " overridden to 64 (DeepSeek NSA)"));
+  }
+  return c;
 }
 
 }  // namespace servesim::scenarios

@@ -1,11 +1,393 @@
-// `trtllm-serve` (TensorRT-LLM 1.2.0rc5). Not modelled yet.
+// `trtllm-serve MODEL ...` as TensorRT-LLM 1.2.0rc5 (PyTorch backend) reads it,
+// with the --extra_llm_api_options / --config YAML keys that change
+// performance. Every default names its source in
+// shared/reference/engine-defaults.md §C3 (and docs/engines.md).
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "scenarios/mini_yaml.h"
 #include "scenarios/serve_command.h"
+#include "sim/workload/command_line.h"
 
 namespace servesim::scenarios {
+namespace {
 
-absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>&, const EnvVars&,
-                                              const ServeContext&) {
-  return absl::UnimplementedError("--serve: the TensorRT-LLM engine is not modelled yet");
+using workload::FlagSpec;
+
+const std::vector<std::string>& TrtllmIgnoredFlags() {
+  static const auto* kFlags = new std::vector<std::string>{
+      "--host", "--port", "--tokenizer", "--log_level", "--trust_remote_code",
+      "--reasoning_parser", "--num_postprocess_workers", "--served_model_name",
+      "--custom_tokenizer"};
+  return *kFlags;
+}
+
+std::vector<FlagSpec> TrtllmFlagSpecs() {
+  std::vector<FlagSpec> specs = {
+      {"--tp_size", {}},
+      {"--ep_size", {}},
+      {"--pp_size", {}},
+      {"--max_batch_size", {}},
+      {"--max_num_tokens", {}},
+      {"--max_seq_len", {}},
+      {"--kv_cache_free_gpu_memory_fraction", {"--free_gpu_memory_fraction"}},
+      {"--extra_llm_api_options", {"--config"}},
+      {"--enable_chunked_prefill", {}, false},
+      {"--backend", {}},
+  };
+  for (const std::string& f : TrtllmIgnoredFlags()) {
+    specs.push_back({f, {}, f != "--trust_remote_code"});
+  }
+  return specs;
+}
+
+// CudaGraphConfig._generate_cuda_graph_batch_sizes (llm_args.py): without
+// padding 1..31, 32, 64, 128, powers of two from 256 below max, and max;
+// with padding 1, 2, 4, 8..128 step 8, the same powers of two and max.
+std::vector<int32_t> TrtllmCudaGraphSizes(int32_t max_bs, bool padding) {
+  std::vector<int32_t> sizes;
+  if (padding) {
+    sizes = {1, 2, 4};
+    for (int32_t s = 8; s <= 128; s += 8) sizes.push_back(s);
+  } else {
+    for (int32_t s = 1; s < 32; ++s) sizes.push_back(s);
+    sizes.insert(sizes.end(), {32, 64, 128});
+  }
+  for (int32_t s = 256; s < max_bs; s *= 2) sizes.push_back(s);
+  sizes.push_back(max_bs);
+  sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [&](int32_t s) { return s > max_bs; }),
+              sizes.end());
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+// Typed reads of YAML scalars, errors naming the file, line and key.
+struct YamlReader {
+  std::string file;
+  const std::map<std::string, YamlValue>& doc;
+
+  std::string Where(const std::string& key) const {
+    return absl::StrCat("--serve: ", file, ": line ", doc.at(key).line, ": ", key);
+  }
+  absl::StatusOr<bool> Bool(const std::string& key) const {
+    const std::string v = absl::AsciiStrToLower(doc.at(key).scalar);
+    if (v == "true") return true;
+    if (v == "false") return false;
+    return absl::InvalidArgumentError(
+        absl::StrCat(Where(key), ": expected true or false, got \"", doc.at(key).scalar, "\""));
+  }
+  absl::StatusOr<int64_t> Int(const std::string& key) const {
+    int64_t v = 0;
+    if (!doc.at(key).is_list && absl::SimpleAtoi(doc.at(key).scalar, &v)) return v;
+    return absl::InvalidArgumentError(
+        absl::StrCat(Where(key), ": expected an integer, got \"", doc.at(key).scalar, "\""));
+  }
+  absl::StatusOr<double> Double(const std::string& key) const {
+    double v = 0;
+    if (!doc.at(key).is_list && absl::SimpleAtod(doc.at(key).scalar, &v)) return v;
+    return absl::InvalidArgumentError(
+        absl::StrCat(Where(key), ": expected a number, got \"", doc.at(key).scalar, "\""));
+  }
+  absl::StatusOr<std::vector<int32_t>> IntList(const std::string& key) const {
+    if (!doc.at(key).is_list) {
+      return absl::InvalidArgumentError(absl::StrCat(Where(key), ": expected a list"));
+    }
+    std::vector<int32_t> out;
+    for (const std::string& item : doc.at(key).items) {
+      int32_t v = 0;
+      if (!absl::SimpleAtoi(item, &v) || v < 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(Where(key), ": expected positive integers, got \"", item, "\""));
+      }
+      out.push_back(v);
+    }
+    return out;
+  }
+};
+
+// Keys of the LLM API options servesim reads; anything else is an error.
+constexpr const char* kYamlKeys[] = {
+    "enable_attention_dp",
+    "enable_chunked_prefill",
+    "disable_overlap_scheduler",
+    "max_batch_size",
+    "max_num_tokens",
+    "max_seq_len",
+    "cuda_graph_config",
+    "cuda_graph_config.max_batch_size",
+    "cuda_graph_config.batch_sizes",
+    "cuda_graph_config.enable_padding",
+    "kv_cache_config.free_gpu_memory_fraction",
+    "kv_cache_config.dtype",
+    "kv_cache_config.tokens_per_block",
+    "kv_cache_config.enable_block_reuse",  // prefix reuse: no shared prefixes here
+    "scheduler_config.capacity_scheduler_policy",
+    "speculative_config.decoding_type",
+    "speculative_config.num_nextn_predict_layers",
+    "print_iter_log",  // logging only
+};
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--serve: --extra_llm_api_options: cannot read \"", path, "\""));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& args,
+                                              const EnvVars& env, const ServeContext& context) {
+  workload::FlagParseOptions options;
+  options.context = "--serve";
+  options.underscores_match_dashes = true;
+  options.allow_positionals = true;
+  ASSIGN_OR_RETURN(workload::ParsedFlags flags, workload::ParseFlags(args, TrtllmFlagSpecs(), options));
+
+  EngineConfig c;
+  c.set_engine(TRTLLM);
+  c.set_engine_version("TensorRT-LLM 1.2.0rc5");
+  if (flags.positionals().size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: trtllm-serve takes one model argument, got ", flags.positionals().size()));
+  }
+  c.set_model(flags.positionals()[0]);
+  for (const std::string& f : flags.given()) {
+    if (std::find(TrtllmIgnoredFlags().begin(), TrtllmIgnoredFlags().end(), f) !=
+        TrtllmIgnoredFlags().end()) {
+      c.add_ignored_flags(f);
+    }
+  }
+  auto note_default = [&](const std::string& flag, const std::string& what) {
+    if (!flags.Has(flag)) c.add_defaults_applied(what);
+  };
+  ASSIGN_OR_RETURN(std::string backend, flags.GetStringOr("--backend", "pytorch"));
+  if (backend != "pytorch") {
+    return absl::UnimplementedError(absl::StrCat(
+        "--serve: --backend ", backend, " is not modelled (pytorch)"));
+  }
+  if (flags.Has("--backend")) c.add_ignored_flags("--backend");
+
+  // Environment: TRTLLM_DG_ENABLED=0 turns DeepGEMM off (FP8 GEMMs and MoE
+  // fall back to TRT-LLM's own kernels); a kernel switch, not a refusal.
+  c.set_deep_gemm(true);
+  for (const auto& [key, value] : env) {
+    if (key != "TRTLLM_DG_ENABLED") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--env: ", key, " is not an environment variable servesim models for TensorRT-LLM "
+          "(TRTLLM_DG_ENABLED)"));
+    }
+    if (value == "0" || value == "1") {
+      c.set_deep_gemm(value == "1");
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--env: TRTLLM_DG_ENABLED: expected 0 or 1, got \"", value, "\""));
+    }
+  }
+
+  // Command-line values (serve.py click options, BuildConfig defaults).
+  ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tp_size", 1));
+  ASSIGN_OR_RETURN(int64_t pp, flags.GetIntOr("--pp_size", 1));
+  // --ep_size unset: moe_expert_parallel_size None -> the MoE runs TP
+  // (Mapping: moe_tp = tp, moe_ep = 1).
+  ASSIGN_OR_RETURN(int64_t ep, flags.GetIntOr("--ep_size", 1));
+  note_default("--ep_size", "moe ep_size=1 (unset: the MoE is tensor-parallel)");
+  ASSIGN_OR_RETURN(int64_t max_batch, flags.GetIntOr("--max_batch_size", 2048));
+  note_default("--max_batch_size", "max_batch_size=2048 (BuildConfig default)");
+  ASSIGN_OR_RETURN(int64_t max_tokens, flags.GetIntOr("--max_num_tokens", 8192));
+  note_default("--max_num_tokens", "max_num_tokens=8192 (BuildConfig default)");
+  // max_seq_len None: the model's max_position_embeddings, 163,840.
+  ASSIGN_OR_RETURN(int64_t max_seq_len, flags.GetIntOr("--max_seq_len", 163840));
+  note_default("--max_seq_len", "max_seq_len=163840 (model's max_position_embeddings)");
+  ASSIGN_OR_RETURN(double free_fraction,
+                   flags.GetDoubleOr("--kv_cache_free_gpu_memory_fraction", 0.9));
+  note_default("--kv_cache_free_gpu_memory_fraction",
+               "free_gpu_memory_fraction=0.9 (of memory free after weights and buffers)");
+  ASSIGN_OR_RETURN(bool chunked, flags.GetBool("--enable_chunked_prefill"));
+
+  bool attention_dp = false;
+  bool overlap = true;
+  std::string policy = "GUARANTEED_NO_EVICT";
+  std::string kv_dtype = "auto";
+  int64_t tokens_per_block = 32;
+  bool graphs = true;
+  bool padding = false;
+  int32_t graph_max_bs = 0;
+  std::vector<int32_t> graph_sizes;
+  int mtp_layers = 0;
+
+  if (flags.Has("--extra_llm_api_options")) {
+    ASSIGN_OR_RETURN(std::string path, flags.GetString("--extra_llm_api_options"));
+    ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+    ASSIGN_OR_RETURN(auto doc, ParseMiniYaml(text, absl::StrCat("--serve: ", path)));
+    const YamlReader y{path, doc};
+    for (const auto& [key, value] : doc) {
+      if (std::find_if(std::begin(kYamlKeys), std::end(kYamlKeys),
+                       [&](const char* k) { return key == k; }) == std::end(kYamlKeys)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--serve: ", path, ": line ", value.line, ": ", key,
+            ": not an LLM API option servesim models (", absl::StrJoin(kYamlKeys, ", "), ")"));
+      }
+    }
+    // The YAML overrides the command line (trtllm-serve updates llm_args).
+    if (doc.count("enable_attention_dp")) {
+      ASSIGN_OR_RETURN(attention_dp, y.Bool("enable_attention_dp"));
+    }
+    if (doc.count("enable_chunked_prefill")) {
+      ASSIGN_OR_RETURN(chunked, y.Bool("enable_chunked_prefill"));
+    }
+    if (doc.count("disable_overlap_scheduler")) {
+      ASSIGN_OR_RETURN(bool off, y.Bool("disable_overlap_scheduler"));
+      overlap = !off;
+    }
+    if (doc.count("max_batch_size")) {
+      ASSIGN_OR_RETURN(max_batch, y.Int("max_batch_size"));
+    }
+    if (doc.count("max_num_tokens")) {
+      ASSIGN_OR_RETURN(max_tokens, y.Int("max_num_tokens"));
+    }
+    if (doc.count("max_seq_len")) {
+      ASSIGN_OR_RETURN(max_seq_len, y.Int("max_seq_len"));
+    }
+    if (doc.count("cuda_graph_config") && doc.at("cuda_graph_config").is_null) graphs = false;
+    if (doc.count("cuda_graph_config.enable_padding")) {
+      ASSIGN_OR_RETURN(padding, y.Bool("cuda_graph_config.enable_padding"));
+    }
+    if (doc.count("cuda_graph_config.max_batch_size")) {
+      ASSIGN_OR_RETURN(int64_t v, y.Int("cuda_graph_config.max_batch_size"));
+      if (v < 0) return absl::InvalidArgumentError(y.Where("cuda_graph_config.max_batch_size") + ": must be >= 0");
+      graph_max_bs = static_cast<int32_t>(v);
+    }
+    if (doc.count("cuda_graph_config.batch_sizes")) {
+      ASSIGN_OR_RETURN(graph_sizes, y.IntList("cuda_graph_config.batch_sizes"));
+    }
+    if (doc.count("kv_cache_config.free_gpu_memory_fraction")) {
+      ASSIGN_OR_RETURN(free_fraction, y.Double("kv_cache_config.free_gpu_memory_fraction"));
+    }
+    if (doc.count("kv_cache_config.dtype")) kv_dtype = doc.at("kv_cache_config.dtype").scalar;
+    if (doc.count("kv_cache_config.tokens_per_block")) {
+      ASSIGN_OR_RETURN(tokens_per_block, y.Int("kv_cache_config.tokens_per_block"));
+    }
+    if (doc.count("scheduler_config.capacity_scheduler_policy")) {
+      policy = doc.at("scheduler_config.capacity_scheduler_policy").scalar;
+      if (policy != "GUARANTEED_NO_EVICT" && policy != "MAX_UTILIZATION") {
+        return absl::UnimplementedError(absl::StrCat(
+            y.Where("scheduler_config.capacity_scheduler_policy"), ": ", policy,
+            " is not modelled (GUARANTEED_NO_EVICT, MAX_UTILIZATION)"));
+      }
+    }
+    if (doc.count("speculative_config.decoding_type")) {
+      const std::string type = doc.at("speculative_config.decoding_type").scalar;
+      if (type != "MTP") {
+        return absl::UnimplementedError(absl::StrCat(
+            y.Where("speculative_config.decoding_type"), ": ", type, " is not modelled (MTP)"));
+      }
+      int64_t layers = 1;
+      if (doc.count("speculative_config.num_nextn_predict_layers")) {
+        ASSIGN_OR_RETURN(layers, y.Int("speculative_config.num_nextn_predict_layers"));
+      }
+      if (layers < 1) {
+        return absl::InvalidArgumentError(
+            y.Where("speculative_config.num_nextn_predict_layers") + ": must be >= 1");
+      }
+      mtp_layers = static_cast<int>(layers);
+    } else if (doc.count("speculative_config.num_nextn_predict_layers")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--serve: ", path, ": speculative_config needs decoding_type: MTP"));
+    }
+  }
+
+  for (auto [name, v] : {std::pair{"--tp_size", tp}, {"--ep_size", ep}, {"--pp_size", pp},
+                         {"--max_batch_size", max_batch}, {"--max_num_tokens", max_tokens},
+                         {"--max_seq_len", max_seq_len}, {"tokens_per_block", tokens_per_block}}) {
+    if (v < 1) {
+      return absl::InvalidArgumentError(absl::StrCat("--serve: ", name, ": must be >= 1, got ", v));
+    }
+  }
+  if (!(free_fraction > 0 && free_fraction <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: free_gpu_memory_fraction: must be in (0, 1], got ", free_fraction));
+  }
+  if (max_seq_len > 163840) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "max_seq_len (", max_seq_len,
+        ") is larger than the model's max_position_embeddings (163840)"));
+  }
+
+  c.set_tp(static_cast<int32_t>(tp));
+  c.set_ep(static_cast<int32_t>(ep));
+  c.set_pp(static_cast<int32_t>(pp));
+  c.set_enable_dp_attention(attention_dp);
+  c.set_dp(attention_dp ? static_cast<int32_t>(tp) : 1);
+  c.set_gpus_per_node(8);
+  c.set_nnodes(1);
+  c.set_max_num_seqs(max_batch);
+  c.set_max_num_batched_tokens(max_tokens);
+  c.set_max_model_len(max_seq_len);
+  c.set_chunked_prefill(chunked);
+  if (!flags.Has("--enable_chunked_prefill")) {
+    c.add_defaults_applied("enable_chunked_prefill=False (trtllm-serve default)");
+  }
+  c.set_schedule_policy(policy);
+  if (policy == "GUARANTEED_NO_EVICT") {
+    c.add_defaults_applied("capacity_scheduler_policy=GUARANTEED_NO_EVICT (trtllm-serve SchedulerConfig)");
+  }
+  c.set_overlap_schedule(overlap);
+  c.set_gpu_memory_fraction(free_fraction);
+
+  // KV cache: "auto" follows the checkpoint, whose KV is not quantised: BF16
+  // (FlashMLA on H200 needs a BF16 cache per a 1.2.0rc7 report [U]).
+  if (kv_dtype == "auto" || kv_dtype == "bfloat16") {
+    c.set_kv_cache_dtype(KV_BF16);
+    if (kv_dtype == "auto") c.add_defaults_applied("kv_cache_config.dtype=auto -> BF16 (checkpoint has no KV quantisation)");
+  } else if (kv_dtype == "fp8") {
+    c.set_kv_cache_dtype(KV_FP8);
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: kv_cache_config.dtype: \"", kv_dtype, "\" is not supported (auto, bfloat16, fp8)"));
+  }
+  c.set_kv_block_size(static_cast<int32_t>(tokens_per_block));
+  if (tokens_per_block == 32) {
+    c.add_defaults_applied(
+        "tokens_per_block=32 (KvCacheConfig default; the DeepSeek README asks 64 for V3.2's DSA)");
+  }
+
+  // CUDA graphs (CudaGraphConfig): on by default; max_batch_size 0 resolves
+  // to 128 [U]; explicit batch_sizes win.
+  if (graphs) {
+    if (!graph_sizes.empty()) {
+      std::sort(graph_sizes.begin(), graph_sizes.end());
+      graph_sizes.erase(std::unique(graph_sizes.begin(), graph_sizes.end()), graph_sizes.end());
+    } else {
+      if (graph_max_bs == 0) {
+        graph_max_bs = 128;
+        c.add_defaults_applied("cuda_graph_config.max_batch_size=128 (0 resolves to 128) [U]");
+      }
+      graph_sizes = TrtllmCudaGraphSizes(graph_max_bs, padding);
+    }
+    for (int32_t s : graph_sizes) c.add_cuda_graph_sizes(s);
+    c.set_cuda_graph_max_bs(graph_sizes.back());
+    c.set_cuda_graph_padding(padding);
+  }
+
+  c.set_attention_backend("TRTLLM");
+  if (mtp_layers > 0) {
+    c.set_speculative_method("mtp");
+    c.set_num_speculative_tokens(mtp_layers);
+    c.set_mean_accepted_drafts(DefaultMeanAcceptedDrafts(mtp_layers, context));
+  }
+  return c;
 }
 
 }  // namespace servesim::scenarios

@@ -32,6 +32,7 @@ Python 3 standard library only. Usage:
 """
 
 import argparse
+import bisect
 import csv
 import math
 import os
@@ -45,9 +46,9 @@ DEFAULT_SOURCE = os.path.join(
 DEFAULT_OUT = os.path.join(HERE, "sharegpt_v3_first_turn_lengths.csv")
 
 # Fitted by --fit (see traces/README.md); factor in thousandths.
-PROMPT_SCALE_MILLI = 0
+PROMPT_SCALE_MILLI = 2945
 # Mean of the geometric natural reply length (tokens), fitted by --fit.
-NATURAL_MEAN_TOKENS = 0
+NATURAL_MEAN_TOKENS = 297
 # Llama-2 to DeepSeek-V3.2 token ratio for the completion, in thousandths. No
 # published figure for this pair was found, so 1.0 (an assumption, not a fit).
 COMPLETION_TOKENIZER_MILLI = 1000
@@ -69,7 +70,7 @@ FIT_SEED = 0
 FIT_NUM_PROMPTS = 1000
 
 
-def read_first_turns(path):
+def read_first_turns(path, margin=None):
     """Returns [(prefill, decode)] of each conversation's first turn.
 
     A row continues the previous row's conversation when its prefill holds
@@ -77,7 +78,8 @@ def read_first_turns(path):
     prefill >= prev_prefill + prev_decode. Any other row starts a new
     conversation. A new conversation whose first prompt happens to be longer
     than the whole previous row is misread as a continuation and lost; this
-    only drops rows, it never invents one.
+    only drops rows, it never invents one. `margin` (only for --rules) also
+    starts a conversation when the new message would exceed `margin` tokens.
     """
     firsts = []
     prev = None
@@ -91,7 +93,8 @@ def read_first_turns(path):
                 prefill, decode = int(row[0]), int(row[1])
             except (IndexError, ValueError):
                 sys.exit(f"{path}:{line_no}: malformed row {row}")
-            if prev is None or prefill < prev[0] + prev[1]:
+            if (prev is None or prefill < prev[0] + prev[1]
+                    or (margin is not None and prefill > prev[0] + prev[1] + margin)):
                 firsts.append((prefill, decode))
             prev = (prefill, decode)
     return firsts
@@ -173,6 +176,58 @@ def fit(firsts, uniforms):
     return prompt_milli, lo
 
 
+def estimate_lost_conversations(path):
+    """Inverse-probability estimate of the conversations the rule loses.
+
+    A first prompt p is seen only when p < T, the total of the row before it
+    (the previous conversation's last turn), so each seen start stands for
+    1 / P(T > p) starts. P(T > p) comes from the T seen at detected boundaries,
+    themselves seen with probability P(p < T); both weights are iterated to a
+    fixed point. Returns (estimated conversations, estimated lost starts with
+    prefill <= 350 Llama-2 tokens, i.e. below the 1024 prompt filter after the
+    prompt factor).
+    """
+    rows = []
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        next(reader)
+        rows = [(int(r[0]), int(r[1])) for r in reader]
+    prompts, totals = [], []
+    for i, (prefill, _) in enumerate(rows):
+        if i == 0 or prefill < rows[i - 1][0] + rows[i - 1][1]:
+            prompts.append(prefill)
+            if i > 0:
+                totals.append(rows[i - 1][0] + rows[i - 1][1])
+
+    def weighted_cdf(values, weights):
+        pairs = sorted(zip(values, weights))
+        xs, cum = [v for v, _ in pairs], [0.0]
+        for _, w in pairs:
+            cum.append(cum[-1] + w)
+        return xs, cum
+
+    w_totals = [1.0] * len(totals)
+    for _ in range(20):
+        ts, tc = weighted_cdf(totals, w_totals)
+        w_prompts = [1 / max((tc[-1] - tc[bisect.bisect_right(ts, p)]) / tc[-1], 1e-3)
+                     for p in prompts]
+        ps, pc = weighted_cdf(prompts, w_prompts)
+        w_totals = [1 / max(pc[bisect.bisect_left(ps, t)] / pc[-1], 1e-3) for t in totals]
+    short_lost = sum(w - 1 for p, w in zip(prompts, w_prompts) if p <= 350)
+    return sum(w_prompts), short_lost
+
+
+def print_rules(path):
+    for margin in (None, 4096, 2048, 1024, 512, 256, 128, 64):
+        firsts = read_first_turns(path, margin)
+        prefills = sorted(p for p, _ in firsts)
+        name = "prefill < prev total" if margin is None else f"... or > prev total + {margin}"
+        print(f"{name:32s} conversations={len(firsts):6d} prefill {describe(prefills)}")
+    total, short_lost = estimate_lost_conversations(path)
+    print(f"estimated true conversations {total:.0f}; of the lost, {short_lost:.0f} have "
+          f"prefill <= 350")
+
+
 def percentile(sorted_values, q):
     """Nearest rank: the smallest value with at least q of the values <= it."""
     return sorted_values[max(0, math.ceil(q * len(sorted_values)) - 1)]
@@ -248,6 +303,8 @@ def main():
     parser.add_argument("--fit", action="store_true", help="print fitted factors")
     parser.add_argument("--check", action="store_true", help="print sample sums")
     parser.add_argument("--stats", action="store_true", help="print seed-0 distribution")
+    parser.add_argument("--rules", action="store_true",
+                        help="compare first-turn recovery rules (traces/README.md)")
     args = parser.parse_args()
 
     # Self-test of the generator against the value the C++ standard requires.
@@ -256,6 +313,9 @@ def main():
         rng()
     assert rng() == 9981545732273789042, "Mt19937_64 does not match std::mt19937_64"
 
+    if args.rules:
+        print_rules(args.source)
+        return
     firsts = read_first_turns(args.source)
     uniforms = natural_uniforms(len(firsts))
     if args.fit:

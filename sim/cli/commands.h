@@ -11,6 +11,8 @@ namespace servesim::cli {
 
 int RunCommand(const CliArgs& args);
 int ExplainCommand(const CliArgs& args);
+int ValidateCommand(const CliArgs& args);
+int FitCommand(const CliArgs& args);
 
 // Prints the one-line error for `status` and returns its exit code.
 int ReportError(const absl::Status& status);

@@ -46,7 +46,8 @@ int ExplainCommand(const CliArgs& args) {
 
   std::unique_ptr<cost::OpCost> op_cost;
   if (context->profile) {
-    op_cost = std::make_unique<cost::ProfileOpCost>(*context->profile, cost::GpuRates{});
+    op_cost = std::make_unique<cost::ProfileOpCost>(*context->profile, cost::GpuRates{},
+                                                    runner::ProductionScalePairs(*context));
   } else {
     op_cost = std::make_unique<cost::RooflineOpCost>(cost::GpuRates{});
   }

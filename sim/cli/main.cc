@@ -13,6 +13,8 @@ constexpr char kUsage[] =
     "           [--profile PATH|roofline] [--params PATH|none] [--model-spec PATH]\n"
     "           [--mtp-acceptance MEAN_ACCEPTED_DRAFTS]\n"
     "  explain  --serve CMD [--env K=V]... [--json]\n"
+    "  validate --runs CSV|DIR [--json]\n"
+    "  fit      --runs CSV|DIR --out PARAMS [--leave-one-out] [--engines vllm,sglang,trtllm]\n"
     "See README.md for every command.\n";
 
 const std::set<std::string> kContextFlags = {"--repo-dir", "--profile", "--params",
@@ -44,6 +46,19 @@ int main(int argc, char** argv) {
     if (!args.ok()) return ReportError(args.status());
     return ExplainCommand(*args);
   }
-  std::fprintf(stderr, "servesim: unknown command \"%s\"\n%s", command.c_str(), kUsage);
+  if (command == "validate") {
+    auto args = ParseCliArgs(argc, argv, command, With({"--runs"}, kContextFlags), {"--json"});
+    if (!args.ok()) return ReportError(args.status());
+    return ValidateCommand(*args);
+  }
+  if (command == "fit") {
+    auto args = ParseCliArgs(argc, argv, command,
+                             With({"--runs", "--out", "--engines", "--max-evaluations"}, kContextFlags),
+                             {"--leave-one-out"});
+    if (!args.ok()) return ReportError(args.status());
+    return FitCommand(*args);
+  }
+  std::fprintf(stderr, "servesim: unknown command \"%s\" (run `servesim --help`)\n",
+               command.c_str());
   return 2;
 }

@@ -17,11 +17,11 @@ namespace servesim::sim {
 // arriving at t are queued, and both before any engine forms its next batch.
 enum class EventPhase : uint8_t {
   kStepEnd = 0,       // an engine iteration finishes
-  kArrival = 1,       // the client sends a request
+  kArrival = 1,       // the client sends a request / the API server hands it on
   kScheduleStep = 2,  // an idle engine looks for work
 };
 
-enum class EventType : uint8_t { kStepEnd, kArrival, kScheduleStep };
+enum class EventType : uint8_t { kStepEnd, kArrival, kScheduleStep, kEngineArrival };
 
 struct Event {
   SimTime time;

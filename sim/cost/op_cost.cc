@@ -46,15 +46,20 @@ double RooflineOpCost::OpUs(const models::Op& op) {
 }
 
 double ProfileOpCost::OpUs(const models::Op& op) {
-  auto [it, inserted] = resolved_.try_emplace(std::make_pair(op.kind, op.key), nullptr);
+  auto [it, inserted] = resolved_.try_emplace(std::make_pair(op.kind, op.key), Resolved{});
   if (inserted) {
-    it->second = profile_.FindCurve(op.kind, op.key);
-    if (it->second == nullptr) fallbacks_.insert(DescribeOpKey(op));
+    it->second.curve = profile_.FindCurve(op.kind, op.key);
+    if (it->second.curve == nullptr) fallbacks_.insert(DescribeOpKey(op));
+    for (const auto& [kind, scale] : kind_scales_) {
+      if (kind == op.kind) it->second.scale = scale;
+    }
   }
   if (op.x <= 0) return 0;  // no work of this kind in the batch
-  if (it->second == nullptr) return roofline_.OpUs(op);
+  if (it->second.curve == nullptr) return roofline_.OpUs(op);
   if (IsCollective(op.kind) && op.comm_group_gpus <= 1) return 0;
-  return it->second->Us(op.x);
+  const double us = it->second.curve->Us(op.x);
+  if (it->second.scale == 1.0) return us;
+  return std::max(us * it->second.scale, rates_.kernel_floor_us);
 }
 
 }  // namespace servesim::cost

@@ -53,8 +53,11 @@ class RooflineOpCost : public OpCost {
 // profile lacks fall back to the roofline and are remembered for the header.
 class ProfileOpCost : public OpCost {
  public:
-  ProfileOpCost(const calibration::Profile& profile, const GpuRates& rates)
-      : profile_(profile), roofline_(rates) {}
+  // `kind_scales`: production-kernel factors (production_kernels.h), applied
+  // to the measured time of ops of those kinds, floored at a kernel's floor.
+  ProfileOpCost(const calibration::Profile& profile, const GpuRates& rates,
+                std::vector<std::pair<std::string, double>> kind_scales = {})
+      : profile_(profile), roofline_(rates), rates_(rates), kind_scales_(std::move(kind_scales)) {}
   double OpUs(const models::Op& op) override;
 
   // "kind{key=...}" of every op that fell back, sorted.
@@ -63,10 +66,16 @@ class ProfileOpCost : public OpCost {
  private:
   const calibration::Profile& profile_;
   RooflineOpCost roofline_;
+  GpuRates rates_;
+  std::vector<std::pair<std::string, double>> kind_scales_;
   std::set<std::string> fallbacks_;
+  struct Resolved {
+    const calibration::Curve* curve = nullptr;
+    double scale = 1.0;
+  };
   // (kind, key) -> curve or nullptr, so each distinct op is resolved once.
   absl::flat_hash_map<std::pair<std::string, std::vector<models::OpKeyDim>>,
-                      const calibration::Curve*>
+                      Resolved>
       resolved_;
 };
 

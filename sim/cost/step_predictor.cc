@@ -42,6 +42,11 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
     }
     run.graphed = (run.all_decode || config_.graphs_cover_mixed_batches) &&
                   tokens <= largest_captured;
+    if (run.graphed && config_.graphs_exact_sizes_only) {
+      run.graphed = std::binary_search(config_.cuda_graph_sizes.begin(),
+                                       config_.cuda_graph_sizes.end(),
+                                       static_cast<int>(run.batch.seqs.size()));
+    }
     if (run.graphed && run.all_decode) {
       const int64_t seqs = static_cast<int64_t>(run.batch.seqs.size());
       auto it = std::lower_bound(config_.cuda_graph_sizes.begin(),

@@ -39,6 +39,9 @@ struct StepPredictorConfig {
   // Only pure-decode batches are captured (SGLang, TRT-LLM); vLLM's piecewise
   // graphs also cover mixed batches up to the largest size.
   bool graphs_cover_mixed_batches = false;
+  // Graphs replay only batches of exactly a captured size (TensorRT-LLM
+  // without cuda_graph_config.enable_padding); others run eagerly.
+  bool graphs_exact_sizes_only = false;
   // Tokens entering the MoE across DP ranks: every rank padded to the largest
   // rank's count (vLLM's DP padding), else the plain sum.
   bool pad_moe_tokens_to_max_rank = false;

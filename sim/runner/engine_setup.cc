@@ -34,19 +34,63 @@ std::string ContextLengthRejection(int64_t max_model_len, int64_t prompt_tokens,
                       " in the completion).");
 }
 
+std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& config) {
+  std::vector<BackendChoice> out;
+  if (config.engine() == scenarios::SGLANG) {
+    // SGLang's NSA defaults on H200: prefill flashmla_sparse, decode fa3
+    // (shared/reference/engine-defaults.md §C2); servesim's kernels stand for those.
+    if (!config.decode_attention_backend().empty() &&
+        config.decode_attention_backend() != "fa3") {
+      out.push_back({absl::StrCat("nsa_decode=", config.decode_attention_backend()),
+                     {"sparse_mla_decode"}});
+    }
+    if (!config.prefill_attention_backend().empty() &&
+        config.prefill_attention_backend() != "flashmla_sparse") {
+      out.push_back({absl::StrCat("nsa_prefill=", config.prefill_attention_backend()),
+                     {"sparse_mla_prefill"}});
+    }
+  }
+  return out;
+}
+
+void ApplyBackendFactors(const scenarios::EngineConfig& config,
+                         const scenarios::EngineParams& params,
+                         cost::StepPredictorConfig* predictor) {
+  for (const BackendChoice& b : NonDefaultBackends(config)) {
+    for (const scenarios::BackendFactor& f : params.backend_factors()) {
+      if (f.backend() != b.name) continue;
+      for (const std::string& kind : b.op_kinds) {
+        predictor->kind_time_scale.emplace_back(kind, f.time_scale());
+      }
+    }
+  }
+}
+
 absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
                                           const models::ModelSpec& spec,
                                           const scenarios::EngineParams& params) {
+  absl::StatusOr<EngineSetup> setup;
   switch (config.engine()) {
     case scenarios::VLLM:
-      return SetupVllm(config, spec, params);
+      setup = SetupVllm(config, spec, params);
+      break;
     case scenarios::SGLANG:
-      return SetupSglang(config, spec, params);
+      setup = SetupSglang(config, spec, params);
+      break;
     case scenarios::TRTLLM:
-      return SetupTrtllm(config, spec, params);
+      setup = SetupTrtllm(config, spec, params);
+      break;
     default:
       return absl::InvalidArgumentError("engine not set");
   }
+  if (setup.ok()) {
+    setup->topology.frontend_per_request = sim::Microseconds(params.frontend_request_us());
+    ApplyBackendFactors(config, params, &setup->predictor);
+    for (const auto& [kind, scale] : setup->predictor.kind_time_scale) {
+      setup->notes.push_back(absl::StrCat("fitted backend factor: ", kind, " x", scale));
+    }
+  }
+  return setup;
 }
 
 }  // namespace servesim::runner

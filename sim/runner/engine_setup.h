@@ -50,6 +50,19 @@ absl::Status AsEngineRefusal(const absl::Status& status);
 // "KV pool: 41.2 GiB per GPU = 552,000 tokens per DP rank (BF16, 78,324 B/token)".
 std::string DescribeKvPool(const models::ModelSpec& spec, const models::KvBudget& kv,
                            models::KvCacheDtype dtype, int dp_ranks);
+// Kernel backends `config` selects that differ from the kernels servesim
+// measured, each with the op kinds it runs: `servesim fit` gives each a time
+// factor (EngineParams.backend_factors), keyed by the returned name.
+struct BackendChoice {
+  std::string name;                   // e.g. "nsa_decode=flashmla_kv"
+  std::vector<std::string> op_kinds;  // e.g. {"sparse_mla_decode"}
+};
+std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& config);
+// Copies the fitted factors of `config`'s backends into predictor.kind_time_scale.
+void ApplyBackendFactors(const scenarios::EngineConfig& config,
+                         const scenarios::EngineParams& params,
+                         cost::StepPredictorConfig* predictor);
+
 // The length check every OpenAI-compatible server makes before admitting.
 std::string ContextLengthRejection(int64_t max_model_len, int64_t prompt_tokens,
                                    int64_t output_tokens);

@@ -8,6 +8,7 @@
 #include "base/status_macros.h"
 #include "google/protobuf/text_format.h"
 #include "sim/cost/op_cost.h"
+#include "sim/cost/production_kernels.h"
 #include "sim/workload/arrivals.h"
 #include "sim/workload/dataset.h"
 
@@ -28,6 +29,12 @@ absl::StatusOr<scenarios::FittedParams> LoadParams(const std::string& path) {
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, double>> ProductionScalePairs(const PredictionContext& c) {
+  std::vector<std::pair<std::string, double>> pairs;
+  for (const cost::KernelScale& k : c.kernel_scales) pairs.emplace_back(k.kind, k.time_scale);
+  return pairs;
+}
 
 const scenarios::EngineParams* FindEngineParams(const scenarios::FittedParams& params,
                                                 scenarios::EngineKind engine) {
@@ -60,6 +67,7 @@ absl::StatusOr<PredictionContext> LoadPredictionContext(ContextPaths paths) {
       return absl::InvalidArgumentError(absl::StrCat("--profile: ", profile.status().message()));
     }
     c.profile = std::make_shared<const calibration::Profile>(std::move(*profile));
+    c.kernel_scales = cost::ProductionKernelScales(*c.profile);
   }
   if (paths.params != "none") {
     ASSIGN_OR_RETURN(c.params, LoadParams(paths.params));
@@ -113,7 +121,8 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   std::unique_ptr<cost::OpCost> op_cost;
   cost::ProfileOpCost* profile_cost = nullptr;
   if (context.profile) {
-    auto pc = std::make_unique<cost::ProfileOpCost>(*context.profile, rates);
+    auto pc = std::make_unique<cost::ProfileOpCost>(*context.profile, rates,
+                                                    ProductionScalePairs(context));
     profile_cost = pc.get();
     op_cost = std::move(pc);
   } else {
@@ -145,6 +154,9 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
     const auto& d = context.profile->proto().device();
     p.header.push_back(absl::StrCat("profile: ", context.paths.profile, " (", d.name(),
                                     ", measured ", d.measured_at(), ")"));
+    for (const cost::KernelScale& k : context.kernel_scales) {
+      p.header.push_back(absl::StrCat("production-kernel factor: ", k.derivation));
+    }
     if (profile_cost && !profile_cost->fallbacks().empty()) {
       p.header.push_back(absl::StrCat("roofline fallbacks: ",
                                       absl::StrJoin(profile_cost->fallbacks(), " ")));

@@ -15,6 +15,7 @@
 #include "scenarios/engine_config.pb.h"
 #include "scenarios/fitted_params.pb.h"
 #include "scenarios/serve_command.h"
+#include "sim/cost/production_kernels.h"
 #include "sim/metrics/bench_metrics.h"
 #include "sim/metrics/report.h"
 #include "sim/runner/engine_setup.h"
@@ -36,7 +37,11 @@ struct PredictionContext {
   std::shared_ptr<const calibration::Profile> profile;  // null: roofline only
   scenarios::FittedParams params;
   std::string missing_default_profile;  // set when the default profile file is absent
+  std::vector<cost::KernelScale> kernel_scales;  // production-kernel factors of the profile
 };
+
+// The context's production-kernel factors as ProfileOpCost takes them.
+std::vector<std::pair<std::string, double>> ProductionScalePairs(const PredictionContext& c);
 
 // Fills defaults in `paths` and loads everything; bad files are InvalidArgument.
 absl::StatusOr<PredictionContext> LoadPredictionContext(ContextPaths paths);

@@ -1,11 +1,148 @@
-// SGLang: not modelled yet (ParseSglangServe refuses before this is reached).
+// SGLang v0.5.6.post2 on DeepSeek-V3.2: layout, KV pool, DP-attention ranks,
+// scheduler and NSA kernels (engine-defaults.md §C2, model-and-kernels.md §4).
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "sim/engine/sglang_replica_scheduler.h"
 #include "sim/runner/engine_setup.h"
 
 namespace servesim::runner {
+namespace {
 
-absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig&, const models::ModelSpec&,
-                                        const scenarios::EngineParams&) {
-  return absl::UnimplementedError("the SGLang engine is not modelled yet");
+// FlashMLA's sparse kernels take 64 or 128 query heads on SM90: SGLang pads
+// the heads of a rank up to 64 for them; FA3 and TileLang take any count.
+int HeadPaddingFor(const std::string& nsa_backend) {
+  return nsa_backend.rfind("flashmla", 0) == 0 ? 64 : 1;
+}
+
+}  // namespace
+
+absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
+                                        const models::ModelSpec& spec,
+                                        const scenarios::EngineParams& params) {
+  EngineSetup s;
+  absl::StatusOr<models::ParallelLayout> layout =
+      models::SglangLayout(spec, config.tp(), config.dp(), config.enable_dp_attention(),
+                           config.ep(), config.moe_dense_tp(), config.gpus_per_node());
+  if (!layout.ok()) {
+    if (layout.status().code() == absl::StatusCode::kUnimplemented) return layout.status();
+    return AsEngineRefusal(layout.status());
+  }
+  s.layout = *layout;
+
+  const models::KvCacheDtype kv_dtype = ToModelKvDtype(config.kv_cache_dtype());
+  const bool speculative = config.num_speculative_tokens() > 0;
+  models::SglangMemoryConfig memory;
+  memory.mem_fraction_static = config.gpu_memory_fraction();  // 0: the heuristic
+  // The heuristic reads chunked_prefill_size before the //dp_size.
+  memory.chunked_prefill_size = config.chunked_prefill_size_before_dp();
+  memory.cuda_graph_max_bs = config.cuda_graph_max_bs();
+  memory.speculative = speculative;
+  memory.kv_dtype = kv_dtype;
+  memory.page_tokens = config.kv_block_size();
+  const double fraction = config.gpu_memory_fraction() > 0
+                              ? config.gpu_memory_fraction()
+                              : models::SglangMemFractionStatic(s.layout, memory);
+  absl::StatusOr<models::KvBudget> kv = models::SglangKvBudget(spec, s.layout, memory);
+  if (!kv.ok()) return AsEngineRefusal(kv.status());
+  s.kv = *kv;
+  s.kv_blocks_per_rank = kv->kv_capacity_tokens / config.kv_block_size();
+  const int64_t pool_tokens = s.kv_blocks_per_rank * config.kv_block_size();
+
+  // max_running_requests unset: ModelRunner.init_memory_pool sizes the
+  // request pool as clamp(pool / context_len * 512, 2048, 4096), and the
+  // worker takes min(pool // 2, that) [U: the //2 is from newer copies].
+  int64_t max_running = config.max_num_seqs();
+  if (max_running == 0) {
+    const int64_t by_context = std::clamp<int64_t>(
+        static_cast<int64_t>(static_cast<double>(pool_tokens) / config.max_model_len() * 512),
+        2048, 4096);
+    max_running = std::max<int64_t>(1, std::min(pool_tokens / 2, by_context));
+  }
+
+  const int ranks = s.layout.attn_dp;
+  s.topology.num_ranks = ranks;
+  // DP-attention ranks share the MoE: every rank joins each MoE step, idle
+  // ones with an empty batch. The data-parallel controller deals requests
+  // round robin (load_balance_method default).
+  s.topology.lockstep = ranks > 1;
+  s.topology.router = serving::RouterPolicy::kRoundRobin;
+  engine::SglangSchedulerConfig sched;
+  sched.chunked_prefill_size = config.chunked_prefill() ? config.max_num_batched_tokens() : -1;
+  sched.max_prefill_tokens = config.max_prefill_tokens();
+  sched.max_running_requests = max_running;
+  sched.kv_blocks = s.kv_blocks_per_rank;
+  sched.page_size_tokens = config.kv_block_size();
+  sched.SetConservativeness(config.schedule_conservativeness());
+  sched.enable_mixed_chunk = config.enable_mixed_chunk();
+  sched.spec = {config.num_speculative_tokens(), config.mean_accepted_drafts()};
+  s.topology.make_scheduler = [sched](int, size_t n) {
+    return std::make_unique<engine::SglangReplicaScheduler>(sched, n);
+  };
+  const int64_t context_len = config.max_model_len();
+  s.topology.reject_reason = [context_len, pool_tokens](const serving::ClientRequest& r) {
+    // tokenizer_manager._validate_one_request.
+    if (r.prompt_tokens >= context_len) {
+      return absl::StrCat("The input (", r.prompt_tokens,
+                          " tokens) is longer than the model's context length (", context_len,
+                          " tokens).");
+    }
+    if (r.prompt_tokens + r.output_tokens >= context_len) {
+      return absl::StrCat(
+          "Requested token count exceeds the model's maximum context length of ", context_len,
+          " tokens. You requested a total of ", r.prompt_tokens + r.output_tokens, " tokens: ",
+          r.prompt_tokens, " tokens from the input messages and ", r.output_tokens,
+          " tokens for the completion.");
+    }
+    // A request longer than one rank's whole pool could never run [U: SGLang
+    // caps inputs at max_total_num_tokens - 1 and would retract forever].
+    if (r.prompt_tokens + r.output_tokens > pool_tokens) {
+      return absl::StrCat("The request (", r.prompt_tokens + r.output_tokens,
+                          " tokens) is larger than the KV pool (", pool_tokens, " tokens).");
+    }
+    return std::string();
+  };
+
+  cost::StepPredictorConfig& p = s.predictor;
+  p.spec = spec;
+  p.layout = s.layout;
+  p.graph.kv_dtype = kv_dtype;
+  // SGLang prefills sequences of at most 2048 tokens with dense MHA (FA3
+  // varlen) instead of the sparse path (model-and-kernels.md §4.2).
+  p.graph.dense_mha_prefill_max_tokens = 2048;
+  p.graph.min_sparse_decode_heads = HeadPaddingFor(config.decode_attention_backend());
+  p.graph.min_sparse_prefill_heads = HeadPaddingFor(config.prefill_attention_backend());
+  p.graph.fp8_gemms = true;  // DeepGEMM is mandatory for this model in SGLang
+  p.graph.num_speculative_tokens = config.num_speculative_tokens();
+  p.cuda_graph_sizes.assign(config.cuda_graph_sizes().begin(), config.cuda_graph_sizes().end());
+  p.graphs_cover_mixed_batches = false;  // SGLang captures decode batches only
+  p.pad_moe_tokens_to_max_rank = false;  // DP attention gathers each rank's real tokens
+  p.num_speculative_tokens = config.num_speculative_tokens();
+  p.overheads.step_cpu_us = params.step_cpu_us();
+  p.overheads.per_seq_cpu_us = params.per_seq_cpu_us();
+  p.overheads.eager_launch_us = params.eager_launch_us();
+  p.overheads.overlap_cpu = config.overlap_schedule();
+  // Fitted backend factors (nsa_decode=..., nsa_prefill=...) are applied by
+  // PrepareEngine (ApplyBackendFactors), not here.
+
+  s.notes.push_back(absl::StrCat("layout: ", s.layout.Describe()));
+  s.notes.push_back(DescribeKvPool(spec, s.kv, kv_dtype, ranks));
+  s.notes.push_back(absl::StrFormat(
+      "mem_fraction_static %.3f%s; max_running_requests %d per DP rank; chunked prefill %s per "
+      "rank; new_token_ratio init %.4f min %.4f",
+      fraction, config.gpu_memory_fraction() > 0 ? "" : " (SGLang memory heuristic)", max_running,
+      config.chunked_prefill() ? absl::StrCat(config.max_num_batched_tokens(), " tokens") : "off",
+      sched.init_new_token_ratio, sched.min_new_token_ratio));
+  s.notes.push_back(absl::StrCat(
+      "attention: nsa (prefill ", config.prefill_attention_backend(), ", decode ",
+      config.decode_attention_backend(), "; dense MHA for prefills <= 2048 tokens); CUDA graphs ",
+      config.cuda_graph_sizes().empty() ? std::string("off")
+                                        : absl::StrCat("up to ", config.cuda_graph_max_bs()),
+      " (decode only); overlap scheduler ", config.overlap_schedule() ? "on" : "off",
+      "; DP dispatch round robin"));
+  return s;
 }
 
 }  // namespace servesim::runner

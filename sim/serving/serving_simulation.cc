@@ -33,6 +33,7 @@ class Simulation {
 
  private:
   void Send(RequestId id, SimTime now);
+  void ReachEngine(RequestId id, SimTime now);
   int PickRank();
   void WakeInstance(int instance, SimTime now);
   absl::Status StartStep(int instance, SimTime now);
@@ -53,6 +54,7 @@ class Simulation {
   int64_t in_flight_ = 0;
   int64_t round_robin_next_ = 0;
   int64_t outstanding_ = 0;  // sent or pending, not yet finished
+  SimTime frontend_free_;    // when the API server finishes its current request
   engine::StepOutcome outcome_;
 };
 
@@ -104,6 +106,9 @@ absl::StatusOr<SimulationResult> Simulation::Run() {
         }
         break;
       }
+      case EventType::kEngineArrival:
+        ReachEngine(static_cast<RequestId>(e.target), e.time);
+        break;
       case EventType::kScheduleStep: {
         Instance& inst = instances_[e.target];
         inst.step_pending = false;
@@ -148,6 +153,15 @@ void Simulation::Send(RequestId id, SimTime now) {
       return;
     }
   }
+  if (topology_.frontend_per_request.ns() > 0) {
+    frontend_free_ = std::max(frontend_free_, now) + topology_.frontend_per_request;
+    events_.Push(Event{frontend_free_, EventPhase::kArrival, 0, EventType::kEngineArrival, id});
+    return;
+  }
+  ReachEngine(id, now);
+}
+
+void Simulation::ReachEngine(RequestId id, SimTime now) {
   const int rank = PickRank();
   engine::Request& r = requests_[id];
   r.arrival = now;

@@ -40,6 +40,10 @@ struct EngineTopology {
   RouterPolicy router = RouterPolicy::kLeastLoaded;
   std::function<std::unique_ptr<engine::ReplicaScheduler>(int rank, size_t num_requests)>
       make_scheduler;
+  // The API server handles requests one at a time (chat template,
+  // tokenisation, validation) before an engine sees them: a FIFO server with
+  // this service time per request. Zero: requests reach the engine at once.
+  sim::SimTime frontend_per_request = sim::SimTime::Zero();
   // The engine's request validation: a non-empty reason fails the request at
   // once, as the server answers it with an error.
   std::function<std::string(const ClientRequest&)> reject_reason;

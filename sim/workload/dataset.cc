@@ -87,13 +87,15 @@ absl::StatusOr<std::vector<BenchRequest>> SampleSharegpt(const BenchConfig& conf
   std::vector<BenchRequest> requests;
   for (size_t k : order) {
     if (static_cast<int64_t>(requests.size()) == config.num_prompts) break;
-    const int64_t output =
-        fixed_output ? *config.sharegpt_output_len : table[k].output_tokens;
-    if (!PassesSharegptFilter(table[k].prompt_tokens, output, fixed_output)) continue;
+    // vLLM filters on the completion length it will ask for; the request then
+    // generates the table's output (EOS first) or exactly the fixed length.
+    const int64_t completion =
+        fixed_output ? *config.sharegpt_output_len : table[k].completion_tokens;
+    if (!PassesSharegptFilter(table[k].prompt_tokens, completion, fixed_output)) continue;
     BenchRequest request;
     request.id = static_cast<int64_t>(requests.size());
     request.prompt_tokens = table[k].prompt_tokens;
-    request.output_tokens = output;
+    request.output_tokens = fixed_output ? completion : table[k].output_tokens;
     requests.push_back(request);
   }
   if (requests.empty()) {
@@ -128,8 +130,9 @@ absl::StatusOr<std::vector<BenchRequest>> SampleSharegpt(const BenchConfig& conf
     }
     *notice = absl::StrCat(
         "sharegpt: lengths from traces/", kSharegptTableFile,
-        " (ShareGPT first turns, Llama-2 counts rescaled to the live runs' totals; "
-        "traces/README.md) stand in for the ShareGPT JSON (", path_note, "); ",
+        " (ShareGPT first turns, Llama-2 counts; prompts rescaled and outputs cut by a "
+        "geometric EOS length, fitted to the live runs' totals; traces/README.md) stand in "
+        "for the ShareGPT JSON (", path_note, "); ",
         config.disable_shuffle ? "file order" : absl::StrCat("shuffle seed ", config.seed),
         oversampled);
   }
@@ -183,20 +186,28 @@ absl::StatusOr<std::vector<SharegptLengths>> ReadSharegptTable(const std::string
     ++line_no;
     absl::string_view text = absl::StripAsciiWhitespace(line);
     if (line_no == 1) {
-      if (text != "prompt_tokens,output_tokens") {
+      if (text != "prompt_tokens,completion_tokens,output_tokens") {
         return absl::InvalidArgumentError(absl::StrCat(
-            path, ":1: expected header prompt_tokens,output_tokens, got \"", text, "\""));
+            path, ":1: expected header prompt_tokens,completion_tokens,output_tokens, got \"", text,
+            "\""));
       }
       continue;
     }
     if (text.empty()) continue;
     std::vector<absl::string_view> fields = absl::StrSplit(text, ',');
     SharegptLengths row;
-    if (fields.size() != 2 || !absl::SimpleAtoi(fields[0], &row.prompt_tokens) ||
-        !absl::SimpleAtoi(fields[1], &row.output_tokens) || row.prompt_tokens < 1 ||
-        row.output_tokens < 1) {
+    if (fields.size() != 3 || !absl::SimpleAtoi(fields[0], &row.prompt_tokens) ||
+        !absl::SimpleAtoi(fields[1], &row.completion_tokens) ||
+        !absl::SimpleAtoi(fields[2], &row.output_tokens) || row.prompt_tokens < 1 ||
+        row.completion_tokens < 1 || row.output_tokens < 1) {
       return absl::InvalidArgumentError(
-          absl::StrCat(path, ":", line_no, ": expected two integers >= 1, got \"", text, "\""));
+          absl::StrCat(path, ":", line_no, ": expected three integers >= 1, got \"", text, "\""));
+    }
+    if (row.output_tokens > row.completion_tokens) {
+      // Generation stops at max_completion_tokens = the completion length.
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", line_no, ": output_tokens ", row.output_tokens,
+                       " exceeds completion_tokens ", row.completion_tokens));
     }
     table.push_back(row);
   }

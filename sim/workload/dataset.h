@@ -21,7 +21,11 @@ struct BenchRequest {
   // at range ratio 0, since vLLM subtracts the BOS it will not send. The chat
   // template the server adds is not included.
   int64_t prompt_tokens = 0;
-  // max_completion_tokens the client asks for (>= 1).
+  // Tokens the request generates (>= 1); the simulator runs every request to
+  // this length. For random and --sharegpt-output-len it is the
+  // max_completion_tokens the client asks for; for the ShareGPT table it is the
+  // table's output_tokens, the reply cut short by EOS (at most the completion
+  // length vLLM asks for; traces/README.md).
   int64_t output_tokens = 0;
   // Arrival relative to the first request; only trace datasets set it, others 0.
   int64_t arrival_offset_ns = 0;
@@ -39,8 +43,9 @@ inline constexpr char kSharegptTableFile[] = "sharegpt_v3_first_turn_lengths.csv
 //    per-request lengths differ from vLLM's (the ranges and, at r = 0, the
 //    lengths themselves are the same).
 //  - sharegpt: seeded Fisher-Yates shuffle of the table, first num_prompts rows
-//    passing vLLM's filters (prompt, output >= 4; prompt <= 1024; sum <= 2048),
-//    oversampled with replacement if too few (unless --no-oversample).
+//    passing vLLM's filters on (prompt, completion) (both >= 4; prompt <= 1024;
+//    sum <= 2048), each generating the row's output_tokens; oversampled with
+//    replacement if too few (unless --no-oversample).
 //  - trace: the first num_prompts rows of --dataset-path (trace_file.h); more
 //    prompts than rows is an error.
 absl::StatusOr<std::vector<BenchRequest>> SampleRequests(const BenchConfig& config,
@@ -50,11 +55,16 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRequests(const BenchConfig& conf
 // One row of the ShareGPT stand-in table.
 struct SharegptLengths {
   int64_t prompt_tokens = 0;
+  // The dataset reply's length: what vLLM's filters see and what it asks for
+  // as max_completion_tokens.
+  int64_t completion_tokens = 0;
+  // What the served model generates: <= completion_tokens (EOS may come first).
   int64_t output_tokens = 0;
 };
 
 // Reads traces/sharegpt_v3_first_turn_lengths.csv (header
-// prompt_tokens,output_tokens). Errors name the file and line.
+// prompt_tokens,completion_tokens,output_tokens; all >= 1 and
+// output <= completion). Errors name the file and line.
 absl::StatusOr<std::vector<SharegptLengths>> ReadSharegptTable(const std::string& path);
 
 // vLLM's is_valid_sequence with its defaults (engine-defaults.md B1.6).

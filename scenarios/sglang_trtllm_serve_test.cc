@@ -1,0 +1,243 @@
+// The SGLang and TensorRT-LLM launch commands: every one recorded in
+// shared/validation parses (or is refused with the engine's reason), with the
+// engines' documented defaults.
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "scenarios/mini_yaml.h"
+#include "scenarios/serve_command.h"
+
+namespace servesim::scenarios {
+namespace {
+
+constexpr char kSglangBase[] =
+    "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --host 0.0.0.0 "
+    "--port 8000 --chat-template ./tool_chat_template_deepseekv32.jinja --tp-size 8";
+
+// serve_command of every SGLang and TensorRT-LLM row of
+// shared/validation/sharegpt_runs.csv, verbatim.
+const char* const kValidationCommands[] = {
+    "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --host 0.0.0.0 --port 8000 --chat-template ./tool_chat_template_deepseekv32.jinja --tp-size 8",
+    "trtllm-serve /workspace/DeepSeek-v3.2 --tp_size 8",
+    "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --host 0.0.0.0 --port 8000 --chat-template ./tool_chat_template_deepseekv32.jinja --tp-size 8 --enable-dp-attention",
+    "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --host 0.0.0.0 --port 8000 --chat-template ./tool_chat_template_deepseekv32.jinja --tp-size 8 --dp-size 8 --enable-dp-attention",
+    "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --host 0.0.0.0 --port 8000 --chat-template ./tool_chat_template_deepseekv32.jinja --tp-size 8 --dp-size 8 --enable-dp-attention --ep-size 8",
+    "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --host 0.0.0.0 --port 8000 --tp-size 8 --speculative-algorithm EAGLE --speculative-num-steps 1 --speculative-eagle-topk 1 --speculative-num-draft-tokens 2",
+    "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --host 0.0.0.0 --port 8000 --chat-template ./tool_chat_template_deepseekv32.jinja --tp-size 8 --enable-dp-attention --dp 8 --reasoning-parser deepseek-v3 --tool-call-parser deepseekv32",
+    "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --host 0.0.0.0 --port 8000 --chat-template ./tool_chat_template_deepseekv32.jinja --tp-size 8 --enable-dp-attention --dp 8 --reasoning-parser deepseek-v3 --tool-call-parser deepseekv32 --context-length=32768",
+    "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --host 0.0.0.0 --port 8000 --chat-template ./tool_chat_template_deepseekv32.jinja --tp-size 8 --enable-dp-attention --dp 8 --reasoning-parser deepseek-v3 --tool-call-parser deepseekv32 --context-length=32768 --kv-cache-dtype fp8_e4m3",
+    "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --host 0.0.0.0 --port 8000 --chat-template ./tool_chat_template_deepseekv32.jinja --tp-size 8 --enable-dp-attention --dp 8 --reasoning-parser deepseek-v3 --tool-call-parser deepseekv32 --context-length=32768 --attention-backend nsa --nsa-prefill-backend fa3 --nsa-decode-backend fa3",
+    "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --host 0.0.0.0 --port 8000 --chat-template ./tool_chat_template_deepseekv32.jinja --tp-size 8 --enable-dp-attention --dp 8 --reasoning-parser deepseek-v3 --tool-call-parser deepseekv32 --context-length=32768 --attention-backend nsa --nsa-prefill-backend flashmla_sparse --nsa-decode-backend flashmla_kv",
+    "trtllm-serve /workspace/DeepSeek-v3.2 --tp_size 8 --ep_size 8 --pp_size 1",
+};
+
+TEST(SglangTrtllmServeTest, EveryValidationCommandParses) {
+  for (const char* command : kValidationCommands) {
+    auto c = ParseServeCommand(command, {}, {});
+    EXPECT_TRUE(c.ok()) << command << "\n" << c.status();
+  }
+  // trtllm-tp8-ep8-no-deepgemm: the same command with TRTLLM_DG_ENABLED=0.
+  auto c = ParseServeCommand(kValidationCommands[11], {{"TRTLLM_DG_ENABLED", "0"}}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->deep_gemm());
+}
+
+TEST(SglangServeTest, AppliesTheH200DefaultsForTp8) {
+  auto c = ParseServeCommand(kSglangBase, {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->engine(), SGLANG);
+  EXPECT_EQ(c->model(), "deepseek-ai/DeepSeek-V3.2");
+  EXPECT_EQ(c->tp(), 8);
+  EXPECT_FALSE(c->enable_dp_attention());
+  EXPECT_EQ(c->max_num_batched_tokens(), 8192);
+  EXPECT_EQ(c->chunked_prefill_size_before_dp(), 8192);
+  EXPECT_EQ(c->max_prefill_tokens(), 16384);
+  EXPECT_EQ(c->max_num_seqs(), 0);  // derived from the KV pool at setup
+  EXPECT_EQ(c->max_model_len(), 163840);
+  EXPECT_EQ(c->kv_cache_dtype(), KV_BF16);
+  EXPECT_EQ(c->kv_block_size(), 64);
+  EXPECT_EQ(c->prefill_attention_backend(), "flashmla_sparse");
+  EXPECT_EQ(c->decode_attention_backend(), "fa3");
+  EXPECT_TRUE(c->overlap_schedule());
+  EXPECT_DOUBLE_EQ(c->schedule_conservativeness(), 1.0);
+  EXPECT_EQ(c->schedule_policy(), "fcfs");
+  // [1,2,4,8,12] + 16..256 step 8 (31) + 272..496 step 16 (15) + 512.
+  EXPECT_EQ(c->cuda_graph_sizes_size(), 5 + 31 + 15 + 1);
+  EXPECT_EQ(c->cuda_graph_max_bs(), 512);
+  // --model-path, --host, --port, --chat-template.
+  EXPECT_EQ(c->ignored_flags_size(), 4);
+}
+
+TEST(SglangServeTest, DpAttentionSplitsTheChunkAndScalesConservativeness) {
+  auto c = ParseServeCommand(std::string(kSglangBase) + " --dp 8 --enable-dp-attention", {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->enable_dp_attention());
+  EXPECT_EQ(c->dp(), 8);
+  EXPECT_EQ(c->max_num_batched_tokens(), 1024);  // 8192 // 8
+  EXPECT_EQ(c->chunked_prefill_size_before_dp(), 8192);
+  EXPECT_NEAR(c->schedule_conservativeness(), 0.3, 1e-12);
+}
+
+TEST(SglangServeTest, DpAttentionWithoutDpSizeIsPlainTp) {
+  auto c = ParseServeCommand(std::string(kSglangBase) + " --enable-dp-attention", {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->enable_dp_attention());
+  EXPECT_EQ(c->dp(), 1);
+  EXPECT_EQ(c->max_num_batched_tokens(), 8192);
+  EXPECT_DOUBLE_EQ(c->schedule_conservativeness(), 1.0);
+}
+
+TEST(SglangServeTest, EagleCapsRunningRequestsAndTurnsOverlapOff) {
+  auto c = ParseServeCommand(kValidationCommands[5], {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->num_speculative_tokens(), 1);  // 2 draft tokens = root + 1 draft
+  EXPECT_NEAR(c->mean_accepted_drafts(), 0.85, 1e-12);
+  EXPECT_EQ(c->max_num_seqs(), 48);
+  EXPECT_FALSE(c->overlap_schedule());
+}
+
+TEST(SglangServeTest, Fp8KvSwitchesTheNsaBackends) {
+  auto c = ParseServeCommand(kValidationCommands[8], {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->kv_cache_dtype(), KV_FP8);
+  EXPECT_EQ(c->prefill_attention_backend(), "flashmla_auto");
+  EXPECT_EQ(c->decode_attention_backend(), "flashmla_kv");
+  EXPECT_EQ(c->max_model_len(), 32768);
+}
+
+TEST(SglangServeTest, RefusesDisabledDeepGemmWithTheEnginesReason) {
+  auto c = ParseServeCommand(kSglangBase, {{"SGLANG_ENABLE_JIT_DEEPGEMM", "0"}}, {});
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(c.status().message().find("server fails to start when DeepGEMM is disabled"),
+            std::string::npos);
+  EXPECT_NE(c.status().message().find("fp8_paged_mqa_logits"), std::string::npos);
+  EXPECT_TRUE(ParseServeCommand(kSglangBase, {{"SGLANG_ENABLE_JIT_DEEPGEMM", "1"}}, {}).ok());
+}
+
+TEST(SglangServeTest, UnknownFlagAndUnmodelledFeaturesAreNamed) {
+  auto unknown = ParseServeCommand(std::string(kSglangBase) + " --frobnicate 3", {}, {});
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.status().message().find("--frobnicate"), std::string::npos);
+  auto policy = ParseServeCommand(std::string(kSglangBase) + " --schedule-policy lof", {}, {});
+  EXPECT_EQ(policy.status().code(), absl::StatusCode::kUnimplemented);
+  auto backend = ParseServeCommand(std::string(kSglangBase) + " --nsa-decode-backend xyz", {}, {});
+  EXPECT_EQ(backend.status().code(), absl::StatusCode::kInvalidArgument);
+  auto env = ParseServeCommand(kSglangBase, {{"SGLANG_FOO", "1"}}, {});
+  EXPECT_NE(env.status().message().find("SGLANG_FOO"), std::string::npos);
+}
+
+TEST(TrtllmServeTest, AppliesTheTrtllmServeDefaults) {
+  auto c = ParseServeCommand("trtllm-serve /workspace/DeepSeek-v3.2 --tp_size 8", {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->engine(), TRTLLM);
+  EXPECT_EQ(c->model(), "/workspace/DeepSeek-v3.2");
+  EXPECT_EQ(c->tp(), 8);
+  EXPECT_EQ(c->ep(), 1);
+  EXPECT_EQ(c->max_num_seqs(), 2048);
+  EXPECT_EQ(c->max_num_batched_tokens(), 8192);
+  EXPECT_FALSE(c->chunked_prefill());
+  EXPECT_EQ(c->schedule_policy(), "GUARANTEED_NO_EVICT");
+  EXPECT_TRUE(c->overlap_schedule());
+  EXPECT_DOUBLE_EQ(c->gpu_memory_fraction(), 0.9);
+  EXPECT_EQ(c->kv_block_size(), 32);
+  EXPECT_EQ(c->kv_cache_dtype(), KV_BF16);
+  // 1..31, 32, 64, 128 without padding.
+  EXPECT_EQ(c->cuda_graph_sizes_size(), 34);
+  EXPECT_EQ(c->cuda_graph_max_bs(), 128);
+  EXPECT_FALSE(c->cuda_graph_padding());
+  EXPECT_TRUE(c->deep_gemm());
+}
+
+class TrtllmYamlTest : public ::testing::Test {
+ protected:
+  std::string Write(const std::string& text) {
+    const std::string path = ::testing::TempDir() + "/servesim_trtllm_extra.yaml";
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+
+TEST_F(TrtllmYamlTest, ReadsTheOptionsThatMatter) {
+  const std::string path = Write(
+      "enable_attention_dp: true   # per-rank attention\n"
+      "cuda_graph_config:\n"
+      "  enable_padding: true\n"
+      "  max_batch_size: 256\n"
+      "kv_cache_config:\n"
+      "  free_gpu_memory_fraction: 0.8\n"
+      "  dtype: fp8\n"
+      "  tokens_per_block: 64\n"
+      "scheduler_config:\n"
+      "  capacity_scheduler_policy: MAX_UTILIZATION\n"
+      "speculative_config:\n"
+      "  decoding_type: MTP\n"
+      "  num_nextn_predict_layers: 2\n"
+      "disable_overlap_scheduler: true\n");
+  auto c = ParseServeCommand(
+      "trtllm-serve /m --tp_size 8 --ep_size 8 --extra_llm_api_options " + path, {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->enable_dp_attention());
+  EXPECT_EQ(c->dp(), 8);
+  EXPECT_TRUE(c->cuda_graph_padding());
+  // [1, 2, 4] + 8..128 step 8 + 256.
+  EXPECT_EQ(c->cuda_graph_sizes_size(), 3 + 16 + 1);
+  EXPECT_EQ(c->cuda_graph_max_bs(), 256);
+  EXPECT_DOUBLE_EQ(c->gpu_memory_fraction(), 0.8);
+  EXPECT_EQ(c->kv_cache_dtype(), KV_FP8);
+  EXPECT_EQ(c->kv_block_size(), 64);
+  EXPECT_EQ(c->schedule_policy(), "MAX_UTILIZATION");
+  EXPECT_EQ(c->num_speculative_tokens(), 2);
+  EXPECT_FALSE(c->overlap_schedule());
+}
+
+TEST_F(TrtllmYamlTest, BlockListOfBatchSizes) {
+  const std::string path = Write("cuda_graph_config:\n  batch_sizes:\n    - 8\n    - 1\n    - 64\n");
+  auto c = ParseServeCommand("trtllm-serve /m --config " + path, {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->cuda_graph_sizes_size(), 3);
+  EXPECT_EQ(c->cuda_graph_sizes(0), 1);
+  EXPECT_EQ(c->cuda_graph_max_bs(), 64);
+}
+
+TEST_F(TrtllmYamlTest, NullCudaGraphConfigDisablesGraphs) {
+  auto c = ParseServeCommand("trtllm-serve /m --config " + Write("cuda_graph_config: null\n"), {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->cuda_graph_sizes_size(), 0);
+}
+
+TEST_F(TrtllmYamlTest, UnknownKeyIsNamedWithItsLine) {
+  auto c = ParseServeCommand(
+      "trtllm-serve /m --config " + Write("kv_cache_config:\n  dtype: auto\n  frob: 1\n"), {}, {});
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("line 3: kv_cache_config.frob"), std::string::npos)
+      << c.status();
+}
+
+TEST(TrtllmServeTest, UnknownFlagAndEnvAreNamed) {
+  auto c = ParseServeCommand("trtllm-serve /m --frobnicate 1", {}, {});
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("--frobnicate"), std::string::npos);
+  auto e = ParseServeCommand("trtllm-serve /m", {{"TRTLLM_FOO", "1"}}, {});
+  EXPECT_NE(e.status().message().find("TRTLLM_FOO"), std::string::npos);
+  auto missing = ParseServeCommand("trtllm-serve --tp_size 8", {}, {});
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(MiniYamlTest, RejectsTabsAndDuplicatesWithTheLine) {
+  auto tabs = ParseMiniYaml("a:\n\tb: 1\n", "f");
+  EXPECT_NE(tabs.status().message().find("line 2"), std::string::npos);
+  auto dup = ParseMiniYaml("a: 1\na: 2\n", "f");
+  EXPECT_NE(dup.status().message().find("duplicate key \"a\""), std::string::npos);
+  auto flow = ParseMiniYaml("a: [1, 2\n", "f");
+  EXPECT_FALSE(flow.ok());
+  auto ok = ParseMiniYaml("a:\n  b: [1, 2]\n  c: 'x # y'\n", "f");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->at("a.b").items.size(), 2u);
+  EXPECT_EQ(ok->at("a.c").scalar, "x # y");
+  EXPECT_EQ(ok->count("a"), 0u);
+}
+
+}  // namespace
+}  // namespace servesim::scenarios

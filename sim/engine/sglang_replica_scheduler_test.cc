@@ -1,0 +1,186 @@
+#include "sim/engine/sglang_replica_scheduler.h"
+
+#include <gtest/gtest.h>
+
+namespace servesim::engine {
+namespace {
+
+RequestTable MakeRequests(std::vector<std::pair<int64_t, int64_t>> prompt_output) {
+  RequestTable t;
+  for (size_t i = 0; i < prompt_output.size(); ++i) {
+    Request r;
+    r.id = static_cast<RequestId>(i);
+    r.prompt_tokens = prompt_output[i].first;
+    r.max_output_tokens = prompt_output[i].second;
+    t.push_back(r);
+  }
+  return t;
+}
+
+SglangSchedulerConfig Config(int64_t chunk, int64_t pages) {
+  SglangSchedulerConfig c;
+  c.chunked_prefill_size = chunk;
+  c.kv_blocks = pages;
+  c.page_size_tokens = 16;
+  return c;
+}
+
+void Step(SglangReplicaScheduler& s, RequestTable& reqs, StepBatch* b) {
+  StepOutcome out;
+  s.Schedule(reqs, b);
+  s.Complete(*b, reqs, &out);
+}
+
+TEST(SglangSchedulerConfigTest, DpAttentionConservativenessGivesTheDocumentedRatios) {
+  SglangSchedulerConfig c;
+  c.SetConservativeness(0.3);  // 1.0 x 0.3 under DP attention
+  EXPECT_NEAR(c.init_new_token_ratio, 0.21, 1e-12);
+  EXPECT_NEAR(c.min_new_token_ratio, 0.0294, 1e-12);
+  EXPECT_NEAR(c.new_token_ratio_decay, (0.21 - 0.0294) / 600, 1e-15);
+}
+
+TEST(SglangReplicaSchedulerTest, PrefillBatchesRunBeforeDecodesAndNeverMix) {
+  RequestTable reqs = MakeRequests({{32, 5}, {32, 5}});
+  SglangReplicaScheduler s(Config(1000, 100), reqs.size());
+  s.Enqueue(0, reqs);
+  StepBatch b;
+  Step(s, reqs, &b);  // prefill of 0
+  s.Enqueue(1, reqs);
+  s.Schedule(reqs, &b);
+  // Request 0 could decode, but a prefill batch can be formed: prefill only.
+  ASSERT_EQ(b.seqs.size(), 1u);
+  EXPECT_EQ(b.seqs[0].id, 1);
+  EXPECT_FALSE(b.seqs[0].is_decode);
+  StepOutcome out;
+  s.Complete(b, reqs, &out);
+  s.Schedule(reqs, &b);  // nothing waiting: one decode batch of both
+  ASSERT_EQ(b.seqs.size(), 2u);
+  EXPECT_TRUE(b.seqs[0].is_decode && b.seqs[1].is_decode);
+}
+
+TEST(SglangReplicaSchedulerTest, ChunksOneRequestAtAPageBoundaryAndContinuesItFirst) {
+  RequestTable reqs = MakeRequests({{100, 4}, {75, 4}, {10, 4}});
+  SglangReplicaScheduler s(Config(90, 100), reqs.size());
+  for (RequestId id : {0, 1, 2}) s.Enqueue(id, reqs);
+  StepBatch b;
+  s.Schedule(reqs, &b);
+  // 100 > 90: truncated to 80 (5 pages of 16); the chunk budget is spent.
+  ASSERT_EQ(b.seqs.size(), 1u);
+  EXPECT_EQ(b.seqs[0].query_tokens, 80);
+  StepOutcome out;
+  s.Complete(b, reqs, &out);
+  EXPECT_TRUE(out.emitted.empty());
+  s.Schedule(reqs, &b);
+  // The chunked request's last 20 first, then request 1 (75 > 70 left)
+  // chunked to 64.
+  ASSERT_EQ(b.seqs.size(), 2u);
+  EXPECT_EQ(b.seqs[0].id, 0);
+  EXPECT_EQ(b.seqs[0].query_tokens, 20);
+  EXPECT_EQ(b.seqs[0].context_before, 80);
+  EXPECT_EQ(b.seqs[1].id, 1);
+  EXPECT_EQ(b.seqs[1].query_tokens, 64);  // (90 - 20) rounded down to pages
+}
+
+TEST(SglangReplicaSchedulerTest, AdmissionReservesRunningOutputAtTheNewTokenRatio) {
+  // 20 pages x 16 = 320 tokens. Request 0 runs with 200 outputs left; at
+  // ratio 0.7 it reserves 140 of them.
+  RequestTable reqs = MakeRequests({{16, 201}, {16, 100}, {16, 10}});
+  SglangSchedulerConfig c = Config(1000, 20);
+  SglangReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  StepBatch b;
+  Step(s, reqs, &b);  // request 0: 16 prompt tokens, 1 page; 200 outputs left
+  s.Enqueue(1, reqs);
+  s.Enqueue(2, reqs);
+  s.Schedule(reqs, &b);
+  // rem_total = 19 free pages * 16 = 304 - 0.7 * 200 = 164. Request 1 needs
+  // 16 + 100 = 116 < 164: admitted, leaving 48; request 2 needs 16 + 10 = 26
+  // < 48: admitted too.
+  EXPECT_EQ(b.seqs.size(), 2u);
+  // With a tighter pool request 2 would be refused: check the boundary.
+  RequestTable reqs2 = MakeRequests({{16, 201}, {16, 130}, {16, 10}});
+  SglangReplicaScheduler s2(c, reqs2.size());
+  s2.Enqueue(0, reqs2);
+  Step(s2, reqs2, &b);
+  s2.Enqueue(1, reqs2);
+  s2.Enqueue(2, reqs2);
+  s2.Schedule(reqs2, &b);
+  // 164 - (16 + 130) = 18 < 26: request 2 waits (and FCFS stops there).
+  ASSERT_EQ(b.seqs.size(), 1u);
+  EXPECT_EQ(b.seqs[0].id, 1);
+}
+
+TEST(SglangReplicaSchedulerTest, RatioDecaysPerDecodeStepToItsFloor) {
+  RequestTable reqs = MakeRequests({{16, 1000}});
+  SglangSchedulerConfig c = Config(1000, 100);
+  c.SetConservativeness(1.0);
+  SglangReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  StepBatch b;
+  Step(s, reqs, &b);  // prefill: no decay
+  EXPECT_DOUBLE_EQ(s.new_token_ratio(), 0.7);
+  Step(s, reqs, &b);
+  EXPECT_NEAR(s.new_token_ratio(), 0.7 - (0.7 - 0.098) / 600, 1e-12);
+  for (int i = 0; i < 700; ++i) Step(s, reqs, &b);
+  EXPECT_NEAR(s.new_token_ratio(), 0.098, 1e-12);
+}
+
+TEST(SglangReplicaSchedulerTest, RetractsTheRequestWithFewestOutputsLongestInputFirst) {
+  // 6 pages of 16. Three requests; the pool runs out on decode.
+  RequestTable reqs = MakeRequests({{30, 50}, {31, 50}, {20, 50}});
+  SglangSchedulerConfig c = Config(1000, 6);
+  c.retract_decode_steps = 1;
+  c.clip_max_new_tokens = 0;  // reserve no future output: admit everything
+  c.init_new_token_ratio = c.min_new_token_ratio = 0;
+  c.new_token_ratio_decay = 0;
+  SglangReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  StepBatch b;
+  Step(s, reqs, &b);  // 0 prefills alone, emits 1 token: 31 tokens in 2 pages
+  s.Enqueue(1, reqs);
+  s.Enqueue(2, reqs);
+  Step(s, reqs, &b);  // 1 (31 tokens, 2 pages) and 2 (20 tokens, 2 pages): pool full
+  ASSERT_EQ(s.kv_cache().free_blocks(), 0);
+  // First decode: 0 to 31 tokens, 1 to 32, 2 to 21: all within their pages.
+  Step(s, reqs, &b);
+  EXPECT_EQ(s.num_retractions(), 0);
+  s.Schedule(reqs, &b);
+  // Request 1 needs a third page. Every request has 2 outputs, so the tie
+  // goes to the longest input: request 1 (31 tokens) is retracted, alone.
+  EXPECT_EQ(s.num_retractions(), 1);
+  EXPECT_EQ(reqs[1].computed_tokens, 0);
+  EXPECT_EQ(reqs[1].preemptions, 1);
+  EXPECT_EQ(reqs[0].preemptions, 0);
+  EXPECT_EQ(s.num_waiting(), s.num_retractions());
+  EXPECT_GT(s.new_token_ratio(), 0);  // raised after retraction
+}
+
+TEST(SglangReplicaSchedulerTest, CapsRunningRequests) {
+  RequestTable reqs = MakeRequests({{8, 5}, {8, 5}, {8, 5}});
+  SglangSchedulerConfig c = Config(1000, 100);
+  c.max_running_requests = 2;
+  SglangReplicaScheduler s(c, reqs.size());
+  for (RequestId id : {0, 1, 2}) s.Enqueue(id, reqs);
+  StepBatch b;
+  s.Schedule(reqs, &b);
+  EXPECT_EQ(b.seqs.size(), 2u);
+  EXPECT_EQ(s.num_waiting(), 1);
+}
+
+TEST(SglangReplicaSchedulerTest, MixedChunkCarriesTheDecodesAndTakesTheirBudget) {
+  RequestTable reqs = MakeRequests({{16, 5}, {200, 5}});
+  SglangSchedulerConfig c = Config(100, 100);
+  c.enable_mixed_chunk = true;
+  SglangReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  StepBatch b;
+  Step(s, reqs, &b);
+  s.Enqueue(1, reqs);
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 2u);
+  EXPECT_EQ(b.seqs[0].query_tokens, 96);  // (100 - 1 decode) rounded to pages
+  EXPECT_TRUE(b.seqs[1].is_decode);
+}
+
+}  // namespace
+}  // namespace servesim::engine

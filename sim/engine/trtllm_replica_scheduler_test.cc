@@ -1,0 +1,124 @@
+#include "sim/engine/trtllm_replica_scheduler.h"
+
+#include <gtest/gtest.h>
+
+namespace servesim::engine {
+namespace {
+
+RequestTable MakeRequests(std::vector<std::pair<int64_t, int64_t>> prompt_output) {
+  RequestTable t;
+  for (size_t i = 0; i < prompt_output.size(); ++i) {
+    Request r;
+    r.id = static_cast<RequestId>(i);
+    r.prompt_tokens = prompt_output[i].first;
+    r.max_output_tokens = prompt_output[i].second;
+    t.push_back(r);
+  }
+  return t;
+}
+
+TrtllmSchedulerConfig Config(int64_t max_num_tokens, int64_t blocks) {
+  TrtllmSchedulerConfig c;
+  c.max_num_tokens = max_num_tokens;
+  c.kv_blocks = blocks;
+  c.tokens_per_block = 32;
+  return c;
+}
+
+TEST(TrtllmReplicaSchedulerTest, NoEvictReservesPromptPlusMaxTokensAtAdmission) {
+  // 10 blocks of 32 = 320 tokens. Request 0 reserves 100 + 100 = 200 tokens
+  // (7 blocks); request 1 would need 4 more blocks of the 3 left: it waits,
+  // though its prompt alone (1 block) would fit.
+  RequestTable reqs = MakeRequests({{100, 100}, {20, 100}});
+  TrtllmReplicaScheduler s(Config(8192, 10), reqs.size());
+  s.Enqueue(0, reqs);
+  s.Enqueue(1, reqs);
+  StepBatch b;
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 1u);
+  EXPECT_EQ(s.kv_cache().blocks_of(0), 7);
+  EXPECT_EQ(s.num_waiting(), 1);
+  // It never evicts: run to completion, then request 1 gets its turn.
+  StepOutcome out;
+  while (!reqs[0].finished) {
+    s.Complete(b, reqs, &out);
+    if (!reqs[0].finished) s.Schedule(reqs, &b);
+  }
+  EXPECT_EQ(reqs[0].preemptions, 0);
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 1u);
+  EXPECT_EQ(b.seqs[0].id, 1);
+}
+
+TEST(TrtllmReplicaSchedulerTest, ContextAndGenerationShareOneStep) {
+  RequestTable reqs = MakeRequests({{50, 10}, {60, 10}});
+  TrtllmReplicaScheduler s(Config(8192, 100), reqs.size());
+  s.Enqueue(0, reqs);
+  StepBatch b;
+  StepOutcome out;
+  s.Schedule(reqs, &b);
+  s.Complete(b, reqs, &out);
+  s.Enqueue(1, reqs);
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 2u);
+  EXPECT_TRUE(b.seqs[0].is_decode);
+  EXPECT_FALSE(b.seqs[1].is_decode);
+  EXPECT_EQ(b.num_tokens(), 1 + 60);
+}
+
+TEST(TrtllmReplicaSchedulerTest, WithoutChunkingAContextRunsWholeOrWaits) {
+  RequestTable reqs = MakeRequests({{60, 4}, {60, 4}});
+  TrtllmReplicaScheduler s(Config(100, 100), reqs.size());
+  s.Enqueue(0, reqs);
+  s.Enqueue(1, reqs);
+  StepBatch b;
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 1u);  // 60 + 60 > 100: the second waits whole
+  EXPECT_EQ(b.seqs[0].query_tokens, 60);
+
+  TrtllmSchedulerConfig chunked = Config(100, 100);
+  chunked.enable_chunked_prefill = true;
+  RequestTable reqs2 = MakeRequests({{60, 4}, {60, 4}});
+  TrtllmReplicaScheduler s2(chunked, reqs2.size());
+  s2.Enqueue(0, reqs2);
+  s2.Enqueue(1, reqs2);
+  s2.Schedule(reqs2, &b);
+  ASSERT_EQ(b.seqs.size(), 2u);
+  EXPECT_EQ(b.seqs[1].query_tokens, 32);  // 40 left, cut to whole blocks
+}
+
+TEST(TrtllmReplicaSchedulerTest, MaxBatchSizeCapsAdmission) {
+  RequestTable reqs = MakeRequests({{8, 4}, {8, 4}, {8, 4}});
+  TrtllmSchedulerConfig c = Config(8192, 100);
+  c.max_batch_size = 2;
+  TrtllmReplicaScheduler s(c, reqs.size());
+  for (RequestId id : {0, 1, 2}) s.Enqueue(id, reqs);
+  StepBatch b;
+  s.Schedule(reqs, &b);
+  EXPECT_EQ(b.seqs.size(), 2u);
+  EXPECT_EQ(s.num_waiting(), 1);
+}
+
+TEST(TrtllmReplicaSchedulerTest, MaxUtilizationAdmitsMoreAndEvictsTheNewest) {
+  // 3 blocks of 32. Under MAX_UTILIZATION both 32-token prompts are admitted
+  // (no reservation); the first decode needs a second block each.
+  RequestTable reqs = MakeRequests({{32, 40}, {32, 40}});
+  TrtllmSchedulerConfig c = Config(8192, 3);
+  c.policy = TrtllmCapacityPolicy::kMaxUtilization;
+  TrtllmReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  s.Enqueue(1, reqs);
+  StepBatch b;
+  StepOutcome out;
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 2u);
+  s.Complete(b, reqs, &out);
+  s.Schedule(reqs, &b);
+  EXPECT_EQ(s.num_evictions(), 1);
+  EXPECT_EQ(reqs[1].computed_tokens, 0);
+  ASSERT_EQ(b.seqs.size(), 1u);
+  EXPECT_EQ(b.seqs[0].id, 0);
+}
+
+}  // namespace
+}  // namespace servesim::engine

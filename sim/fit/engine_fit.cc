@@ -1,0 +1,139 @@
+#include "sim/fit/engine_fit.h"
+
+#include <cmath>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "sim/fit/nelder_mead.h"
+#include "sim/fit/validation.h"
+
+namespace servesim::fit {
+namespace {
+
+// Parameters are fitted in log space, within physical bounds (microseconds):
+// an iteration's host work between 10 us and 0.2 s, a sequence's between
+// 0.01 us and 2 ms, a kernel launch between 0.5 and 100 us, the API server's
+// work per request between 10 us and 1 s, a backend's time between 0.2x and
+// 10x the measured kernel's.
+struct ParamSpec {
+  std::string name;
+  double start, lower, upper;
+};
+
+std::vector<ParamSpec> BaseParams() {
+  return {{"step_cpu_us", 1000, 10, 2e5},
+          {"per_seq_cpu_us", 20, 0.01, 2000},
+          {"eager_launch_us", 10, 0.5, 100},
+          {"frontend_request_us", 1000, 10, 1e6}};
+}
+
+}  // namespace
+
+const std::vector<std::string>& FittedMetrics() {
+  static const auto* kKeys =
+      new std::vector<std::string>{"total_token_throughput", "mean_ttft_ms", "mean_tpot_ms"};
+  return *kKeys;
+}
+
+runner::PredictionContext WithEngineParams(const runner::PredictionContext& context,
+                                           const scenarios::EngineParams& params) {
+  runner::PredictionContext c = context;
+  bool replaced = false;
+  for (auto& e : *c.params.mutable_engines()) {
+    if (e.engine() == params.engine()) {
+      e = params;
+      replaced = true;
+    }
+  }
+  if (!replaced) *c.params.add_engines() = params;
+  return c;
+}
+
+absl::StatusOr<std::vector<LiveRun>> RunsOfEngine(const runner::PredictionContext& context,
+                                                  const std::vector<LiveRun>& runs,
+                                                  scenarios::EngineKind engine) {
+  std::vector<LiveRun> out;
+  for (const LiveRun& r : runs) {
+    if (r.expected_failure) continue;
+    absl::StatusOr<scenarios::EngineConfig> c =
+        scenarios::ParseServeCommand(r.serve_command, r.env, scenarios::ServeContext{});
+    if (!c.ok()) {
+      if (c.status().code() == absl::StatusCode::kFailedPrecondition) continue;
+      return absl::InvalidArgumentError(absl::StrCat("case ", r.name, ": ", c.status().message()));
+    }
+    if (c->engine() == engine) out.push_back(r);
+  }
+  (void)context;
+  return out;
+}
+
+absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContext& context,
+                                                  const std::vector<LiveRun>& runs,
+                                                  scenarios::EngineKind engine,
+                                                  const EngineFitOptions& options) {
+  if (runs.empty()) return absl::InvalidArgumentError("no runs to fit");
+  std::vector<ParamSpec> specs = BaseParams();
+  // One factor per non-default kernel backend the runs exercise.
+  std::set<std::string> backends;
+  for (const LiveRun& r : runs) {
+    ASSIGN_OR_RETURN(scenarios::EngineConfig c,
+                     scenarios::ParseServeCommand(r.serve_command, r.env, scenarios::ServeContext{}));
+    for (const runner::BackendChoice& b : runner::NonDefaultBackends(c)) backends.insert(b.name);
+  }
+  for (const std::string& b : backends) specs.push_back({b, 1.0, 0.2, 10});
+
+  auto to_params = [&](const std::vector<double>& theta) {
+    scenarios::EngineParams p;
+    p.set_engine(engine);
+    p.set_step_cpu_us(std::exp(theta[0]));
+    p.set_per_seq_cpu_us(std::exp(theta[1]));
+    p.set_eager_launch_us(std::exp(theta[2]));
+    p.set_frontend_request_us(std::exp(theta[3]));
+    for (size_t i = 4; i < specs.size(); ++i) {
+      scenarios::BackendFactor* f = p.add_backend_factors();
+      f->set_backend(specs[i].name);
+      f->set_time_scale(std::exp(theta[i]));
+    }
+    return p;
+  };
+  absl::Status failure = absl::OkStatus();
+  int residual_count = 0;
+  auto objective = [&](const std::vector<double>& theta) {
+    const runner::PredictionContext c = WithEngineParams(context, to_params(theta));
+    double sum = 0;
+    residual_count = 0;
+    for (const LiveRun& r : runs) {
+      absl::StatusOr<CaseResult> result = ValidateRun(c, r);
+      if (!result.ok()) {
+        failure = result.status();
+        return 1e30;
+      }
+      if (result->refused || result->not_modelled) return 1e30;  // a fit must not make a live run refuse
+      for (const std::string& key : FittedMetrics()) {
+        if (!r.measured.count(key) || r.measured.at(key) <= 0) continue;
+        const double e = std::log(result->predicted.at(key) / r.measured.at(key));
+        sum += e * e;
+        ++residual_count;
+      }
+    }
+    return sum;
+  };
+  std::vector<double> start, step, lower, upper;
+  for (const ParamSpec& s : specs) {
+    start.push_back(std::log(s.start));
+    step.push_back(1.0);  // a factor of e
+    lower.push_back(std::log(s.lower));
+    upper.push_back(std::log(s.upper));
+  }
+  const NelderMeadResult best =
+      MinimizeNelderMead(objective, start, step, lower, upper, options.max_evaluations, 1e-4);
+  if (!failure.ok()) return failure;
+  scenarios::EngineParams params = to_params(best.x);
+  for (const LiveRun& r : runs) params.add_fitted_on(r.name);
+  objective(best.x);
+  params.set_rms_log_error(residual_count ? std::sqrt(best.value / residual_count) : 0);
+  return params;
+}
+
+}  // namespace servesim::fit

@@ -1,0 +1,41 @@
+// Fits one engine's free parameters (host overheads, backend factors) to live
+// runs by least squares on log errors, and cross-validates leaving one out.
+#ifndef SERVESIM_SIM_FIT_ENGINE_FIT_H_
+#define SERVESIM_SIM_FIT_ENGINE_FIT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "scenarios/fitted_params.pb.h"
+#include "sim/fit/live_runs.h"
+#include "sim/runner/prediction.h"
+
+namespace servesim::fit {
+
+// The figures the fit matches, as --save-result keys.
+const std::vector<std::string>& FittedMetrics();
+
+struct EngineFitOptions {
+  int max_evaluations = 80;
+};
+
+// Runs of `engine` among `runs` (results only, no expected failures).
+absl::StatusOr<std::vector<LiveRun>> RunsOfEngine(const runner::PredictionContext& context,
+                                                  const std::vector<LiveRun>& runs,
+                                                  scenarios::EngineKind engine);
+
+// Fits `engine`'s parameters on `runs` (all of that engine). The context's
+// own parameters for other engines are untouched.
+absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContext& context,
+                                                  const std::vector<LiveRun>& runs,
+                                                  scenarios::EngineKind engine,
+                                                  const EngineFitOptions& options);
+
+// A context whose parameters for `params.engine()` are replaced by `params`.
+runner::PredictionContext WithEngineParams(const runner::PredictionContext& context,
+                                           const scenarios::EngineParams& params);
+
+}  // namespace servesim::fit
+
+#endif  // SERVESIM_SIM_FIT_ENGINE_FIT_H_

@@ -1,0 +1,208 @@
+#include "sim/fit/validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "sim/metrics/report.h"
+
+namespace servesim::fit {
+
+const std::vector<std::string>& ComparedMetrics() {
+  static const auto* kKeys = new std::vector<std::string>{
+      "total_token_throughput", "mean_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "mean_itl_ms"};
+  return *kKeys;
+}
+
+double MetricValue(const metrics::BenchMetrics& m, const std::string& key) {
+  if (key == "total_token_throughput") return m.total_token_throughput;
+  if (key == "output_throughput") return m.output_throughput;
+  if (key == "duration") return m.duration_s;
+  if (key == "mean_ttft_ms") return m.ttft.mean_ms;
+  if (key == "p99_ttft_ms") return m.ttft.p99_ms;
+  if (key == "mean_tpot_ms") return m.tpot.mean_ms;
+  if (key == "mean_itl_ms") return m.itl.mean_ms;
+  if (key == "median_itl_ms") return m.itl.median_ms;
+  if (key == "completed") return static_cast<double>(m.completed);
+  return 0;
+}
+
+double CaseResult::ErrorPct(const std::string& key) const {
+  auto m = measured.find(key);
+  auto p = predicted.find(key);
+  if (m == measured.end() || p == predicted.end() || m->second == 0) return 0;
+  return (p->second - m->second) / m->second * 100;
+}
+
+absl::StatusOr<CaseResult> ValidateRun(const runner::PredictionContext& context,
+                                       const LiveRun& run) {
+  CaseResult r;
+  r.name = run.name;
+  r.expected_failure = run.expected_failure;
+  r.measured = run.measured;
+  runner::RunRequest request;
+  request.serve_command = run.serve_command;
+  request.env = run.env;
+  // An expected failure has no bench command; any workload shows whether the
+  // engine starts.
+  request.bench_command = run.expected_failure
+                              ? "vllm bench serve --dataset-name random --num-prompts 1 "
+                                "--random-input-len 16 --random-output-len 2"
+                              : run.bench_command;
+  absl::StatusOr<runner::Prediction> p = runner::Predict(context, request);
+  if (!p.ok() && p.status().code() == absl::StatusCode::kUnimplemented) {
+    r.not_modelled = true;
+    r.refusal = std::string(p.status().message());
+    return r;
+  }
+  if (!p.ok()) {
+    if (p.status().code() != absl::StatusCode::kFailedPrecondition) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("case ", run.name, ": ", p.status().message()));
+    }
+    r.refused = true;
+    r.refusal = std::string(p.status().message());
+    r.outcome_correct = run.expected_failure;
+    return r;
+  }
+  r.outcome_correct = !run.expected_failure;
+  for (const std::string& key : ComparedMetrics()) r.predicted[key] = MetricValue(p->metrics, key);
+  return r;
+}
+
+double SpearmanRho(const std::vector<double>& a, const std::vector<double>& b) {
+  auto ranks = [](const std::vector<double>& v) {
+    std::vector<size_t> idx(v.size());
+    std::iota(idx.begin(), idx.end(), 0);
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t i, size_t j) { return v[i] < v[j]; });
+    std::vector<double> r(v.size());
+    for (size_t i = 0; i < idx.size();) {
+      size_t j = i;
+      while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
+      for (size_t k = i; k <= j; ++k) r[idx[k]] = (i + j) / 2.0 + 1;
+      i = j + 1;
+    }
+    return r;
+  };
+  const size_t n = a.size();
+  if (n < 2) return 0;
+  const std::vector<double> ra = ranks(a), rb = ranks(b);
+  const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / n;
+  const double mb = std::accumulate(rb.begin(), rb.end(), 0.0) / n;
+  double num = 0, da = 0, db = 0;
+  for (size_t i = 0; i < n; ++i) {
+    num += (ra[i] - ma) * (rb[i] - mb);
+    da += (ra[i] - ma) * (ra[i] - ma);
+    db += (rb[i] - mb) * (rb[i] - mb);
+  }
+  return da > 0 && db > 0 ? num / std::sqrt(da * db) : 0;
+}
+
+ValidationReport Summarize(std::vector<CaseResult> cases) {
+  ValidationReport report;
+  report.cases = std::move(cases);
+  std::vector<double> measured_tput, predicted_tput;
+  for (const std::string& key : ComparedMetrics()) {
+    std::vector<double> errors;
+    for (const CaseResult& c : report.cases) {
+      if (c.refused || c.not_modelled || c.expected_failure || !c.measured.count(key)) continue;
+      errors.push_back(std::abs(c.ErrorPct(key)));
+    }
+    MetricSummary s;
+    s.cases = static_cast<int>(errors.size());
+    if (!errors.empty()) {
+      s.median_abs_pct = metrics::Percentile(errors, 50);
+      s.max_abs_pct = *std::max_element(errors.begin(), errors.end());
+    }
+    report.per_metric[key] = s;
+  }
+  for (const CaseResult& c : report.cases) {
+    report.outcomes_correct += c.outcome_correct ? 1 : 0;
+    if (!c.refused && !c.not_modelled && !c.expected_failure &&
+        c.measured.count("total_token_throughput")) {
+      measured_tput.push_back(c.measured.at("total_token_throughput"));
+      predicted_tput.push_back(c.predicted.at("total_token_throughput"));
+    }
+  }
+  report.spearman_total_throughput = SpearmanRho(measured_tput, predicted_tput);
+  return report;
+}
+
+std::string FormatValidationTable(const ValidationReport& report) {
+  std::string out = absl::StrFormat("%-28s %-5s", "case", "ok");
+  const std::vector<std::string> labels = {"total tok/s", "mean TTFT ms", "p99 TTFT ms",
+                                           "mean TPOT ms", "mean ITL ms"};
+  for (const std::string& l : labels) absl::StrAppendFormat(&out, " | %-27s", l);
+  out += "\n";
+  absl::StrAppendFormat(&out, "%-28s %-5s", "", "");
+  for (size_t i = 0; i < labels.size(); ++i) {
+    absl::StrAppendFormat(&out, " | %9s %9s %7s", "measured", "predicted", "err%");
+  }
+  out += "\n";
+  for (const CaseResult& c : report.cases) {
+    absl::StrAppendFormat(&out, "%-28s %-5s", c.name, c.outcome_correct ? "yes" : "NO");
+    if (c.not_modelled) {
+      absl::StrAppend(&out, " | not modelled: ", c.refusal, "\n");
+      continue;
+    }
+    if (c.refused || c.expected_failure) {
+      absl::StrAppend(&out, " | ", c.expected_failure ? "live: failed to start" : "live: ran",
+                      "; servesim: ", c.refused ? absl::StrCat("refused: ", c.refusal) : "ran",
+                      "\n");
+      continue;
+    }
+    for (const std::string& key : ComparedMetrics()) {
+      absl::StrAppendFormat(&out, " | %9.1f %9.1f %+7.1f", c.measured.count(key) ? c.measured.at(key) : 0,
+                            c.predicted.at(key), c.ErrorPct(key));
+    }
+    out += "\n";
+  }
+  absl::StrAppend(&out, "\nsummary (absolute error, %):\n");
+  for (size_t i = 0; i < ComparedMetrics().size(); ++i) {
+    const MetricSummary& s = report.per_metric.at(ComparedMetrics()[i]);
+    absl::StrAppendFormat(&out, "  %-14s median %6.1f  max %6.1f  (%d cases)\n", labels[i],
+                          s.median_abs_pct, s.max_abs_pct, s.cases);
+  }
+  absl::StrAppendFormat(&out, "  Spearman rho of total tok/s: %.3f\n",
+                        report.spearman_total_throughput);
+  absl::StrAppendFormat(&out, "  outcomes (ran / refused) as live: %d of %d\n",
+                        report.outcomes_correct, static_cast<int>(report.cases.size()));
+  return out;
+}
+
+std::string FormatValidationJson(const ValidationReport& report) {
+  using metrics::JsonNumber;
+  using metrics::JsonString;
+  std::string out = "{\"cases\": [";
+  for (size_t i = 0; i < report.cases.size(); ++i) {
+    const CaseResult& c = report.cases[i];
+    absl::StrAppend(&out, i ? ", " : "", "{\"case\": ", JsonString(c.name),
+                    ", \"outcome_correct\": ", c.outcome_correct ? "true" : "false",
+                    ", \"expected_failure\": ", c.expected_failure ? "true" : "false",
+                    ", \"refused\": ", c.refused ? "true" : "false",
+                    ", \"refusal\": ", JsonString(c.refusal));
+    for (const auto& [key, v] : c.predicted) {
+      absl::StrAppend(&out, ", \"predicted_", key, "\": ", JsonNumber(v));
+      if (c.measured.count(key)) {
+        absl::StrAppend(&out, ", \"measured_", key, "\": ", JsonNumber(c.measured.at(key)));
+      }
+    }
+    out += "}";
+  }
+  out += "], \"summary\": {";
+  bool first = true;
+  for (const auto& [key, s] : report.per_metric) {
+    absl::StrAppend(&out, first ? "" : ", ", "\"", key, "\": {\"median_abs_pct\": ",
+                    JsonNumber(s.median_abs_pct), ", \"max_abs_pct\": ", JsonNumber(s.max_abs_pct),
+                    ", \"cases\": ", s.cases, "}");
+    first = false;
+  }
+  absl::StrAppend(&out, ", \"spearman_total_token_throughput\": ",
+                  JsonNumber(report.spearman_total_throughput), ", \"outcomes_correct\": ",
+                  report.outcomes_correct, ", \"cases\": ", report.cases.size(), "}}\n");
+  return out;
+}
+
+}  // namespace servesim::fit

@@ -1,0 +1,59 @@
+// Predicted against measured: one row per live run, and the summary the
+// issue asks for (median / max absolute error per metric, Spearman rank
+// correlation of throughput, refusals reproduced).
+#ifndef SERVESIM_SIM_FIT_VALIDATION_H_
+#define SERVESIM_SIM_FIT_VALIDATION_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/fit/live_runs.h"
+#include "sim/runner/prediction.h"
+
+namespace servesim::fit {
+
+// The compared figures, as --save-result keys.
+const std::vector<std::string>& ComparedMetrics();
+// Value of a --save-result key in predicted metrics.
+double MetricValue(const metrics::BenchMetrics& m, const std::string& key);
+
+struct CaseResult {
+  std::string name;
+  bool expected_failure = false;  // the live run failed to start
+  bool refused = false;           // servesim refused it
+  bool not_modelled = false;      // servesim does not model the configuration yet
+  std::string refusal;            // servesim's reason, or its error
+  bool outcome_correct = false;   // both ran, or both refused
+  std::map<std::string, double> measured, predicted;
+  double ErrorPct(const std::string& key) const;  // (pred - meas) / meas * 100
+};
+
+struct MetricSummary {
+  int cases = 0;
+  double median_abs_pct = 0;
+  double max_abs_pct = 0;
+};
+
+struct ValidationReport {
+  std::vector<CaseResult> cases;
+  std::map<std::string, MetricSummary> per_metric;
+  double spearman_total_throughput = 0;
+  int outcomes_correct = 0;
+};
+
+// Runs one live run's configuration through servesim. Bad input in the run
+// file is an error; an engine refusal is a result.
+absl::StatusOr<CaseResult> ValidateRun(const runner::PredictionContext& context,
+                                       const LiveRun& run);
+ValidationReport Summarize(std::vector<CaseResult> cases);
+
+// Spearman's rho with average ranks for ties.
+double SpearmanRho(const std::vector<double>& a, const std::vector<double>& b);
+
+std::string FormatValidationTable(const ValidationReport& report);
+std::string FormatValidationJson(const ValidationReport& report);
+
+}  // namespace servesim::fit
+
+#endif  // SERVESIM_SIM_FIT_VALIDATION_H_

@@ -1,0 +1,88 @@
+// Cross-module tests of the servesim binary: determinism, exit codes and the
+// live-run configurations of ../shared/validation.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code = 0;
+  std::string out;
+};
+
+// Runs build/servesim with `args` (shell-quoted by the caller); stderr joins stdout.
+Result Servesim(const std::string& args) {
+  const std::string cmd = std::string(SERVESIM_BINARY) + " " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return {-1, ""};
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+constexpr char kServe[] = "--serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8'";
+constexpr char kBench[] =
+    "--bench 'vllm bench serve --dataset-name sharegpt --num-prompts 200 --request-rate 20'";
+
+TEST(EndToEndTest, SameInputsGiveByteIdenticalReportAndJson) {
+  const std::string dir = testing::TempDir();
+  Result a = Servesim(std::string("run ") + kServe + " " + kBench + " --result-json " + dir + "/a.json");
+  Result b = Servesim(std::string("run ") + kServe + " " + kBench + " --result-json " + dir + "/b.json");
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  EXPECT_EQ(a.out, b.out);
+  const std::string ja = ReadFile(dir + "/a.json");
+  EXPECT_FALSE(ja.empty());
+  EXPECT_EQ(ja, ReadFile(dir + "/b.json"));
+  EXPECT_NE(a.out.find("============ Serving Benchmark Result ============"), std::string::npos);
+  EXPECT_NE(a.out.find("Request rate configured (RPS):           20.00"), std::string::npos);
+}
+
+TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
+  const char* bad[] = {
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --num-prompts -5'",
+      "run --serve 'vllm serve m -tp 8 --frobnicate' --bench 'vllm bench serve'",
+      "run --serve 'ollama serve m' --bench 'vllm bench serve'",
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve' --env NOEQUALS",
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve' --profile /nonexistent.textproto",
+      "run --serve 'vllm serve m -tp 8'",
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --dataset-name trace'",
+      "frobnicate",
+  };
+  for (const char* args : bad) {
+    Result r = Servesim(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;
+  }
+}
+
+TEST(EndToEndTest, EngineRefusalsExitOneWithTheReason) {
+  Result dcp = Servesim("run --serve 'vllm serve m -tp 8 -dcp 8' --bench 'vllm bench serve'");
+  EXPECT_EQ(dcp.exit_code, 1);
+  EXPECT_EQ(dcp.out.rfind("error: ", 0), 0u) << dcp.out;
+  Result oom = Servesim(
+      "run --serve 'vllm serve m -tp 1 -dp 8 --enable-expert-parallel' --bench 'vllm bench serve'");
+  EXPECT_EQ(oom.exit_code, 1) << oom.out;
+  Result fits = Servesim(
+      "run --serve 'vllm serve m -tp 1 -dp 8 --enable-expert-parallel --max-model-len 81920' "
+      "--bench 'vllm bench serve --dataset-name random --num-prompts 16 --random-input-len 64 "
+      "--random-output-len 8'");
+  EXPECT_EQ(fits.exit_code, 0) << fits.out;
+}
+
+}  // namespace
