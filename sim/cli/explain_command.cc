@@ -2,6 +2,7 @@
 // iteration that a serve command implies.
 #include <cstdio>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "models/op_graph.h"
@@ -12,15 +13,24 @@
 namespace servesim::cli {
 namespace {
 
-// The reference iterations: every DP rank decoding 64 sequences at a 4096-token
+// The reference iterations (overridable with --decode-seqs, --context and
+// --prefill-tokens): every DP rank decoding 64 sequences at a 4096-token
 // context, and one rank prefilling a full token budget of fresh prompt.
-constexpr int kRefDecodeSeqs = 64;
-constexpr int64_t kRefDecodeContext = 4096;
-
-std::vector<models::RankBatch> DecodeBatches(int ranks) {
+std::vector<models::RankBatch> DecodeBatches(int ranks, int64_t seqs, int64_t context) {
   models::RankBatch b;
-  for (int i = 0; i < kRefDecodeSeqs; ++i) b.seqs.push_back({1, kRefDecodeContext});
+  for (int64_t i = 0; i < seqs; ++i) b.seqs.push_back({1, context});
   return std::vector<models::RankBatch>(ranks, b);
+}
+
+absl::StatusOr<int64_t> PositiveFlag(const CliArgs& args, const std::string& flag,
+                                     int64_t fallback) {
+  if (!args.Has(flag)) return fallback;
+  int64_t v = 0;
+  if (!absl::SimpleAtoi(args.Get(flag), &v) || v < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": expected an integer >= 1, got \"", args.Get(flag), "\""));
+  }
+  return v;
 }
 
 }  // namespace
@@ -53,10 +63,19 @@ int ExplainCommand(const CliArgs& args) {
   }
   cost::StepPredictor predictor(s.predictor, std::move(op_cost));
   const int ranks = s.layout.attn_dp;
-  const auto decode = DecodeBatches(ranks);
+  absl::StatusOr<int64_t> decode_seqs = PositiveFlag(args, "--decode-seqs", 64);
+  absl::StatusOr<int64_t> context_tokens = PositiveFlag(args, "--context", 4096);
+  absl::StatusOr<int64_t> prefill_tokens =
+      PositiveFlag(args, "--prefill-tokens", run->engine.max_num_batched_tokens());
+  for (const auto* v : {&decode_seqs, &context_tokens, &prefill_tokens}) {
+    if (!v->ok()) return ReportError(v->status());
+  }
+  const int64_t kRefDecodeSeqs = *decode_seqs;
+  const int64_t kRefDecodeContext = *context_tokens;
+  const auto decode = DecodeBatches(ranks, kRefDecodeSeqs, kRefDecodeContext);
   const double decode_us = predictor.GpuStepUs(decode);
   models::RankBatch prefill;
-  prefill.seqs.push_back({run->engine.max_num_batched_tokens(), 0});
+  prefill.seqs.push_back({*prefill_tokens, 0});
   std::vector<models::RankBatch> prefill_ranks(ranks);
   prefill_ranks[0] = prefill;
   const double prefill_us = predictor.GpuStepUs(prefill_ranks);
@@ -106,7 +125,7 @@ int ExplainCommand(const CliArgs& args) {
                           op.repeat, op.repeat * predictor.op_cost().OpUs(op));
   }
   absl::StrAppendFormat(&out, "reference prefill step (%d fresh tokens on one rank): %.3f ms GPU\n",
-                        run->engine.max_num_batched_tokens(), prefill_us / 1e3);
+                        *prefill_tokens, prefill_us / 1e3);
   std::fputs(out.c_str(), stdout);
   return 0;
 }

@@ -12,7 +12,8 @@ constexpr char kUsage[] =
     "  run      --serve CMD --bench CMD [--env K=V]... [--result-json PATH]\n"
     "           [--profile PATH|roofline] [--params PATH|none] [--model-spec PATH]\n"
     "           [--mtp-acceptance MEAN_ACCEPTED_DRAFTS]\n"
-    "  explain  --serve CMD [--env K=V]... [--json]\n"
+    "  explain  --serve CMD [--env K=V]... [--json] [--decode-seqs N --context TOKENS]\n"
+    "           [--prefill-tokens N]\n"
     "  validate --runs CSV|DIR [--json]\n"
     "  fit      --runs CSV|DIR --out PARAMS [--leave-one-out] [--engines vllm,sglang,trtllm]\n"
     "See README.md for every command.\n";
@@ -42,7 +43,10 @@ int main(int argc, char** argv) {
     return RunCommand(*args);
   }
   if (command == "explain") {
-    auto args = ParseCliArgs(argc, argv, command, With({"--serve"}, kContextFlags), {"--json"});
+    auto args = ParseCliArgs(
+        argc, argv, command,
+        With({"--serve", "--decode-seqs", "--context", "--prefill-tokens"}, kContextFlags),
+        {"--json"});
     if (!args.ok()) return ReportError(args.status());
     return ExplainCommand(*args);
   }

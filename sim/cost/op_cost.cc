@@ -45,7 +45,7 @@ double RooflineOpCost::OpUs(const models::Op& op) {
   return std::max({compute_us, memory_us, rates_.kernel_floor_us});
 }
 
-double ProfileOpCost::OpUs(const models::Op& op) {
+const ProfileOpCost::Resolved& ProfileOpCost::Resolve(const models::Op& op) {
   auto [it, inserted] = resolved_.try_emplace(std::make_pair(op.kind, op.key), Resolved{});
   if (inserted) {
     it->second.curve = profile_.FindCurve(op.kind, op.key);
@@ -54,12 +54,29 @@ double ProfileOpCost::OpUs(const models::Op& op) {
       if (kind == op.kind) it->second.scale = scale;
     }
   }
+  return it->second;
+}
+
+double ProfileOpCost::TimeUs(const models::Op& op, const Resolved& r) {
   if (op.x <= 0) return 0;  // no work of this kind in the batch
-  if (it->second.curve == nullptr) return roofline_.OpUs(op);
+  if (r.curve == nullptr) return roofline_.OpUs(op);
   if (IsCollective(op.kind) && op.comm_group_gpus <= 1) return 0;
-  const double us = it->second.curve->Us(op.x);
-  if (it->second.scale == 1.0) return us;
-  return std::max(us * it->second.scale, rates_.kernel_floor_us);
+  const double us = r.curve->Us(op.x);
+  if (r.scale == 1.0) return us;
+  return std::max(us * r.scale, rates_.kernel_floor_us);
+}
+
+double ProfileOpCost::OpUs(const models::Op& op) { return TimeUs(op, Resolve(op)); }
+
+double ProfileOpCost::OpUsAt(const models::Op& op, size_t slot) {
+  if (slot >= slots_.size()) slots_.resize(slot + 1);
+  Slot& s = slots_[slot];
+  if (s.kind != op.kind || s.key != op.key) {
+    s.kind = op.kind;
+    s.key = op.key;
+    s.resolved = Resolve(op);
+  }
+  return TimeUs(op, s.resolved);
 }
 
 }  // namespace servesim::cost

@@ -38,6 +38,9 @@ class OpCost {
  public:
   virtual ~OpCost() = default;
   virtual double OpUs(const models::Op& op) = 0;
+  // Same, for the op at position `slot` of an op list whose shape repeats
+  // from step to step; implementations may cache by slot.
+  virtual double OpUsAt(const models::Op& op, size_t /*slot*/) { return OpUs(op); }
 };
 
 class RooflineOpCost : public OpCost {
@@ -59,6 +62,7 @@ class ProfileOpCost : public OpCost {
                 std::vector<std::pair<std::string, double>> kind_scales = {})
       : profile_(profile), roofline_(rates), rates_(rates), kind_scales_(std::move(kind_scales)) {}
   double OpUs(const models::Op& op) override;
+  double OpUsAt(const models::Op& op, size_t slot) override;
 
   // "kind{key=...}" of every op that fell back, sorted.
   const std::set<std::string>& fallbacks() const { return fallbacks_; }
@@ -73,6 +77,16 @@ class ProfileOpCost : public OpCost {
     const calibration::Curve* curve = nullptr;
     double scale = 1.0;
   };
+  const Resolved& Resolve(const models::Op& op);
+  double TimeUs(const models::Op& op, const Resolved& r);
+  // The (kind, key) last seen at each slot and its resolution: a step's op
+  // list has the same shape as the last step's, so most lookups hit here.
+  struct Slot {
+    std::string kind;
+    std::vector<models::OpKeyDim> key;
+    Resolved resolved;
+  };
+  std::vector<Slot> slots_;
   // (kind, key) -> curve or nullptr, so each distinct op is resolved once.
   absl::flat_hash_map<std::pair<std::string, std::vector<models::OpKeyDim>>,
                       Resolved>

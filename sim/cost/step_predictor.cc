@@ -83,8 +83,9 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
     }
     std::array<double, kNumPhases> phase{};
     int64_t launches = 0;
-    for (const models::Op& op : ops) {
-      phase[PhaseIndex(op.phase)] += op.repeat * op_cost_->OpUs(op) * KindScale(op.kind);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const models::Op& op = ops[i];
+      phase[PhaseIndex(op.phase)] += op.repeat * op_cost_->OpUsAt(op, i) * KindScale(op.kind);
       launches += op.repeat;
     }
     for (int p = 0; p < kNumPhases; ++p) slowest[p] = std::max(slowest[p], phase[p]);

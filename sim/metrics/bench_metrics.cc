@@ -7,7 +7,17 @@
 namespace servesim::metrics {
 namespace {
 
-LatencyStats StatsMs(const std::vector<double>& seconds) {
+// numpy.percentile's linear interpolation on an already sorted list.
+double SortedPercentile(const std::vector<double>& sorted, double percentile) {
+  if (sorted.empty()) return 0;
+  const double rank = percentile / 100.0 * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(rank));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - static_cast<double>(lo));
+}
+
+// Takes the list by value: it is sorted once for both percentiles.
+LatencyStats StatsMs(std::vector<double> seconds) {
   LatencyStats s;
   if (seconds.empty()) return s;  // numpy over [0]: every statistic is 0
   const double n = static_cast<double>(seconds.size());
@@ -16,21 +26,17 @@ LatencyStats StatsMs(const std::vector<double>& seconds) {
   for (double v : seconds) sq += (v - mean) * (v - mean);
   s.mean_ms = mean * 1e3;
   s.std_ms = std::sqrt(sq / n) * 1e3;
-  s.median_ms = Percentile(seconds, 50) * 1e3;
-  s.p99_ms = Percentile(seconds, 99) * 1e3;
+  std::sort(seconds.begin(), seconds.end());
+  s.median_ms = SortedPercentile(seconds, 50) * 1e3;
+  s.p99_ms = SortedPercentile(seconds, 99) * 1e3;
   return s;
 }
 
 }  // namespace
 
 double Percentile(std::vector<double> values, double percentile) {
-  if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  const double rank = percentile / 100.0 * static_cast<double>(values.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(rank));
-  const size_t hi = std::min(lo + 1, values.size() - 1);
-  const double frac = rank - static_cast<double>(lo);
-  return values[lo] + (values[hi] - values[lo]) * frac;
+  return SortedPercentile(values, percentile);
 }
 
 BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
@@ -78,10 +84,10 @@ BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
     m.total_token_throughput =
         static_cast<double>(m.total_input_tokens + m.total_output_tokens) / m.duration_s;
   }
-  m.ttft = StatsMs(ttfts);
-  m.tpot = StatsMs(tpots);
-  m.itl = StatsMs(itls);
-  m.e2el = StatsMs(e2els);
+  m.ttft = StatsMs(std::move(ttfts));
+  m.tpot = StatsMs(std::move(tpots));
+  m.itl = StatsMs(std::move(itls));
+  m.e2el = StatsMs(std::move(e2els));
 
   // 1-second buckets from the first send, as the client builds them: one
   // count per chunk, and per request one count in every second it is active.
