@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "calibration/cuda/flash_tile.cuh"
+#include "calibration/cuda/kernels.h"
 #include "calibration/cuda/suites.h"
 
 namespace servesim::calibration::cuda {
@@ -533,6 +534,26 @@ void RunAttentionSuite(Context& ctx) {
     }
   }
   ctx.arena->Reset();
+}
+
+
+// Exported launch functions (kernels.h).
+int SparseMlaSplits(int heads, int nq, int topk) { return ChooseSplits(heads, nq, topk, SmCount()); }
+
+void EnqueueSparseMla(bool kv_fp8, const __nv_bfloat16* q, const void* cache, const int32_t* idx, int nq, int heads,
+                      int topk, int splits, __nv_bfloat16* out, float* part_o, float* part_ml, cudaStream_t s) {
+  if (kv_fp8) RunMla<true>(q, cache, idx, nq, heads, topk, splits, out, part_o, part_ml, s);
+  else RunMla<false>(q, cache, idx, nq, heads, topk, splits, out, part_o, part_ml, s);
+}
+
+void EnqueueDenseMha(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, __nv_bfloat16* out,
+                     int batch, int seq, int heads, cudaStream_t s) {
+  RunMha(q, k, v, out, batch, seq, heads, s);
+}
+
+void FillMlaFp8Cache(void* cache, size_t entries, uint64_t seed, cudaStream_t s) {
+  FillMlaFp8CacheKernel<<<4096, 256, 0, s>>>(static_cast<unsigned char*>(cache), entries, seed);
+  LAUNCH_CHECK();
 }
 
 }  // namespace servesim::calibration::cuda

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "calibration/cuda/kernels.h"
 #include "calibration/cuda/suites.h"
 
 namespace servesim::calibration::cuda {
@@ -437,6 +438,37 @@ void RunGroupedGemmSuite(Context& ctx) {
     ctx.rec->SetNote(t, note);
   }
   ctx.arena->Reset();
+}
+
+
+// Exported launch functions (kernels.h).
+struct GemmPlanHandle {
+  Plan plan;
+};
+
+GemmPlanHandle* CreateGemmPlan(Context& ctx, bool fp8, int64_t m, int64_t n, int64_t k, int batch,
+                               const float* w_scale, const float* x_scale, const void* W, const void* X, void* D,
+                               std::string* mode) {
+  const Scaling order_fp8[] = {Scaling::kBlock, Scaling::kVec128, Scaling::kTensor};
+  const Scaling order_bf16[] = {Scaling::kNone};
+  const Scaling* order = fp8 ? order_fp8 : order_bf16;
+  for (int i = 0; i < (fp8 ? 3 : 1); ++i) {
+    Plan p;
+    if (!MakePlan(ctx, order[i], m, n, k, batch, w_scale, x_scale, W, X, D, &p)) continue;
+    if (mode) *mode = ScalingName(order[i]);
+    return new GemmPlanHandle{p};
+  }
+  return nullptr;
+}
+
+void EnqueueGemm(Context& ctx, const GemmPlanHandle* plan, const void* W, const void* X, void* D) {
+  Run(ctx, plan->plan, W, X, D);
+}
+
+void DestroyGemmPlan(GemmPlanHandle* plan) {
+  if (!plan) return;
+  Destroy(plan->plan);
+  delete plan;
 }
 
 }  // namespace servesim::calibration::cuda

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "calibration/cuda/kernels.h"
 #include "calibration/cuda/suites.h"
 
 namespace servesim::calibration::cuda {
@@ -375,6 +376,18 @@ void RunIndexerSuite(Context& ctx) {
     }
   }
   ctx.arena->Reset();
+}
+
+
+// Exported launch functions (kernels.h).
+void EnqueueIndexer(const uint8_t* q, const float* w, const uint8_t* keys, const float* kscale, float* scores, int nq,
+                    int ctx, bool causal, int causal_offset, int score_stride, cudaStream_t s) {
+  RunIndexer(q, w, keys, kscale, scores, nq, ctx, causal, causal_offset, score_stride, s);
+}
+
+void EnqueueTopK(const float* scores, int rows, int len, int k, int32_t* out, cudaStream_t s) {
+  TopKKernel<<<rows, 1024, 0, s>>>(scores, len, k, out);
+  LAUNCH_CHECK();
 }
 
 }  // namespace servesim::calibration::cuda

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "calibration/cuda/kernels.h"
 #include "calibration/cuda/suites.h"
 
 namespace servesim::calibration::cuda {
@@ -503,6 +504,37 @@ void RunSmallOpsSuite(Context& ctx) {
     }
   }
   ctx.arena->Reset();
+}
+
+
+// Exported launch functions (kernels.h), with the suite's launch geometry.
+void EnqueueRmsNorm(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int64_t tokens, int hidden,
+                    cudaStream_t s) {
+  RmsNormKernel<<<static_cast<unsigned>(tokens), hidden / 8, 0, s>>>(x, w, y, hidden);
+  LAUNCH_CHECK();
+}
+
+void EnqueueSiluMul(const __nv_bfloat16* in, __nv_bfloat16* out, int64_t tokens, int width, cudaStream_t s) {
+  const size_t elems = size_t(tokens) * width;
+  SiluMulKernel<<<Grid(elems / 8, 256), 256, 0, s>>>(in, out, tokens, width);
+  LAUNCH_CHECK();
+}
+
+void EnqueueRope(__nv_bfloat16* x, const int32_t* pos, int64_t rows, int heads, int dim, int row_stride,
+                 cudaStream_t s) {
+  RopeKernel<<<Grid(size_t(rows) * dim / 2, 256), 256, 0, s>>>(x, pos, rows, heads, dim, row_stride);
+  LAUNCH_CHECK();
+}
+
+void EnqueueRouterTopK(const float* logits, const float* bias, int tokens, int32_t* idx, float* wts, cudaStream_t s) {
+  RouterTopKKernel<<<static_cast<unsigned>((tokens + 3) / 4), 128, 0, s>>>(logits, bias, tokens, idx, wts);
+  LAUNCH_CHECK();
+}
+
+void EnqueueSampling(const float* logits, int rows, int vocab, float inv_t, uint64_t seed, int32_t* out,
+                     cudaStream_t s) {
+  SamplingKernel<<<static_cast<unsigned>(rows), 1024, 0, s>>>(logits, vocab, inv_t, seed, out);
+  LAUNCH_CHECK();
 }
 
 }  // namespace servesim::calibration::cuda

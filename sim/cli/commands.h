@@ -13,6 +13,15 @@ int RunCommand(const CliArgs& args);
 int ExplainCommand(const CliArgs& args);
 int ValidateCommand(const CliArgs& args);
 int FitCommand(const CliArgs& args);
+// sweep / sweep-merge / plan (planning_commands.cc). Their repeatable flags
+// (--axis, --candidate) hold every value, '\x1f'-joined: see ParseRepeatedCliArgs.
+int SweepCommand(const CliArgs& args);
+int PlanCommand(const CliArgs& args);
+// ParseCliArgs, except that each flag of `repeatable` may be given many times.
+absl::StatusOr<CliArgs> ParseRepeatedCliArgs(int argc, char** argv, const std::string& command,
+                                             const std::set<std::string>& valued,
+                                             const std::set<std::string>& switches,
+                                             const std::set<std::string>& repeatable);
 
 // Prints the one-line error for `status` and returns its exit code.
 int ReportError(const absl::Status& status);

@@ -22,6 +22,32 @@ std::vector<models::RankBatch> DecodeBatches(int ranks, int64_t seqs, int64_t co
   return std::vector<models::RankBatch>(ranks, b);
 }
 
+// `--collectives-as-copies`: each collective costs what a local
+// device-to-device copy of its bytes (the copy_d2d table) costs: the stand-in
+// the one-GPU iteration check (calibration/cuda/iteration_bench.cu) runs in
+// place of NCCL, so prediction and measurement compare like with like.
+class CollectivesAsCopies : public cost::OpCost {
+ public:
+  explicit CollectivesAsCopies(std::unique_ptr<cost::OpCost> inner) : inner_(std::move(inner)) {}
+  double OpUs(const models::Op& op) override { return inner_->OpUs(AsCopy(op)); }
+  double OpUsAt(const models::Op& op, size_t slot) override { return inner_->OpUsAt(AsCopy(op), slot); }
+
+ private:
+  static models::Op AsCopy(const models::Op& op) {
+    if (op.comm_group_gpus <= 1) return op;
+    models::Op copy = op;
+    copy.kind = "copy_d2d";
+    copy.key.clear();
+    copy.x = op.comm_bytes;
+    copy.flops = 0;
+    copy.hbm_bytes = 2.0 * op.comm_bytes;
+    copy.comm_bytes = 0;
+    copy.comm_group_gpus = 0;
+    return copy;
+  }
+  std::unique_ptr<cost::OpCost> inner_;
+};
+
 absl::StatusOr<int64_t> PositiveFlag(const CliArgs& args, const std::string& flag,
                                      int64_t fallback) {
   if (!args.Has(flag)) return fallback;
@@ -54,14 +80,30 @@ int ExplainCommand(const CliArgs& args) {
   const bool mtp = run->engine.num_speculative_tokens() > 0;
   const int64_t kv_bytes_per_token = models::KvBytesPerToken(spec, kv_dtype, mtp);
 
+  // --no-production-factors: servesim's own kernels' measured times, without
+  // the production-kernel factors (production_kernels.h) and the fitted
+  // per-kind backend factors; for comparing with a composition of those same
+  // kernels (calibration/run_iteration_check.sh).
+  const bool own_kernels = args.Has("--no-production-factors");
   std::unique_ptr<cost::OpCost> op_cost;
   if (context->profile) {
-    op_cost = std::make_unique<cost::ProfileOpCost>(*context->profile, cost::GpuRates{},
-                                                    runner::ProductionScalePairs(*context));
+    op_cost = std::make_unique<cost::ProfileOpCost>(
+        *context->profile, cost::GpuRates{},
+        own_kernels ? std::vector<std::pair<std::string, double>>{}
+                    : runner::ProductionScalePairs(*context));
   } else {
     op_cost = std::make_unique<cost::RooflineOpCost>(cost::GpuRates{});
   }
-  cost::StepPredictor predictor(s.predictor, std::move(op_cost));
+  if (args.Has("--collectives-as-copies")) {
+    op_cost = std::make_unique<CollectivesAsCopies>(std::move(op_cost));
+  }
+  cost::StepPredictorConfig predictor_config = s.predictor;
+  if (own_kernels) predictor_config.kind_time_scale.clear();
+  const bool gpu_only = args.Has("--gpu-only-json");
+  // The GPU time of each batch as replayed from one CUDA graph: no eager
+  // launch floor.
+  if (gpu_only) predictor_config.overheads.eager_launch_us = 0;
+  cost::StepPredictor predictor(std::move(predictor_config), std::move(op_cost));
   const int ranks = s.layout.attn_dp;
   absl::StatusOr<int64_t> decode_seqs = PositiveFlag(args, "--decode-seqs", 64);
   absl::StatusOr<int64_t> context_tokens = PositiveFlag(args, "--context", 4096);
@@ -79,6 +121,26 @@ int ExplainCommand(const CliArgs& args) {
   std::vector<models::RankBatch> prefill_ranks(ranks);
   prefill_ranks[0] = prefill;
   const double prefill_us = predictor.GpuStepUs(prefill_ranks);
+  // Mixed chunked batch: every rank decodes, rank 0 also prefills the chunk.
+  std::vector<models::RankBatch> mixed = decode;
+  mixed[0].seqs.push_back({*prefill_tokens, 0});
+  const double mixed_us = predictor.GpuStepUs(mixed);
+
+  if (gpu_only) {
+    using metrics::JsonNumber;
+    std::fputs(absl::StrCat("{\"layout\": ", metrics::JsonString(s.layout.Describe()),
+                            ", \"decode_seqs\": ", kRefDecodeSeqs, ", \"context\": ", kRefDecodeContext,
+                            ", \"prefill_tokens\": ", *prefill_tokens,
+                            ", \"production_factors\": ", own_kernels ? "false" : "true",
+                            ", \"collectives_as_copies\": ",
+                            args.Has("--collectives-as-copies") ? "true" : "false",
+                            ", \"decode_us\": ", JsonNumber(decode_us),
+                            ", \"prefill_us\": ", JsonNumber(prefill_us),
+                            ", \"mixed_us\": ", JsonNumber(mixed_us), "}\n")
+                   .c_str(),
+               stdout);
+    return 0;
+  }
 
   if (args.Has("--json")) {
     using metrics::JsonNumber;

@@ -13,9 +13,17 @@ constexpr char kUsage[] =
     "           [--profile PATH|roofline] [--params PATH|none] [--model-spec PATH]\n"
     "           [--mtp-acceptance MEAN_ACCEPTED_DRAFTS]\n"
     "  explain  --serve CMD [--env K=V]... [--json] [--decode-seqs N --context TOKENS]\n"
-    "           [--prefill-tokens N]\n"
+    "           [--prefill-tokens N] [--gpu-only-json] [--no-production-factors]\n"
+    "           [--collectives-as-copies]\n"
     "  validate --runs CSV|DIR [--json]\n"
     "  fit      --runs CSV|DIR --out PARAMS [--leave-one-out] [--engines vllm,sglang,trtllm]\n"
+    "  sweep    --serve CMD --bench CMD --axis 'FLAG=V1,V2,...'... [--engine-axis 'CMD1|CMD2']\n"
+    "           --out-dir DIR [--threads N] [--shard i/n] [--merge]\n"
+    "  sweep-merge --out-dir DIR\n"
+    "  plan     --bench CMD | --trace FILE [--rate-scale X] [--num-prompts N]\n"
+    "           --slo-ttft-p99-ms A --slo-tpot-mean-ms B [--slo-itl-p99-ms C]\n"
+    "           [--min-throughput OUT_TOK_S] --candidate CMD... | --candidates FILE\n"
+    "           [--max-nodes N] [--threads N]\n"
     "See README.md for every command.\n";
 
 const std::set<std::string> kContextFlags = {"--repo-dir", "--profile", "--params",
@@ -46,7 +54,7 @@ int main(int argc, char** argv) {
     auto args = ParseCliArgs(
         argc, argv, command,
         With({"--serve", "--decode-seqs", "--context", "--prefill-tokens"}, kContextFlags),
-        {"--json"});
+        {"--json", "--gpu-only-json", "--no-production-factors", "--collectives-as-copies"});
     if (!args.ok()) return ReportError(args.status());
     return ExplainCommand(*args);
   }
@@ -61,6 +69,26 @@ int main(int argc, char** argv) {
                              {"--leave-one-out"});
     if (!args.ok()) return ReportError(args.status());
     return FitCommand(*args);
+  }
+  if (command == "sweep" || command == "sweep-merge") {
+    auto args = ParseRepeatedCliArgs(
+        argc, argv, command,
+        With({"--serve", "--bench", "--engine-axis", "--out-dir", "--threads", "--shard"},
+             kContextFlags),
+        {"--merge"}, {"--axis"});
+    if (!args.ok()) return ReportError(args.status());
+    return SweepCommand(*args);
+  }
+  if (command == "plan") {
+    auto args = ParseRepeatedCliArgs(
+        argc, argv, command,
+        With({"--bench", "--trace", "--rate-scale", "--num-prompts", "--slo-ttft-p99-ms",
+              "--slo-tpot-mean-ms", "--slo-itl-p99-ms", "--min-throughput", "--candidates",
+              "--max-nodes", "--threads"},
+             kContextFlags),
+        {}, {"--candidate"});
+    if (!args.ok()) return ReportError(args.status());
+    return PlanCommand(*args);
   }
   std::fprintf(stderr, "servesim: unknown command \"%s\" (run `servesim --help`)\n",
                command.c_str());

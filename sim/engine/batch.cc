@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "base/check.h"
+#include "sim/engine/kv_cache_manager.h"
 
 namespace servesim::engine {
 
@@ -38,6 +39,19 @@ void AdvanceRequests(const StepBatch& batch, const SpeculativeConfig& spec,
       r.finished = true;
       out->finished.push_back(s.id);
     }
+  }
+}
+
+void CompleteStep(const StepBatch& batch, const SpeculativeConfig& spec, RequestTable& requests,
+                  KvCacheManager& kv, std::vector<RequestId>& running, StepOutcome* out) {
+  const size_t first_finished = out->finished.size();
+  AdvanceRequests(batch, spec, requests, out);
+  for (size_t i = first_finished; i < out->finished.size(); ++i) {
+    const RequestId id = out->finished[i];
+    kv.Free(id);
+    auto it = std::find(running.begin(), running.end(), id);
+    SERVESIM_CHECK(it != running.end(), "finished request not running");
+    running.erase(it);
   }
 }
 

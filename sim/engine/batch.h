@@ -61,6 +61,13 @@ struct SpeculativeConfig {
 void AdvanceRequests(const StepBatch& batch, const SpeculativeConfig& spec,
                      RequestTable& requests, StepOutcome* out);
 
+class KvCacheManager;
+
+// AdvanceRequests, then what every engine does with the requests that
+// finished: free their KV blocks and drop them from its running list.
+void CompleteStep(const StepBatch& batch, const SpeculativeConfig& spec, RequestTable& requests,
+                  KvCacheManager& kv, std::vector<RequestId>& running, StepOutcome* out);
+
 }  // namespace servesim::engine
 
 #endif  // SERVESIM_SIM_ENGINE_BATCH_H_

@@ -86,15 +86,7 @@ void TrtllmReplicaScheduler::Schedule(RequestTable& requests, StepBatch* out) {
 
 void TrtllmReplicaScheduler::Complete(const StepBatch& batch, RequestTable& requests,
                                       StepOutcome* out) {
-  const size_t first_finished = out->finished.size();
-  AdvanceRequests(batch, config_.spec, requests, out);
-  for (size_t i = first_finished; i < out->finished.size(); ++i) {
-    const RequestId id = out->finished[i];
-    kv_.Free(id);
-    auto it = std::find(active_.begin(), active_.end(), id);
-    SERVESIM_CHECK(it != active_.end(), "finished request not active");
-    active_.erase(it);
-  }
+  CompleteStep(batch, config_.spec, requests, kv_, active_, out);
 }
 
 }  // namespace servesim::engine

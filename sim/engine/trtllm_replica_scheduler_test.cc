@@ -2,20 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/engine/request_table_for_test.h"
+
 namespace servesim::engine {
 namespace {
-
-RequestTable MakeRequests(std::vector<std::pair<int64_t, int64_t>> prompt_output) {
-  RequestTable t;
-  for (size_t i = 0; i < prompt_output.size(); ++i) {
-    Request r;
-    r.id = static_cast<RequestId>(i);
-    r.prompt_tokens = prompt_output[i].first;
-    r.max_output_tokens = prompt_output[i].second;
-    t.push_back(r);
-  }
-  return t;
-}
 
 TrtllmSchedulerConfig Config(int64_t max_num_tokens, int64_t blocks) {
   TrtllmSchedulerConfig c;

@@ -76,15 +76,7 @@ void VllmV1ReplicaScheduler::Schedule(RequestTable& requests, StepBatch* out) {
 
 void VllmV1ReplicaScheduler::Complete(const StepBatch& batch, RequestTable& requests,
                                       StepOutcome* out) {
-  const size_t first_finished = out->finished.size();
-  AdvanceRequests(batch, config_.spec, requests, out);
-  for (size_t i = first_finished; i < out->finished.size(); ++i) {
-    const RequestId id = out->finished[i];
-    kv_.Free(id);
-    auto it = std::find(running_.begin(), running_.end(), id);
-    SERVESIM_CHECK(it != running_.end(), "finished request not running");
-    running_.erase(it);
-  }
+  CompleteStep(batch, config_.spec, requests, kv_, running_, out);
 }
 
 }  // namespace servesim::engine

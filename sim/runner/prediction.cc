@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "google/protobuf/text_format.h"
@@ -34,6 +35,11 @@ std::vector<std::pair<std::string, double>> ProductionScalePairs(const Predictio
   std::vector<std::pair<std::string, double>> pairs;
   for (const cost::KernelScale& k : c.kernel_scales) pairs.emplace_back(k.kind, k.time_scale);
   return pairs;
+}
+
+std::string RepoRelative(const PredictionContext& c, const std::string& path) {
+  const std::string prefix = c.paths.repo_dir + "/";
+  return path.rfind(prefix, 0) == 0 ? path.substr(prefix.size()) : path;
 }
 
 const scenarios::EngineParams* FindEngineParams(const scenarios::FittedParams& params,
@@ -90,6 +96,13 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
   if (found == nullptr) {
     run.setup.notes.push_back(
         "fitted parameters: none for this engine (host overheads taken as 0)");
+  } else {
+    run.setup.notes.push_back(absl::StrFormat(
+        "fitted parameters (%s, fitted on %d live runs): API server %.0f us/request, host %.0f "
+        "us/step + %.1f us/sequence, eager launch %.1f us/kernel",
+        RepoRelative(context, context.paths.params), found->fitted_on_size(),
+        found->frontend_request_us(), found->step_cpu_us(), found->per_seq_cpu_us(),
+        found->eager_launch_us()));
   }
   return run;
 }
@@ -152,7 +165,7 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   }
   if (context.profile) {
     const auto& d = context.profile->proto().device();
-    p.header.push_back(absl::StrCat("profile: ", context.paths.profile, " (", d.name(),
+    p.header.push_back(absl::StrCat("profile: ", RepoRelative(context, context.paths.profile), " (", d.name(),
                                     ", measured ", d.measured_at(), ")"));
     for (const cost::KernelScale& k : context.kernel_scales) {
       p.header.push_back(absl::StrCat("production-kernel factor: ", k.derivation));

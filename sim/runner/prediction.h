@@ -76,6 +76,10 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
                                        const scenarios::EnvVars& env,
                                        const scenarios::ServeContext& serve_context);
 
+// `path` relative to the repository when it lies inside it (headers stay the
+// same whichever directory the checkout is in).
+std::string RepoRelative(const PredictionContext& c, const std::string& path);
+
 // The parameters of `engine` in the context, or zeros (with a header note).
 const scenarios::EngineParams* FindEngineParams(const scenarios::FittedParams& params,
                                                 scenarios::EngineKind engine);

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds servesim_iteration on the GPU machine and times whole DeepSeek-V3.2
+# iterations of a TP8 and a DP8+EP8 rank (docs/calibration.md, "Iteration
+# check"). Run from the repo root with $OUT set; writes
+# $OUT/iteration_measured.csv and $OUT/iteration.log.
+#   calibration/run_iteration_check.sh [BUDGET_S]
+# A --quick smoke run goes first; the full run starts only if it passed.
+set -uo pipefail
+: "${OUT:?set OUT to the output folder}"
+BUDGET="${1:-300}"
+LOG="$OUT/iteration.log"
+{
+  echo "== nvidia-smi"; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.used,memory.total,power.draw --format=csv
+  echo "== nvcc"; nvcc --version | tail -2
+} 2>&1 | tee "$LOG"
+BUILD=build-device-iter
+cmake -S calibration/cuda -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
+  2>&1 | tail -3 | tee -a "$LOG" || exit 1
+cmake --build "$BUILD" --target servesim_iteration -j"$(nproc)" 2>&1 | grep -vE "warning #|Remark|^\s*$" | tail -20 \
+  | tee -a "$LOG"
+[ -x "$BUILD/servesim_iteration" ] || { echo "build failed" | tee -a "$LOG"; exit 1; }
+echo "== quick" | tee -a "$LOG"
+timeout 120 "$BUILD/servesim_iteration" --csv "$OUT/iteration_quick.csv" --quick 2>&1 | tee -a "$LOG"
+rc=${PIPESTATUS[0]}
+echo "== quick exit $rc" | tee -a "$LOG"
+[ "$rc" -eq 0 ] || exit "$rc"
+echo "== full (budget ${BUDGET} s)" | tee -a "$LOG"
+timeout $((BUDGET + 120)) "$BUILD/servesim_iteration" --csv "$OUT/iteration_measured.csv" --budget-s "$BUDGET" \
+  --breakdown 2>&1 | tee -a "$LOG"
+rc=${PIPESTATUS[0]}
+echo "== full exit $rc" | tee -a "$LOG"
+exit "$rc"

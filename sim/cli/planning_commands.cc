@@ -1,0 +1,322 @@
+// `servesim sweep`, `servesim sweep-merge` and `servesim plan`: many
+// predictions around a base configuration, and the fewest nodes that meet SLOs.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "base/status_macros.h"
+#include "sim/cli/commands.h"
+#include "sim/planning/plan.h"
+#include "sim/planning/sweep.h"
+#include "sim/planning/sweep_plots.h"
+#include "sim/planning/sweep_table.h"
+
+namespace servesim::cli {
+namespace {
+
+// Joins the values of a repeated flag; no command line holds this character.
+constexpr char kRepeatSeparator = '\x1f';
+
+std::vector<std::string> Repeated(const CliArgs& args, const std::string& flag) {
+  if (!args.values.count(flag)) return {};
+  return absl::StrSplit(args.Get(flag), kRepeatSeparator);
+}
+
+absl::Status WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  f.close();
+  if (!f) return absl::InvalidArgumentError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path, const std::string& what) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return absl::InvalidArgumentError(absl::StrCat(what, ": cannot read ", path));
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+absl::StatusOr<int> IntFlag(const CliArgs& args, const std::string& flag, int fallback, int min) {
+  if (!args.Has(flag)) return fallback;
+  int v = 0;
+  if (!absl::SimpleAtoi(args.Get(flag), &v) || v < min) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": expected an integer >= ", min, ", got \"", args.Get(flag), "\""));
+  }
+  return v;
+}
+
+absl::StatusOr<std::optional<double>> PositiveFlag(const CliArgs& args, const std::string& flag) {
+  if (!args.Has(flag)) return std::optional<double>();
+  double v = 0;
+  if (!absl::SimpleAtod(args.Get(flag), &v) || !(v > 0) || !std::isfinite(v)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": expected a number > 0, got \"", args.Get(flag), "\""));
+  }
+  return std::optional<double>(v);
+}
+
+int DefaultThreads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+
+// sweep.csv, sweep.json and the two plots of a whole (or merged) sweep.
+absl::Status WriteSweepOutputs(const std::string& dir, const planning::SweepTable& table) {
+  RETURN_IF_ERROR(WriteFile(dir + "/sweep.csv", planning::FormatSweepCsv(table)));
+  RETURN_IF_ERROR(WriteFile(dir + "/sweep.json", planning::FormatSweepJson(table)));
+  RETURN_IF_ERROR(
+      WriteFile(dir + "/throughput.svg", planning::RenderSvg(planning::ThroughputFigure(table))));
+  RETURN_IF_ERROR(
+      WriteFile(dir + "/pareto.svg", planning::RenderSvg(planning::ParetoFigure(table))));
+  return absl::OkStatus();
+}
+
+void PrintSummary(const planning::SweepTable& table, const std::string& wrote) {
+  std::map<planning::PointStatus, int64_t> counts;
+  const planning::PointResult* first_error = nullptr;
+  for (const planning::PointResult& r : table.rows) {
+    ++counts[r.status];
+    if (r.status == planning::PointStatus::kError && !first_error) first_error = &r;
+  }
+  std::printf("%zu point(s): %lld ok, %lld refused, %lld error; wrote %s\n", table.rows.size(),
+              static_cast<long long>(counts[planning::PointStatus::kOk]),
+              static_cast<long long>(counts[planning::PointStatus::kRefused]),
+              static_cast<long long>(counts[planning::PointStatus::kError]), wrote.c_str());
+  if (first_error) {
+    std::fprintf(stderr, "first error (point %lld): %s\n",
+                 static_cast<long long>(first_error->point.index), first_error->reason.c_str());
+  }
+}
+
+int MergeSweep(const std::string& dir) {
+  // Shard files in name order, grouped by shard count.
+  std::map<int, std::map<int, std::string>> by_count;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    int i = 0, n = 0;
+    char tail[8] = {0};
+    if (std::sscanf(name.c_str(), "sweep.shard-%d-of-%d.cs%1s", &i, &n, tail) == 3 &&
+        std::string(tail) == "v" && name == planning::ShardFileName({i, n})) {
+      by_count[n][i] = entry.path().string();
+    }
+  }
+  if (ec) {
+    return ReportError(absl::InvalidArgumentError(absl::StrCat("--out-dir: cannot list ", dir)));
+  }
+  if (by_count.empty()) {
+    return ReportError(absl::InvalidArgumentError(
+        absl::StrCat("sweep merge: no sweep.shard-I-of-N.csv files in ", dir)));
+  }
+  if (by_count.size() > 1) {
+    return ReportError(absl::InvalidArgumentError(
+        absl::StrCat("sweep merge: ", dir, " holds shards of different counts (",
+                     by_count.begin()->first, " and ", by_count.rbegin()->first, ")")));
+  }
+  const auto& [count, files] = *by_count.begin();
+  std::vector<planning::SweepTable> tables;
+  for (int i = 0; i < count; ++i) {
+    auto it = files.find(i);
+    if (it == files.end()) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat(
+          "sweep merge: missing shard ", i, " of ", count, ": ", dir, "/",
+          planning::ShardFileName({i, count}))));
+    }
+    absl::StatusOr<std::string> text = ReadFile(it->second, "sweep merge");
+    if (!text.ok()) return ReportError(text.status());
+    absl::StatusOr<planning::SweepTable> t = planning::ParseSweepCsv(*text, it->second);
+    if (!t.ok()) return ReportError(t.status());
+    tables.push_back(std::move(*t));
+  }
+  absl::StatusOr<planning::SweepTable> merged = planning::MergeTables(tables);
+  if (!merged.ok()) return ReportError(merged.status());
+  absl::Status s = WriteSweepOutputs(dir, *merged);
+  if (!s.ok()) return ReportError(s);
+  PrintSummary(*merged, absl::StrCat(dir, "/{sweep.csv,sweep.json,throughput.svg,pareto.svg} from ",
+                                     count, " shard(s)"));
+  return 0;
+}
+
+}  // namespace
+
+absl::StatusOr<CliArgs> ParseRepeatedCliArgs(int argc, char** argv, const std::string& command,
+                                             const std::set<std::string>& valued,
+                                             const std::set<std::string>& switches,
+                                             const std::set<std::string>& repeatable) {
+  std::vector<char*> rest = {argv[0], argv[1]};
+  std::map<std::string, std::vector<std::string>> repeated;
+  for (int i = 2; i < argc; ++i) {
+    std::string word = argv[i];
+    std::string value;
+    bool inline_value = false;
+    if (const size_t eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = word.substr(eq + 1);
+      word = word.substr(0, eq);
+      inline_value = true;
+    }
+    if (!repeatable.count(word)) {
+      rest.push_back(argv[i]);
+      continue;
+    }
+    if (!inline_value) {
+      if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(word, ": needs a value"));
+      value = argv[++i];
+    }
+    repeated[word].push_back(value);
+  }
+  ASSIGN_OR_RETURN(CliArgs args, ParseCliArgs(static_cast<int>(rest.size()), rest.data(), command,
+                                              valued, switches));
+  for (const auto& [flag, values] : repeated) {
+    std::string joined;
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i) joined += kRepeatSeparator;
+      joined += values[i];
+    }
+    args.values[flag] = joined;
+  }
+  return args;
+}
+
+int SweepCommand(const CliArgs& args) {
+  if (!args.Has("--out-dir")) {
+    return ReportError(absl::InvalidArgumentError("servesim sweep: --out-dir DIR is required"));
+  }
+  const std::string dir = args.Get("--out-dir");
+  if (args.command == "sweep-merge" || args.Has("--merge")) return MergeSweep(dir);
+  if (!args.Has("--serve") || !args.Has("--bench")) {
+    return ReportError(absl::InvalidArgumentError(
+        "servesim sweep: --serve CMD and --bench CMD are both required"));
+  }
+  std::vector<planning::Axis> axes;
+  for (const std::string& spec : Repeated(args, "--axis")) {
+    absl::StatusOr<planning::Axis> a = planning::ParseAxis(spec);
+    if (!a.ok()) return ReportError(a.status());
+    axes.push_back(std::move(*a));
+  }
+  // The engine axis comes after the --axis axes: the first --axis stays the
+  // x axis of the throughput plot and each engine becomes a line.
+  if (args.Has("--engine-axis")) {
+    absl::StatusOr<planning::Axis> a = planning::ParseEngineAxis(args.Get("--engine-axis"));
+    if (!a.ok()) return ReportError(a.status());
+    axes.push_back(std::move(*a));
+  }
+  absl::StatusOr<int> threads = IntFlag(args, "--threads", DefaultThreads(), 1);
+  if (!threads.ok()) return ReportError(threads.status());
+  std::optional<planning::Shard> shard;
+  if (args.Has("--shard")) {
+    absl::StatusOr<planning::Shard> s = planning::ParseShard(args.Get("--shard"));
+    if (!s.ok()) return ReportError(s.status());
+    shard = *s;
+  }
+  absl::StatusOr<std::vector<planning::SweepPoint>> points =
+      planning::ExpandGrid(args.Get("--serve"), args.Get("--bench"), axes);
+  if (!points.ok()) return ReportError(points.status());
+  if (shard) *points = planning::SelectShard(*points, *shard);
+
+  absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
+  if (!context.ok()) return ReportError(context.status());
+  absl::StatusOr<scenarios::EnvVars> env = EnvFromArgs(args);
+  if (!env.ok()) return ReportError(env.status());
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return ReportError(absl::InvalidArgumentError(absl::StrCat("--out-dir: cannot create ", dir)));
+  }
+
+  planning::SweepTable table;
+  for (const planning::Axis& a : axes) table.axis_names.push_back(a.name);
+  table.rows = planning::RunPoints(
+      *points, planning::PredictEvaluator(*context, *env), *threads,
+      [](int64_t done, int64_t total) {
+        std::fputs(planning::ProgressBar(done, total, 40).c_str(), stderr);
+        if (done == total) std::fputc('\n', stderr);
+        std::fflush(stderr);
+      });
+  if (shard) {
+    const std::string path = absl::StrCat(dir, "/", planning::ShardFileName(*shard));
+    absl::Status s = WriteFile(path, planning::FormatSweepCsv(table));
+    if (!s.ok()) return ReportError(s);
+    PrintSummary(table, path);
+    return 0;
+  }
+  absl::Status s = WriteSweepOutputs(dir, table);
+  if (!s.ok()) return ReportError(s);
+  PrintSummary(table, absl::StrCat(dir, "/{sweep.csv,sweep.json,throughput.svg,pareto.svg}"));
+  return 0;
+}
+
+int PlanCommand(const CliArgs& args) {
+  if (args.Has("--bench") == args.Has("--trace")) {
+    return ReportError(absl::InvalidArgumentError(
+        "servesim plan: give exactly one workload, --bench CMD or --trace FILE"));
+  }
+  std::string bench = args.Get("--bench");
+  if (args.Has("--trace")) {
+    absl::StatusOr<std::optional<double>> scale = PositiveFlag(args, "--rate-scale");
+    if (!scale.ok()) return ReportError(scale.status());
+    absl::StatusOr<int> prompts = IntFlag(args, "--num-prompts", 2000, 1);
+    if (!prompts.ok()) return ReportError(prompts.status());
+    absl::StatusOr<std::string> b =
+        planning::TraceBenchCommand(args.Get("--trace"), scale->value_or(1.0), *prompts);
+    if (!b.ok()) return ReportError(b.status());
+    bench = *b;
+  } else if (args.Has("--rate-scale") || args.Has("--num-prompts")) {
+    return ReportError(absl::InvalidArgumentError(
+        "servesim plan: --rate-scale and --num-prompts go with --trace; with --bench put "
+        "--request-rate and --num-prompts in the bench command"));
+  }
+  planning::Slo slo;
+  for (const auto& [flag, required] :
+       std::vector<std::pair<std::string, bool>>{{"--slo-ttft-p99-ms", true},
+                                                 {"--slo-tpot-mean-ms", true},
+                                                 {"--slo-itl-p99-ms", false},
+                                                 {"--min-throughput", false}}) {
+    absl::StatusOr<std::optional<double>> v = PositiveFlag(args, flag);
+    if (!v.ok()) return ReportError(v.status());
+    if (required && !v->has_value()) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat("servesim plan: ", flag, " is required")));
+    }
+    if (flag == "--slo-ttft-p99-ms") slo.ttft_p99_ms = v->value_or(0);
+    if (flag == "--slo-tpot-mean-ms") slo.tpot_mean_ms = v->value_or(0);
+    if (flag == "--slo-itl-p99-ms") slo.itl_p99_ms = *v;
+    if (flag == "--min-throughput") slo.min_output_tok_s = *v;
+  }
+  std::vector<std::string> candidates = Repeated(args, "--candidate");
+  if (args.Has("--candidates")) {
+    absl::StatusOr<std::string> text = ReadFile(args.Get("--candidates"), "--candidates");
+    if (!text.ok()) return ReportError(text.status());
+    absl::StatusOr<std::vector<std::string>> more =
+        planning::ParseCandidates(*text, args.Get("--candidates"));
+    if (!more.ok()) return ReportError(more.status());
+    candidates.insert(candidates.end(), more->begin(), more->end());
+  }
+  planning::PlanOptions options;
+  absl::StatusOr<int> max_nodes = IntFlag(args, "--max-nodes", 64, 1);
+  if (!max_nodes.ok()) return ReportError(max_nodes.status());
+  options.max_nodes = *max_nodes;
+  absl::StatusOr<int> threads = IntFlag(args, "--threads", DefaultThreads(), 1);
+  if (!threads.ok()) return ReportError(threads.status());
+  options.threads = *threads;
+  absl::StatusOr<scenarios::EnvVars> env = EnvFromArgs(args);
+  if (!env.ok()) return ReportError(env.status());
+  options.env = *env;
+  absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
+  if (!context.ok()) return ReportError(context.status());
+  absl::StatusOr<planning::PlanResult> result =
+      planning::Plan(*context, bench, candidates, slo, options);
+  if (!result.ok()) return ReportError(result.status());
+  const std::string report = planning::FormatPlanReport(*result, slo, options);
+  std::fwrite(report.data(), 1, report.size(), stdout);
+  return 0;
+}
+
+}  // namespace servesim::cli

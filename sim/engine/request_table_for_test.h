@@ -1,0 +1,27 @@
+// Test helper shared by the scheduler tests: a request table from
+// (prompt tokens, max output tokens) pairs, ids in order.
+#ifndef SERVESIM_SIM_ENGINE_REQUEST_TABLE_FOR_TEST_H_
+#define SERVESIM_SIM_ENGINE_REQUEST_TABLE_FOR_TEST_H_
+
+#include <utility>
+#include <vector>
+
+#include "sim/engine/request.h"
+
+namespace servesim::engine {
+
+inline RequestTable MakeRequests(const std::vector<std::pair<int64_t, int64_t>>& prompt_output) {
+  RequestTable t;
+  for (size_t i = 0; i < prompt_output.size(); ++i) {
+    Request r;
+    r.id = static_cast<RequestId>(i);
+    r.prompt_tokens = prompt_output[i].first;
+    r.max_output_tokens = prompt_output[i].second;
+    t.push_back(r);
+  }
+  return t;
+}
+
+}  // namespace servesim::engine
+
+#endif  // SERVESIM_SIM_ENGINE_REQUEST_TABLE_FOR_TEST_H_

@@ -1,0 +1,305 @@
+#include "sim/planning/plan.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "base/status_macros.h"
+
+namespace servesim::planning {
+namespace {
+
+std::string Shortest(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, end);
+}
+
+std::string DescribeCheck(const SloCheck& c) {
+  if (c.limit == 0) {
+    return absl::StrFormat("%s %.4g %s %.4g", c.name, c.value, c.at_least ? "<" : ">", c.limit);
+  }
+  return absl::StrFormat("%s %.4g %s %.4g (%+.0f%%)", c.name, c.value, c.at_least ? "<" : ">",
+                         c.limit, c.at_least ? -c.excess_pct() : c.excess_pct());
+}
+
+std::string Failures(const NodeTrial& t) {
+  std::vector<std::string> parts;
+  for (const SloCheck& c : t.checks) {
+    if (!c.ok()) parts.push_back(DescribeCheck(c));
+  }
+  return absl::StrJoin(parts, "; ");
+}
+
+std::string Trials(const CandidateResult& c) {
+  std::vector<std::string> parts;
+  for (const NodeTrial& t : c.trials) parts.push_back(absl::StrCat(t.nodes, t.meets ? " ok" : " fail"));
+  return absl::StrJoin(parts, ", ");
+}
+
+}  // namespace
+
+double SloCheck::excess_pct() const {
+  if (ok() || limit == 0) return 0;
+  return 100.0 * std::fabs(value - limit) / limit;
+}
+
+std::vector<SloCheck> CheckSlos(const PointFigures& f, const Slo& slo) {
+  std::vector<SloCheck> checks;
+  checks.push_back({"P99 TTFT (ms)", slo.ttft_p99_ms, f.p99_ttft_ms, false});
+  checks.push_back({"mean TPOT (ms)", slo.tpot_mean_ms, f.mean_tpot_ms, false});
+  if (slo.itl_p99_ms) checks.push_back({"P99 ITL (ms)", *slo.itl_p99_ms, f.p99_itl_ms, false});
+  if (slo.min_output_tok_s) {
+    checks.push_back({"output throughput (tok/s)", *slo.min_output_tok_s, f.output_throughput, true});
+  }
+  // A configuration that turns requests away (too long for its context) fails.
+  checks.push_back({"failed requests", 0, static_cast<double>(f.failed), false});
+  return checks;
+}
+
+bool MeetsAll(const std::vector<SloCheck>& checks) {
+  return std::all_of(checks.begin(), checks.end(), [](const SloCheck& c) { return c.ok(); });
+}
+
+absl::StatusOr<std::vector<NodeTrial>> SearchFewestNodes(
+    const std::function<absl::StatusOr<NodeTrial>(int nodes)>& trial, int max_nodes) {
+  if (max_nodes < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("--max-nodes: must be >= 1, got ", max_nodes));
+  }
+  std::vector<NodeTrial> trials;
+  auto meets = [&](int n) -> absl::StatusOr<bool> {
+    ASSIGN_OR_RETURN(NodeTrial t, trial(n));
+    t.nodes = n;
+    trials.push_back(t);
+    return t.meets;
+  };
+  int failing = 0;  // largest count known to fail (0: none tried)
+  int meeting = 0;  // smallest count known to meet (0: none)
+  for (int n = 1;; n = std::min(2 * n, max_nodes)) {
+    ASSIGN_OR_RETURN(bool ok, meets(n));
+    if (ok) {
+      meeting = n;
+      break;
+    }
+    failing = n;
+    if (n >= max_nodes) break;
+  }
+  if (meeting == 0) return trials;
+  while (meeting - failing > 1) {
+    const int mid = failing + (meeting - failing) / 2;
+    ASSIGN_OR_RETURN(bool ok, meets(mid));
+    (ok ? meeting : failing) = mid;
+  }
+  return trials;
+}
+
+double GpuHoursPerMillionOutputTokens(int nodes, const PointFigures& f) {
+  if (f.total_output_tokens <= 0) return 0;
+  const double gpu_hours = nodes * kGpusPerNode * f.duration_s / 3600.0;
+  return gpu_hours / (static_cast<double>(f.total_output_tokens) / 1e6);
+}
+
+absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
+                                const std::string& bench_command,
+                                const std::vector<std::string>& candidates, const Slo& slo,
+                                const PlanOptions& options) {
+  if (!(slo.ttft_p99_ms > 0) || !(slo.tpot_mean_ms > 0)) {
+    return absl::InvalidArgumentError(
+        "plan: --slo-ttft-p99-ms and --slo-tpot-mean-ms are required and must be > 0");
+  }
+  if (candidates.empty()) {
+    return absl::InvalidArgumentError("plan: no candidates (--candidate 'serve cmd' or --candidates FILE)");
+  }
+  ASSIGN_OR_RETURN(PreparedWorkload workload, PrepareWorkload(context, bench_command));
+  PlanResult result;
+  result.bench_command = bench_command;
+  result.num_requests = static_cast<int64_t>(workload.requests.size());
+  std::vector<CandidateResult> meeting, failing, broken;
+  for (const std::string& serve : candidates) {
+    CandidateResult c;
+    c.serve_command = serve;
+    absl::StatusOr<runner::PreparedRun> run =
+        PrepareCandidate(context, serve, options.env, workload);
+    if (run.ok() && run->engine.nnodes() > 1) {
+      run = absl::UnimplementedError(absl::StrCat(
+          "the engine instance spans ", run->engine.nnodes(),
+          " nodes; plan models one node per replica (multi-node instances are not modelled)"));
+    }
+    if (!run.ok()) {
+      c.status = run.status().code() == absl::StatusCode::kFailedPrecondition
+                     ? PointStatus::kRefused
+                     : PointStatus::kError;
+      c.reason = std::string(run.status().message());
+      broken.push_back(std::move(c));
+      continue;
+    }
+    auto trial = [&](int nodes) -> absl::StatusOr<NodeTrial> {
+      ASSIGN_OR_RETURN(metrics::BenchMetrics m,
+                       SimulateReplicas(context, *run, workload, nodes, options.threads));
+      NodeTrial t;
+      t.nodes = nodes;
+      t.figures = FiguresOf(m);
+      t.checks = CheckSlos(t.figures, slo);
+      t.meets = MeetsAll(t.checks);
+      return t;
+    };
+    absl::StatusOr<std::vector<NodeTrial>> trials = SearchFewestNodes(trial, options.max_nodes);
+    if (!trials.ok()) {
+      c.status = PointStatus::kError;
+      c.reason = std::string(trials.status().message());
+      broken.push_back(std::move(c));
+      continue;
+    }
+    c.trials = std::move(*trials);
+    for (const NodeTrial& t : c.trials) {
+      if (t.meets && (c.nodes == 0 || t.nodes < c.nodes)) {
+        c.nodes = t.nodes;
+        c.answer = t;
+      }
+      if (t.nodes >= c.largest.nodes) c.largest = t;
+    }
+    if (c.nodes > 0) {
+      c.gpu_hours_per_million_output_tokens =
+          GpuHoursPerMillionOutputTokens(c.nodes, c.answer.figures);
+      meeting.push_back(std::move(c));
+    } else {
+      failing.push_back(std::move(c));
+    }
+  }
+  std::stable_sort(meeting.begin(), meeting.end(),
+                   [](const CandidateResult& a, const CandidateResult& b) {
+                     if (a.nodes != b.nodes) return a.nodes < b.nodes;
+                     return a.gpu_hours_per_million_output_tokens <
+                            b.gpu_hours_per_million_output_tokens;
+                   });
+  for (auto* group : {&meeting, &failing, &broken}) {
+    for (CandidateResult& c : *group) result.ranked.push_back(std::move(c));
+  }
+  return result;
+}
+
+std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const PlanOptions& options) {
+  std::string out;
+  absl::StrAppend(&out, "workload: ", result.num_requests, " requests of `", result.bench_command,
+                  "`\n");
+  std::vector<std::string> slos = {absl::StrCat("P99 TTFT <= ", Shortest(slo.ttft_p99_ms), " ms"),
+                                    absl::StrCat("mean TPOT <= ", Shortest(slo.tpot_mean_ms), " ms")};
+  if (slo.itl_p99_ms) slos.push_back(absl::StrCat("P99 ITL <= ", Shortest(*slo.itl_p99_ms), " ms"));
+  if (slo.min_output_tok_s) {
+    slos.push_back(absl::StrCat("output throughput >= ", Shortest(*slo.min_output_tok_s), " tok/s"));
+  }
+  slos.push_back("no failed requests");
+  absl::StrAppend(&out, "SLOs: ", absl::StrJoin(slos, ", "), "\n");
+  absl::StrAppend(&out, "model: N replicas, one per ", kGpusPerNode,
+                  "-GPU H200 node, behind a round-robin load balancer (request i to node i mod "
+                  "N), each simulated independently; N searched up to ",
+                  options.max_nodes, "\n\n");
+
+  const CandidateResult* best =
+      !result.ranked.empty() && result.ranked.front().nodes > 0 ? &result.ranked.front() : nullptr;
+  if (best == nullptr) {
+    absl::StrAppend(&out, "No candidate meets every SLO with up to ", options.max_nodes,
+                    " nodes.\n");
+  } else {
+    const PointFigures& f = best->answer.figures;
+    absl::StrAppend(&out, "best: ", best->serve_command, "\n");
+    absl::StrAppend(&out, absl::StrFormat("  nodes: %d (%d H200 GPUs)\n", best->nodes,
+                                          best->nodes * kGpusPerNode));
+    for (const NodeTrial& t : best->trials) {
+      if (t.nodes == best->nodes - 1) {
+        absl::StrAppend(&out, "  with ", t.nodes, " node(s) it fails: ", Failures(t), "\n");
+      }
+    }
+    absl::StrAppend(&out, absl::StrFormat("  GPU-hours per million output tokens: %.2f\n",
+                                          best->gpu_hours_per_million_output_tokens));
+    absl::StrAppend(&out, absl::StrFormat(
+                              "  at %d node(s): P99 TTFT %.1f ms, mean TPOT %.2f ms, P99 ITL %.1f "
+                              "ms, output %.0f tok/s, total %.0f tok/s, duration %.1f s\n",
+                              best->nodes, f.p99_ttft_ms, f.mean_tpot_ms, f.p99_itl_ms,
+                              f.output_throughput, f.total_token_throughput, f.duration_s));
+  }
+
+  absl::StrAppend(&out, "\ncandidates meeting the SLOs (ranked):\n");
+  absl::StrAppend(&out, absl::StrFormat("  %-4s %-5s %-10s %-11s %-12s %-10s %-9s %s\n", "rank",
+                                        "nodes", "GPU-h/Mtok", "P99TTFT ms", "meanTPOT ms",
+                                        "P99ITL ms", "out tok/s", "serve command"));
+  int rank = 0;
+  for (const CandidateResult& c : result.ranked) {
+    if (c.nodes == 0) continue;
+    const PointFigures& f = c.answer.figures;
+    absl::StrAppend(&out, absl::StrFormat("  %-4d %-5d %-10.2f %-11.1f %-12.2f %-10.1f %-9.0f %s\n",
+                                          ++rank, c.nodes, c.gpu_hours_per_million_output_tokens,
+                                          f.p99_ttft_ms, f.mean_tpot_ms, f.p99_itl_ms,
+                                          f.output_throughput, c.serve_command));
+  }
+  if (rank == 0) absl::StrAppend(&out, "  (none)\n");
+
+  bool any_failing = false;
+  for (const CandidateResult& c : result.ranked) {
+    if (c.status != PointStatus::kOk || c.nodes > 0) continue;
+    if (!any_failing) absl::StrAppend(&out, "\ncandidates failing at the largest node count tried:\n");
+    any_failing = true;
+    absl::StrAppend(&out, "  ", c.serve_command, "\n    at ", c.largest.nodes,
+                    " node(s): ", Failures(c.largest), "\n");
+  }
+  bool any_broken = false;
+  for (const CandidateResult& c : result.ranked) {
+    if (c.status == PointStatus::kOk) continue;
+    if (!any_broken) absl::StrAppend(&out, "\ncandidates refused or in error:\n");
+    any_broken = true;
+    absl::StrAppend(&out, "  ", c.serve_command, "\n    ", std::string(PointStatusName(c.status)), ": ",
+                    c.reason, "\n");
+  }
+  absl::StrAppend(&out, "\nnode counts tried:\n");
+  for (const CandidateResult& c : result.ranked) {
+    if (c.status != PointStatus::kOk) continue;
+    absl::StrAppend(&out, "  ", Trials(c), "  <- ", c.serve_command, "\n");
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> TraceBenchCommand(const std::string& trace_path, double rate_scale,
+                                              int64_t num_prompts) {
+  if (!(rate_scale > 0) || !std::isfinite(rate_scale)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--rate-scale: must be a finite number > 0, got ", rate_scale));
+  }
+  if (num_prompts < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--num-prompts: must be >= 1, got ", num_prompts));
+  }
+  // --trace-time-scale multiplies the trace's offsets: 1/X runs it X times faster.
+  return absl::StrCat("vllm bench serve --dataset-name trace --dataset-path ",
+                      ShellQuote(trace_path), " --trace-time-scale ", Shortest(1.0 / rate_scale),
+                      " --num-prompts ", num_prompts);
+}
+
+absl::StatusOr<std::vector<std::string>> ParseCandidates(const std::string& text,
+                                                         const std::string& origin) {
+  std::vector<std::string> out;
+  std::string pending;
+  for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+    absl::string_view line = absl::StripAsciiWhitespace(raw);
+    if (pending.empty() && (line.empty() || line.front() == '#')) continue;
+    if (absl::ConsumeSuffix(&line, "\\")) {
+      absl::StrAppend(&pending, absl::StripTrailingAsciiWhitespace(line), " ");
+      continue;
+    }
+    absl::StrAppend(&pending, line);
+    out.push_back(std::string(absl::StripAsciiWhitespace(pending)));
+    pending.clear();
+  }
+  if (!pending.empty()) out.push_back(std::string(absl::StripAsciiWhitespace(pending)));
+  if (out.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": no serve commands"));
+  }
+  return out;
+}
+
+}  // namespace servesim::planning

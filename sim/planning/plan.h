@@ -1,0 +1,110 @@
+// Capacity planning: for each candidate per-node configuration, the fewest
+// 8-GPU H200 nodes (replicas behind a round-robin balancer) that meet the
+// latency and throughput SLOs on a workload, and what that costs.
+#ifndef SERVESIM_SIM_PLANNING_PLAN_H_
+#define SERVESIM_SIM_PLANNING_PLAN_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/planning/replicas.h"
+#include "sim/planning/sweep.h"
+
+namespace servesim::planning {
+
+// GPUs per node charged in GPU-hours: one HGX H200 node.
+inline constexpr int kGpusPerNode = 8;
+
+// The service-level objectives. Every request must also succeed (failed = 0).
+struct Slo {
+  double ttft_p99_ms = 0;                    // P99 time to first token, ms, > 0
+  double tpot_mean_ms = 0;                   // mean time per output token, ms, > 0
+  std::optional<double> itl_p99_ms;          // P99 inter-token latency, ms
+  std::optional<double> min_output_tok_s;    // output token throughput, tok/s
+};
+
+// One SLO measured against its limit.
+struct SloCheck {
+  std::string name;   // "P99 TTFT (ms)", ...
+  double limit = 0;
+  double value = 0;
+  bool at_least = false;  // true: value must be >= limit (throughput)
+  bool ok() const { return at_least ? value >= limit : value <= limit; }
+  // How far past the limit, in percent of the limit (0 when met).
+  double excess_pct() const;
+};
+
+std::vector<SloCheck> CheckSlos(const PointFigures& figures, const Slo& slo);
+bool MeetsAll(const std::vector<SloCheck>& checks);
+
+// One node count tried.
+struct NodeTrial {
+  int nodes = 0;
+  PointFigures figures;
+  std::vector<SloCheck> checks;
+  bool meets = false;
+};
+
+// Fewest nodes in [1, max_nodes] for which `trial(n).meets`, assuming more
+// nodes never hurt: doubles n from 1 (1, 2, 4, ..., then max_nodes) until one
+// meets, then bisects between the last failing and the first meeting count,
+// so the answer's n - 1 has always been tried and failed. Returns every trial
+// in the order tried; the answer is the smallest meeting n among them, none
+// if no n <= max_nodes meets.
+absl::StatusOr<std::vector<NodeTrial>> SearchFewestNodes(
+    const std::function<absl::StatusOr<NodeTrial>(int nodes)>& trial, int max_nodes);
+
+struct PlanOptions {
+  int max_nodes = 64;
+  int threads = 1;  // replicas simulated in parallel
+  scenarios::EnvVars env;
+};
+
+struct CandidateResult {
+  std::string serve_command;
+  PointStatus status = PointStatus::kOk;  // refused / error: `reason` says why
+  std::string reason;
+  std::vector<NodeTrial> trials;  // in the order tried
+  int nodes = 0;                  // fewest meeting every SLO; 0: none up to max_nodes
+  NodeTrial answer;               // the trial at `nodes` (valid when nodes > 0)
+  NodeTrial largest;              // the trial at the largest n tried
+  // nodes x 8 GPUs x benchmark duration, per million output tokens.
+  double gpu_hours_per_million_output_tokens = 0;
+};
+
+struct PlanResult {
+  std::string bench_command;
+  int64_t num_requests = 0;
+  // Meeting candidates first (fewest nodes, then fewest GPU-hours per
+  // million tokens, then input order), then failing, then refused/error.
+  std::vector<CandidateResult> ranked;
+};
+
+// GPU-hours per million output tokens of `nodes` nodes over `figures`.
+double GpuHoursPerMillionOutputTokens(int nodes, const PointFigures& figures);
+
+absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
+                                const std::string& bench_command,
+                                const std::vector<std::string>& candidates, const Slo& slo,
+                                const PlanOptions& options);
+
+// The human-readable answer: best configuration and node count, its cost,
+// the runner-ups and, for each failing candidate, which SLO fails by how much.
+std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const PlanOptions& options);
+
+// `vllm bench serve` replaying a trace at `rate_scale` times its rate
+// (--trace-time-scale 1/rate_scale), capped at `num_prompts` requests.
+absl::StatusOr<std::string> TraceBenchCommand(const std::string& trace_path, double rate_scale,
+                                              int64_t num_prompts);
+
+// A candidates file: one serve command per line; blank lines and lines
+// starting with '#' are skipped; a line ending in '\' continues on the next.
+absl::StatusOr<std::vector<std::string>> ParseCandidates(const std::string& text,
+                                                         const std::string& origin);
+
+}  // namespace servesim::planning
+
+#endif  // SERVESIM_SIM_PLANNING_PLAN_H_

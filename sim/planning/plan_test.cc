@@ -1,0 +1,161 @@
+#include "sim/planning/plan.h"
+
+#include <gtest/gtest.h>
+
+namespace servesim::planning {
+namespace {
+
+// A fake cluster that meets the SLOs from `threshold` nodes on.
+std::function<absl::StatusOr<NodeTrial>(int)> Threshold(int threshold) {
+  return [threshold](int n) -> absl::StatusOr<NodeTrial> {
+    NodeTrial t;
+    t.meets = n >= threshold;
+    return t;
+  };
+}
+
+std::vector<int> Tried(const std::vector<NodeTrial>& trials) {
+  std::vector<int> n;
+  for (const NodeTrial& t : trials) n.push_back(t.nodes);
+  return n;
+}
+
+TEST(SearchFewestNodesTest, DoublesThenBisects) {
+  absl::StatusOr<std::vector<NodeTrial>> t = SearchFewestNodes(Threshold(5), 64);
+  ASSERT_TRUE(t.ok());
+  // 1, 2, 4 fail; 8 meets; bisect (4, 8]: 6 meets, 5 meets.
+  EXPECT_EQ(Tried(*t), (std::vector<int>{1, 2, 4, 8, 6, 5}));
+}
+
+TEST(SearchFewestNodesTest, OneNodeIsTriedOnce) {
+  EXPECT_EQ(Tried(*SearchFewestNodes(Threshold(1), 64)), (std::vector<int>{1}));
+}
+
+TEST(SearchFewestNodesTest, StopsAtMaxNodesWhenNothingMeets) {
+  EXPECT_EQ(Tried(*SearchFewestNodes(Threshold(100), 10)), (std::vector<int>{1, 2, 4, 8, 10}));
+  EXPECT_FALSE(SearchFewestNodes(Threshold(1), 0).ok());
+}
+
+TEST(CheckSlosTest, ReportsWhichSloFailsAndByHowMuch) {
+  PointFigures f;
+  f.p99_ttft_ms = 3000;
+  f.mean_tpot_ms = 40;
+  f.p99_itl_ms = 90;
+  f.output_throughput = 900;
+  Slo slo{2000, 50, 100, 1000};
+  std::vector<SloCheck> c = CheckSlos(f, slo);
+  ASSERT_EQ(c.size(), 5u);
+  EXPECT_FALSE(c[0].ok());
+  EXPECT_DOUBLE_EQ(c[0].excess_pct(), 50);  // 3000 vs 2000
+  EXPECT_TRUE(c[1].ok());
+  EXPECT_DOUBLE_EQ(c[1].excess_pct(), 0);
+  EXPECT_TRUE(c[2].ok());
+  EXPECT_FALSE(c[3].ok());
+  EXPECT_DOUBLE_EQ(c[3].excess_pct(), 10);  // 900 tok/s short of 1000
+  EXPECT_TRUE(c[4].ok());                   // no failed requests
+  EXPECT_FALSE(MeetsAll(c));
+  f.failed = 1;
+  EXPECT_FALSE(CheckSlos(f, slo)[4].ok());
+}
+
+TEST(GpuHoursTest, NodesTimesEightGpusTimesDurationPerMillionTokens) {
+  PointFigures f;
+  f.duration_s = 3600;
+  f.total_output_tokens = 16'000'000;
+  // 2 nodes x 8 GPUs x 1 h = 16 GPU-hours over 16 M tokens.
+  EXPECT_DOUBLE_EQ(GpuHoursPerMillionOutputTokens(2, f), 1.0);
+}
+
+TEST(TraceBenchCommandTest, RateScaleIsTheInverseTimeScale) {
+  EXPECT_EQ(*TraceBenchCommand("/t/azure conv.csv", 4, 600),
+            "vllm bench serve --dataset-name trace --dataset-path '/t/azure conv.csv' "
+            "--trace-time-scale 0.25 --num-prompts 600");
+  EXPECT_FALSE(TraceBenchCommand("t.csv", 0, 600).ok());
+  EXPECT_FALSE(TraceBenchCommand("t.csv", 1, 0).ok());
+}
+
+TEST(ParseCandidatesTest, SkipsCommentsAndJoinsContinuations) {
+  absl::StatusOr<std::vector<std::string>> c = ParseCandidates(
+      "# vLLM\nvllm serve m -tp 8\n\n  python3 -m sglang.launch_server \\\n  --tp 8\n", "f");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(*c, (std::vector<std::string>{"vllm serve m -tp 8",
+                                          "python3 -m sglang.launch_server --tp 8"}));
+  EXPECT_FALSE(ParseCandidates("# nothing\n", "f").ok());
+}
+
+const runner::PredictionContext& Context() {
+  static const auto* context = [] {
+    runner::ContextPaths paths;
+    paths.repo_dir = SERVESIM_SOURCE_DIR;
+    absl::StatusOr<runner::PredictionContext> c = runner::LoadPredictionContext(paths);
+    EXPECT_TRUE(c.ok()) << c.status();
+    return new runner::PredictionContext(*std::move(c));
+  }();
+  return *context;
+}
+
+// The acceptance test: the Azure conversation trace (its first 600
+// requests, for speed) at 1x, 4x and 16x its real rate, vLLM TP8 per node,
+// chat SLOs (2 s P99 TTFT, 50 ms mean TPOT = 20 tok/s per user). More load
+// must never need fewer nodes, and 16x must need more than 1x.
+TEST(PlanTest, AzureConversationNodeCountIsMonotoneInLoad) {
+  const std::string trace = SERVESIM_SHARED_DIR "/traces/AzureLLMInferenceTrace_conv.csv";
+  const std::string candidate = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8";
+  Slo slo;
+  slo.ttft_p99_ms = 2000;
+  slo.tpot_mean_ms = 50;
+  PlanOptions options;
+  options.threads = 2;
+  std::vector<int> nodes;
+  for (double scale : {1.0, 4.0, 16.0}) {
+    absl::StatusOr<std::string> bench = TraceBenchCommand(trace, scale, 600);
+    ASSERT_TRUE(bench.ok());
+    absl::StatusOr<PlanResult> r = Plan(Context(), *bench, {candidate}, slo, options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->ranked.size(), 1u);
+    const CandidateResult& c = r->ranked[0];
+    ASSERT_EQ(c.status, PointStatus::kOk) << c.reason;
+    ASSERT_GT(c.nodes, 0) << "no node count up to 64 meets the SLOs at " << scale << "x";
+    EXPECT_EQ(r->num_requests, 600);
+    // The answer is tight: one node fewer was simulated and fails.
+    if (c.nodes > 1) {
+      bool fewer_fails = false;
+      for (const NodeTrial& t : c.trials) fewer_fails |= t.nodes == c.nodes - 1 && !t.meets;
+      EXPECT_TRUE(fewer_fails) << scale << "x";
+    }
+    EXPECT_GT(c.gpu_hours_per_million_output_tokens, 0);
+    nodes.push_back(c.nodes);
+  }
+  EXPECT_LE(nodes[0], nodes[1]);
+  EXPECT_LE(nodes[1], nodes[2]);
+  EXPECT_LT(nodes[0], nodes[2]);
+}
+
+TEST(PlanTest, ReportNamesBestRefusedAndFailingCandidates) {
+  const std::string bench =
+      "vllm bench serve --dataset-name random --random-input-len 1024 --random-output-len 64 "
+      "--num-prompts 200 --request-rate 20";
+  Slo slo;
+  slo.ttft_p99_ms = 1e6;
+  slo.tpot_mean_ms = 1e6;
+  slo.min_output_tok_s = 1e9;  // no cluster of 2 nodes reaches it
+  PlanOptions options;
+  options.max_nodes = 2;
+  absl::StatusOr<PlanResult> r =
+      Plan(Context(), bench,
+           {"vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8",
+            "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 1"},
+           slo, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->ranked.size(), 2u);
+  EXPECT_EQ(r->ranked[0].nodes, 0);
+  EXPECT_EQ(r->ranked[0].largest.nodes, 2);
+  EXPECT_EQ(r->ranked[1].status, PointStatus::kRefused);  // 671B weights on one GPU
+  const std::string report = FormatPlanReport(*r, slo, options);
+  EXPECT_NE(report.find("No candidate meets every SLO with up to 2 nodes"), std::string::npos);
+  EXPECT_NE(report.find("at 2 node(s): output throughput (tok/s)"), std::string::npos) << report;
+  EXPECT_NE(report.find("refused: "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace servesim::planning

@@ -1,0 +1,120 @@
+#include "sim/planning/replicas.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "sim/cost/op_cost.h"
+#include "sim/cost/step_predictor.h"
+#include "sim/planning/parallel_for.h"
+#include "sim/workload/arrivals.h"
+#include "sim/workload/dataset.h"
+
+namespace servesim::planning {
+
+absl::StatusOr<PreparedWorkload> PrepareWorkload(const runner::PredictionContext& context,
+                                                 const std::string& bench_command) {
+  PreparedWorkload w;
+  ASSIGN_OR_RETURN(w.bench, workload::ParseBenchCommand(bench_command));
+  if (w.bench.max_concurrency) {
+    return absl::UnimplementedError(
+        "plan: --max-concurrency is not supported: replicas behind a load balancer see an "
+        "open-loop workload (use --request-rate or a trace)");
+  }
+  ASSIGN_OR_RETURN(std::vector<workload::BenchRequest> sampled,
+                   workload::SampleRequests(w.bench, context.paths.repo_dir + "/traces", &w.notice));
+  ASSIGN_OR_RETURN(std::vector<int64_t> arrivals,
+                   workload::RequestArrivalTimesNs(w.bench, sampled));
+  w.requests.reserve(sampled.size());
+  for (size_t i = 0; i < sampled.size(); ++i) {
+    w.requests.push_back({sampled[i].prompt_tokens, sampled[i].output_tokens,
+                          sim::Nanoseconds(arrivals[i])});
+  }
+  return w;
+}
+
+absl::StatusOr<runner::PreparedRun> PrepareCandidate(const runner::PredictionContext& context,
+                                                     const std::string& serve_command,
+                                                     const scenarios::EnvVars& env,
+                                                     const PreparedWorkload& workload) {
+  // As runner::Predict: the dataset decides the chat template and MTP default.
+  scenarios::ServeContext serve_context;
+  serve_context.chat_workload = workload.bench.dataset_name != workload::DatasetName::kRandom;
+  return runner::PrepareRun(context, serve_command, env, serve_context);
+}
+
+std::vector<size_t> RoundRobinShare(size_t num_requests, int replicas, int r) {
+  std::vector<size_t> share;
+  for (size_t i = static_cast<size_t>(r); i < num_requests; i += static_cast<size_t>(replicas)) {
+    share.push_back(i);
+  }
+  return share;
+}
+
+MergedRun MergeReplicaRecords(const std::vector<serving::SimulationResult>& per_replica) {
+  MergedRun merged;
+  const size_t n = per_replica.size();
+  size_t total = 0;
+  for (const auto& r : per_replica) total += r.records.size();
+  merged.records.resize(total);
+  int64_t first_send = std::numeric_limits<int64_t>::max();
+  int64_t last_end = std::numeric_limits<int64_t>::min();
+  for (size_t k = 0; k < n; ++k) {
+    const serving::SimulationResult& r = per_replica[k];
+    if (r.records.empty()) continue;
+    int64_t replica_first = std::numeric_limits<int64_t>::max();
+    for (size_t j = 0; j < r.records.size(); ++j) {
+      merged.records[j * n + k] = r.records[j];
+      replica_first = std::min(replica_first, r.records[j].start.ns());
+    }
+    // The replica's own duration runs from its first send to its last event.
+    first_send = std::min(first_send, replica_first);
+    last_end = std::max(last_end, replica_first + r.duration.ns());
+  }
+  merged.duration = total == 0 ? sim::SimTime::Zero() : sim::Nanoseconds(last_end - first_send);
+  return merged;
+}
+
+absl::StatusOr<metrics::BenchMetrics> SimulateReplicas(const runner::PredictionContext& context,
+                                                       const runner::PreparedRun& run,
+                                                       const PreparedWorkload& workload,
+                                                       int replicas, int threads) {
+  if (replicas < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("replicas must be >= 1, got ", replicas));
+  }
+  // More replicas than requests: the extra ones stay idle and are not simulated.
+  const int active = static_cast<int>(std::min<size_t>(replicas, workload.requests.size()));
+  std::vector<serving::SimulationResult> results(static_cast<size_t>(active));
+  std::vector<absl::Status> statuses(static_cast<size_t>(active));
+  ParallelFor(static_cast<size_t>(active), threads, [&](size_t k) {
+    serving::SimulationInput input;
+    for (size_t i : RoundRobinShare(workload.requests.size(), replicas, static_cast<int>(k))) {
+      input.requests.push_back(workload.requests[i]);
+    }
+    // One cost model per simulation, as runner::Predict builds it.
+    cost::GpuRates rates;
+    std::unique_ptr<cost::OpCost> op_cost;
+    if (context.profile) {
+      op_cost = std::make_unique<cost::ProfileOpCost>(*context.profile, rates,
+                                                      runner::ProductionScalePairs(context));
+    } else {
+      op_cost = std::make_unique<cost::RooflineOpCost>(rates);
+    }
+    cost::StepPredictor predictor(run.setup.predictor, std::move(op_cost));
+    absl::StatusOr<serving::SimulationResult> r =
+        serving::RunServingSimulation(run.setup.topology, predictor, input);
+    if (r.ok()) {
+      results[k] = std::move(*r);
+    } else {
+      statuses[k] = r.status();
+    }
+  });
+  for (const absl::Status& s : statuses) RETURN_IF_ERROR(s);
+  // With fewer active replicas than `replicas`, request i still went to i mod
+  // replicas == i, so the interleave below is the identity on the active ones.
+  MergedRun merged = MergeReplicaRecords(results);
+  return metrics::ComputeBenchMetrics(merged.records, merged.duration);
+}
+
+}  // namespace servesim::planning

@@ -1,0 +1,302 @@
+#include "sim/planning/sweep.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "base/status_macros.h"
+#include "sim/planning/parallel_for.h"
+#include "sim/workload/command_line.h"
+
+namespace servesim::planning {
+namespace {
+
+// A word that follows a flag is its value unless it is itself a flag; "-5" is
+// a value (argparse reads negative numbers as values too).
+bool LooksLikeFlag(const std::string& word) {
+  if (word.size() < 2 || word[0] != '-') return false;
+  double unused = 0;
+  return !absl::SimpleAtod(word, &unused);
+}
+
+std::string EngineLabel(const std::vector<std::string>& words) {
+  // The program words name the engine: `vllm serve`, `python3 -m
+  // sglang.launch_server`, `trtllm-serve`.
+  const size_t n = std::min<size_t>(words.size(), 3);
+  for (size_t i = 0; i < n; ++i) {
+    if (words[i].find("trtllm") != std::string::npos) return "trtllm";
+    if (words[i].find("sglang") != std::string::npos) return "sglang";
+    if (words[i].find("vllm") != std::string::npos) return "vllm";
+  }
+  return "engine";
+}
+
+}  // namespace
+
+const std::vector<std::string>& BenchAxisFlags() {
+  // The flags of sim/workload/bench_config.cc that shape the workload.
+  static const auto* const kFlags = new std::vector<std::string>{
+      "--dataset-name",      "--dataset-path",       "--num-prompts",
+      "--seed",              "--random-input-len",   "--random-output-len",
+      "--random-range-ratio", "--random-prefix-len", "--sharegpt-output-len",
+      "--request-rate",      "--burstiness",         "--max-concurrency",
+      "--trace-time-scale"};
+  return *kFlags;
+}
+
+bool IsBenchFlag(std::string_view flag) {
+  const auto& flags = BenchAxisFlags();
+  return std::find(flags.begin(), flags.end(), flag) != flags.end();
+}
+
+absl::StatusOr<Axis> ParseAxis(const std::string& spec) {
+  const size_t eq = spec.find('=');
+  if (eq == std::string_view::npos || eq < 2 || spec[0] != '-') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--axis: expected FLAG=V1,V2,... (e.g. --request-rate=1,2,4), got \"", spec,
+                     "\""));
+  }
+  Axis axis;
+  axis.name = std::string(spec.substr(0, eq));
+  axis.target = IsBenchFlag(axis.name) ? AxisTarget::kBench : AxisTarget::kServe;
+  for (absl::string_view v : absl::StrSplit(spec.substr(eq + 1), ',')) {
+    const std::string value(absl::StripAsciiWhitespace(v));
+    if (value.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--axis ", axis.name, ": empty value in \"", spec.substr(eq + 1), "\""));
+    }
+    axis.values.push_back(value);
+  }
+  return axis;
+}
+
+absl::StatusOr<Axis> ParseEngineAxis(const std::string& spec) {
+  Axis axis;
+  axis.name = "engine";
+  axis.target = AxisTarget::kEngine;
+  for (absl::string_view c : absl::StrSplit(spec, '|')) {
+    const std::string command(absl::StripAsciiWhitespace(c));
+    if (command.empty()) {
+      return absl::InvalidArgumentError("--engine-axis: empty command between '|'");
+    }
+    absl::StatusOr<std::vector<std::string>> words = workload::SplitShellWords(command);
+    if (!words.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--engine-axis: ", words.status().message()));
+    }
+    std::string label = EngineLabel(*words);
+    const int64_t same = std::count_if(axis.values.begin(), axis.values.end(),
+                                       [&](const std::string& v) {
+                                         return v == label || v.rfind(label + "#", 0) == 0;
+                                       });
+    if (same > 0) absl::StrAppend(&label, "#", same + 1);
+    axis.values.push_back(label);
+    axis.commands.push_back(command);
+  }
+  return axis;
+}
+
+std::string ShellQuote(std::string_view word) {
+  if (word.empty()) return "''";
+  const bool safe = std::all_of(word.begin(), word.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("_./:=,@%+-").find(c) != std::string_view::npos;
+  });
+  if (safe) return std::string(word);
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+absl::StatusOr<std::string> SetFlag(const std::string& command, const std::string& flag,
+                                    const std::string& value) {
+  ASSIGN_OR_RETURN(std::vector<std::string> words, workload::SplitShellWords(command));
+  bool found = false;
+  const std::string inline_prefix = absl::StrCat(flag, "=");
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i].rfind(inline_prefix, 0) == 0) {
+      words[i] = absl::StrCat(inline_prefix, value);
+      found = true;
+    } else if (words[i] == flag) {
+      if (i + 1 < words.size() && !LooksLikeFlag(words[i + 1])) {
+        words[i + 1] = std::string(value);
+      } else {
+        // Written as a bare switch: give it the value.
+        words.insert(words.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::string(value));
+      }
+      ++i;
+      found = true;
+    }
+  }
+  if (!found) {
+    words.emplace_back(flag);
+    words.emplace_back(value);
+  }
+  std::vector<std::string> quoted;
+  quoted.reserve(words.size());
+  for (const std::string& w : words) quoted.push_back(ShellQuote(w));
+  return absl::StrJoin(quoted, " ");
+}
+
+absl::StatusOr<std::vector<SweepPoint>> ExpandGrid(const std::string& serve_command,
+                                                   const std::string& bench_command,
+                                                   const std::vector<Axis>& axes) {
+  int64_t total = 1;
+  for (const Axis& a : axes) {
+    if (a.values.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("--axis ", a.name, ": no values"));
+    }
+    if (a.target == AxisTarget::kEngine && a.commands.size() != a.values.size()) {
+      return absl::InvalidArgumentError("--engine-axis: one command per value expected");
+    }
+    total *= static_cast<int64_t>(a.values.size());
+    if (total > 10'000'000) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sweep: the grid has more than 10,000,000 points; shard it or split it"));
+    }
+  }
+  std::vector<SweepPoint> points;
+  points.reserve(static_cast<size_t>(total));
+  std::vector<size_t> digit(axes.size(), 0);
+  for (int64_t index = 0; index < total; ++index) {
+    // Mixed-radix digits of `index`, last axis least significant.
+    int64_t rest = index;
+    for (size_t k = axes.size(); k-- > 0;) {
+      const auto n = static_cast<int64_t>(axes[k].values.size());
+      digit[k] = static_cast<size_t>(rest % n);
+      rest /= n;
+    }
+    SweepPoint p;
+    p.index = index;
+    p.serve_command = serve_command;
+    p.bench_command = bench_command;
+    // The engine axis replaces the serve command before any flag edits it.
+    for (size_t k = 0; k < axes.size(); ++k) {
+      if (axes[k].target == AxisTarget::kEngine) p.serve_command = axes[k].commands[digit[k]];
+    }
+    for (size_t k = 0; k < axes.size(); ++k) {
+      const std::string& value = axes[k].values[digit[k]];
+      p.values.push_back(value);
+      if (axes[k].target == AxisTarget::kServe) {
+        ASSIGN_OR_RETURN(p.serve_command, SetFlag(p.serve_command, axes[k].name, value));
+      } else if (axes[k].target == AxisTarget::kBench) {
+        ASSIGN_OR_RETURN(p.bench_command, SetFlag(p.bench_command, axes[k].name, value));
+      }
+    }
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
+absl::StatusOr<Shard> ParseShard(const std::string& text) {
+  const std::vector<std::string> parts = absl::StrSplit(text, '/');
+  Shard s;
+  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &s.index) ||
+      !absl::SimpleAtoi(parts[1], &s.count) || s.count < 1 || s.index < 0 ||
+      s.index >= s.count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--shard: expected i/n with 0 <= i < n (e.g. 0/4), got \"", text, "\""));
+  }
+  return s;
+}
+
+std::vector<SweepPoint> SelectShard(const std::vector<SweepPoint>& points, const Shard& shard) {
+  std::vector<SweepPoint> mine;
+  for (const SweepPoint& p : points) {
+    if (p.index % shard.count == shard.index) mine.push_back(p);
+  }
+  return mine;
+}
+
+std::string_view PointStatusName(PointStatus status) {
+  switch (status) {
+    case PointStatus::kOk:
+      return "ok";
+    case PointStatus::kRefused:
+      return "refused";
+    case PointStatus::kError:
+      return "error";
+  }
+  return "error";
+}
+
+PointFigures FiguresOf(const metrics::BenchMetrics& m) {
+  PointFigures f;
+  f.completed = m.completed;
+  f.failed = m.failed;
+  f.duration_s = m.duration_s;
+  f.total_input_tokens = m.total_input_tokens;
+  f.total_output_tokens = m.total_output_tokens;
+  f.request_throughput = m.request_throughput;
+  f.output_throughput = m.output_throughput;
+  f.total_token_throughput = m.total_token_throughput;
+  f.mean_ttft_ms = m.ttft.mean_ms;
+  f.median_ttft_ms = m.ttft.median_ms;
+  f.p99_ttft_ms = m.ttft.p99_ms;
+  f.mean_tpot_ms = m.tpot.mean_ms;
+  f.median_tpot_ms = m.tpot.median_ms;
+  f.p99_tpot_ms = m.tpot.p99_ms;
+  f.mean_itl_ms = m.itl.mean_ms;
+  f.median_itl_ms = m.itl.median_ms;
+  f.p99_itl_ms = m.itl.p99_ms;
+  return f;
+}
+
+PointEvaluator PredictEvaluator(const runner::PredictionContext& context,
+                                const scenarios::EnvVars& env) {
+  return [&context, env](const SweepPoint& point) -> absl::StatusOr<PointFigures> {
+    runner::RunRequest request;
+    request.serve_command = point.serve_command;
+    request.bench_command = point.bench_command;
+    request.env = env;
+    ASSIGN_OR_RETURN(runner::Prediction p, runner::Predict(context, request));
+    return FiguresOf(p.metrics);
+  };
+}
+
+std::vector<PointResult> RunPoints(const std::vector<SweepPoint>& points,
+                                   const PointEvaluator& evaluate, int threads,
+                                   const std::function<void(int64_t, int64_t)>& progress) {
+  std::vector<PointResult> results(points.size());
+  std::mutex progress_mutex;
+  int64_t done = 0;
+  const auto total = static_cast<int64_t>(points.size());
+  // Each body writes only its own slot, so the output order is the input
+  // order whatever the interleaving.
+  ParallelFor(points.size(), threads, [&](size_t i) {
+    PointResult& r = results[i];
+    r.point = points[i];
+    absl::StatusOr<PointFigures> f = evaluate(points[i]);
+    if (f.ok()) {
+      r.figures = *f;
+    } else {
+      r.status = f.status().code() == absl::StatusCode::kFailedPrecondition
+                     ? PointStatus::kRefused
+                     : PointStatus::kError;
+      r.reason = std::string(f.status().message());
+    }
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    ++done;
+    if (progress) progress(done, total);
+  });
+  return results;
+}
+
+std::string ProgressBar(int64_t done, int64_t total, int width) {
+  const int64_t filled = total > 0 ? done * width / total : width;
+  return absl::StrCat("\r[", std::string(static_cast<size_t>(filled), '#'),
+                      std::string(static_cast<size_t>(width - filled), ' '), "] ", done, "/",
+                      total);
+}
+
+}  // namespace servesim::planning

@@ -1,0 +1,129 @@
+// A what-if sweep: the Cartesian grid of serve/bench flag values (and engine
+// commands) around a base pair of commands, run on a thread pool with results
+// in grid order whatever the thread count.
+#ifndef SERVESIM_SIM_PLANNING_SWEEP_H_
+#define SERVESIM_SIM_PLANNING_SWEEP_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/metrics/bench_metrics.h"
+#include "sim/runner/prediction.h"
+
+namespace servesim::planning {
+
+// Which command an axis edits.
+enum class AxisTarget {
+  kServe,   // a flag of the engine's launch command
+  kBench,   // a flag of `vllm bench serve`
+  kEngine,  // the whole serve command (--engine-axis)
+};
+
+struct Axis {
+  // "--request-rate"; "engine" for the engine axis.
+  std::string name;
+  AxisTarget target = AxisTarget::kServe;
+  // The values as written; for the engine axis, short labels ("vllm", "sglang").
+  std::vector<std::string> values;
+  // Engine axis only: the serve command of each value.
+  std::vector<std::string> commands;
+};
+
+// The bench-client flags an --axis may name (the workload flags of
+// sim/workload/bench_config.h); every other flag edits the serve command.
+const std::vector<std::string>& BenchAxisFlags();
+bool IsBenchFlag(std::string_view flag);
+
+// 'FLAG=V1,V2,...' (FLAG starts with "-"). Errors name the problem:
+// "--axis: expected FLAG=V1,V2,..., got \"dp-size\"".
+absl::StatusOr<Axis> ParseAxis(const std::string& spec);
+
+// 'CMD1|CMD2|...': one serve command per value, labelled by engine (vllm,
+// sglang, trtllm; "#2" appended to repeats).
+absl::StatusOr<Axis> ParseEngineAxis(const std::string& spec);
+
+// `command` with `flag` set to `value`: the value of every occurrence written
+// exactly as `flag` (also `flag=value`) is replaced; a command without that
+// spelling gets ` flag value` appended (engines keep the last value, so this
+// also overrides an alias such as -tp for --tensor-parallel-size). Words are
+// re-quoted only where the shell needs it.
+absl::StatusOr<std::string> SetFlag(const std::string& command, const std::string& flag,
+                                    const std::string& value);
+
+// Quotes `word` for a POSIX shell (and sim/workload's SplitShellWords) only
+// when it contains characters that need it.
+std::string ShellQuote(std::string_view word);
+
+struct SweepPoint {
+  int64_t index = 0;                // position in the grid, 0-based
+  std::vector<std::string> values;  // one per axis, in axis order
+  std::string serve_command;
+  std::string bench_command;
+};
+
+// The Cartesian product in row-major order: the last axis varies fastest, as
+// nested loops written in axis order. No axes: the base point alone.
+absl::StatusOr<std::vector<SweepPoint>> ExpandGrid(const std::string& serve_command,
+                                                   const std::string& bench_command,
+                                                   const std::vector<Axis>& axes);
+
+// --shard i/n: this process runs the points with index % n == i.
+struct Shard {
+  int index = 0;
+  int count = 1;
+};
+absl::StatusOr<Shard> ParseShard(const std::string& text);
+std::vector<SweepPoint> SelectShard(const std::vector<SweepPoint>& points, const Shard& shard);
+
+enum class PointStatus { kOk, kRefused, kError };
+std::string_view PointStatusName(PointStatus status);  // "ok", "refused", "error"
+
+// The report figures a sweep records per point.
+struct PointFigures {
+  int64_t completed = 0;
+  int64_t failed = 0;
+  double duration_s = 0;
+  int64_t total_input_tokens = 0;
+  int64_t total_output_tokens = 0;
+  double request_throughput = 0;      // req/s
+  double output_throughput = 0;       // tok/s
+  double total_token_throughput = 0;  // tok/s
+  double mean_ttft_ms = 0, median_ttft_ms = 0, p99_ttft_ms = 0;
+  double mean_tpot_ms = 0, median_tpot_ms = 0, p99_tpot_ms = 0;
+  double mean_itl_ms = 0, median_itl_ms = 0, p99_itl_ms = 0;
+};
+PointFigures FiguresOf(const metrics::BenchMetrics& m);
+
+struct PointResult {
+  SweepPoint point;
+  PointStatus status = PointStatus::kOk;
+  std::string reason;     // the refusal or error message; empty when ok
+  PointFigures figures;  // meaningful only when ok
+};
+
+// Evaluates one point. FailedPrecondition = the engine refuses (refused);
+// any other error is an error row. Must be safe to call from several threads.
+using PointEvaluator = std::function<absl::StatusOr<PointFigures>(const SweepPoint&)>;
+
+// The evaluator of the real simulator: runner::Predict with `env`, sharing the
+// read-only `context` (which must outlive the evaluator).
+PointEvaluator PredictEvaluator(const runner::PredictionContext& context,
+                                const scenarios::EnvVars& env);
+
+// Runs `points` on `threads` workers (>= 1). Results are in the order of
+// `points`. `progress(done, total)` is called after each point, serialized,
+// from whichever worker finished it; it may be empty.
+std::vector<PointResult> RunPoints(const std::vector<SweepPoint>& points,
+                                   const PointEvaluator& evaluate, int threads,
+                                   const std::function<void(int64_t, int64_t)>& progress);
+
+// "\r[########        ] 12/40": a progress bar line of `width` cells.
+std::string ProgressBar(int64_t done, int64_t total, int width);
+
+}  // namespace servesim::planning
+
+#endif  // SERVESIM_SIM_PLANNING_SWEEP_H_

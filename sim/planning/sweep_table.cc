@@ -1,0 +1,277 @@
+#include "sim/planning/sweep_table.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "sim/metrics/report.h"
+
+namespace servesim::planning {
+namespace {
+
+// Every figure column, bound to its PointFigures field (one of the two
+// pointers is set).
+struct FigureColumn {
+  const char* name;
+  int64_t PointFigures::*integer;
+  double PointFigures::*real;
+};
+
+const std::vector<FigureColumn>& FigureColumns() {
+  using F = PointFigures;
+  static const auto* const kColumns = new std::vector<FigureColumn>{
+      {"completed", &F::completed, nullptr},
+      {"failed", &F::failed, nullptr},
+      {"duration_s", nullptr, &F::duration_s},
+      {"total_input_tokens", &F::total_input_tokens, nullptr},
+      {"total_output_tokens", &F::total_output_tokens, nullptr},
+      {"request_throughput", nullptr, &F::request_throughput},
+      {"output_throughput", nullptr, &F::output_throughput},
+      {"total_token_throughput", nullptr, &F::total_token_throughput},
+      {"mean_ttft_ms", nullptr, &F::mean_ttft_ms},
+      {"median_ttft_ms", nullptr, &F::median_ttft_ms},
+      {"p99_ttft_ms", nullptr, &F::p99_ttft_ms},
+      {"mean_tpot_ms", nullptr, &F::mean_tpot_ms},
+      {"median_tpot_ms", nullptr, &F::median_tpot_ms},
+      {"p99_tpot_ms", nullptr, &F::p99_tpot_ms},
+      {"mean_itl_ms", nullptr, &F::mean_itl_ms},
+      {"median_itl_ms", nullptr, &F::median_itl_ms},
+      {"p99_itl_ms", nullptr, &F::p99_itl_ms},
+  };
+  return *kColumns;
+}
+
+// Shortest text that reads back as the same double ("12.5", "3").
+std::string ShortestNumber(double v) {
+  if (!std::isfinite(v)) return v > 0 ? "inf" : (v < 0 ? "-inf" : "nan");
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, end);
+}
+
+std::string FigureText(const PointFigures& f, const FigureColumn& c) {
+  return c.integer ? absl::StrCat(f.*(c.integer)) : ShortestNumber(f.*(c.real));
+}
+
+std::string JsonFigure(const PointFigures& f, const FigureColumn& c) {
+  if (c.integer) return absl::StrCat(f.*(c.integer));
+  const double v = f.*(c.real);
+  return std::isfinite(v) ? metrics::JsonNumber(v) : "null";
+}
+
+}  // namespace
+
+const std::vector<std::string>& FixedColumns() {
+  static const auto* const kColumns = [] {
+    auto* c = new std::vector<std::string>{"serve_command", "bench_command", "status", "reason"};
+    for (const FigureColumn& f : FigureColumns()) c->push_back(f.name);
+    return c;
+  }();
+  return *kColumns;
+}
+
+std::string CsvField(std::string_view value) {
+  const bool needs_quotes =
+      value.find_first_of(",\"\r\n") != std::string_view::npos ||
+      (!value.empty() && (value.front() == ' ' || value.back() == ' '));
+  if (!needs_quotes) return std::string(value);
+  std::string out = "\"";
+  for (char c : value) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+absl::StatusOr<std::vector<std::vector<std::string>>> ParseCsv(std::string_view text) {
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> record;
+  std::string field;
+  bool in_quotes = false;
+  bool field_started = false;  // a record has begun (so "" at line end counts)
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_quotes) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          in_quotes = false;
+        }
+      } else {
+        field += c;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_quotes = true;
+      field_started = true;
+    } else if (c == ',') {
+      record.push_back(std::move(field));
+      field.clear();
+      field_started = true;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      if (field_started || !field.empty() || !record.empty()) {
+        record.push_back(std::move(field));
+        records.push_back(std::move(record));
+      }
+      record.clear();
+      field.clear();
+      field_started = false;
+    } else {
+      field += c;
+      field_started = true;
+    }
+  }
+  if (in_quotes) return absl::InvalidArgumentError("CSV: unterminated quoted field");
+  if (field_started || !field.empty() || !record.empty()) {
+    record.push_back(std::move(field));
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+std::string FormatSweepCsv(const SweepTable& table) {
+  std::vector<std::string> header = {"index"};
+  for (const std::string& a : table.axis_names) header.push_back(CsvField(a));
+  for (const std::string& c : FixedColumns()) header.push_back(c);
+  std::string out = absl::StrCat(absl::StrJoin(header, ","), "\n");
+  for (const PointResult& r : table.rows) {
+    std::vector<std::string> f = {absl::StrCat(r.point.index)};
+    for (const std::string& v : r.point.values) f.push_back(CsvField(v));
+    f.push_back(CsvField(r.point.serve_command));
+    f.push_back(CsvField(r.point.bench_command));
+    f.emplace_back(PointStatusName(r.status));
+    f.push_back(CsvField(r.reason));
+    for (const FigureColumn& c : FigureColumns()) {
+      f.push_back(r.status == PointStatus::kOk ? FigureText(r.figures, c) : "");
+    }
+    absl::StrAppend(&out, absl::StrJoin(f, ","), "\n");
+  }
+  return out;
+}
+
+std::string FormatSweepJson(const SweepTable& table) {
+  std::string out = "{\n  \"axes\": [";
+  for (size_t i = 0; i < table.axis_names.size(); ++i) {
+    absl::StrAppend(&out, i ? ", " : "", metrics::JsonString(table.axis_names[i]));
+  }
+  absl::StrAppend(&out, "],\n  \"points\": [");
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    const PointResult& r = table.rows[i];
+    absl::StrAppend(&out, i ? ",\n" : "\n", "    {\"index\": ", r.point.index, ", \"axes\": {");
+    for (size_t k = 0; k < table.axis_names.size() && k < r.point.values.size(); ++k) {
+      absl::StrAppend(&out, k ? ", " : "", metrics::JsonString(table.axis_names[k]), ": ",
+                      metrics::JsonString(r.point.values[k]));
+    }
+    absl::StrAppend(&out, "},\n     \"serve_command\": ", metrics::JsonString(r.point.serve_command),
+                    ",\n     \"bench_command\": ", metrics::JsonString(r.point.bench_command),
+                    ",\n     \"status\": ", metrics::JsonString(std::string(PointStatusName(r.status))),
+                    ", \"reason\": ", metrics::JsonString(r.reason), ",\n     \"metrics\": ");
+    if (r.status != PointStatus::kOk) {
+      absl::StrAppend(&out, "null}");
+      continue;
+    }
+    absl::StrAppend(&out, "{");
+    bool first = true;
+    for (const FigureColumn& c : FigureColumns()) {
+      absl::StrAppend(&out, first ? "" : ", ", "\"", c.name, "\": ", JsonFigure(r.figures, c));
+      first = false;
+    }
+    absl::StrAppend(&out, "}}");
+  }
+  absl::StrAppend(&out, table.rows.empty() ? "]\n}\n" : "\n  ]\n}\n");
+  return out;
+}
+
+absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::string& origin) {
+  absl::StatusOr<std::vector<std::vector<std::string>>> records = ParseCsv(text);
+  if (!records.ok()) return absl::InvalidArgumentError(absl::StrCat(origin, ": ", records.status().message()));
+  if (records->empty()) return absl::InvalidArgumentError(absl::StrCat(origin, ": empty file"));
+  const std::vector<std::string>& header = records->front();
+  const std::vector<std::string>& fixed = FixedColumns();
+  if (header.size() < 1 + fixed.size() || header[0] != "index" ||
+      !std::equal(fixed.begin(), fixed.end(), header.end() - static_cast<std::ptrdiff_t>(fixed.size()))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(origin, ": not a servesim sweep table (header must be index, axes..., ",
+                     absl::StrJoin(fixed, ","), ")"));
+  }
+  SweepTable table;
+  const size_t num_axes = header.size() - 1 - fixed.size();
+  table.axis_names.assign(header.begin() + 1, header.begin() + 1 + static_cast<std::ptrdiff_t>(num_axes));
+  for (size_t line = 1; line < records->size(); ++line) {
+    const std::vector<std::string>& f = (*records)[line];
+    auto bad = [&](const std::string& why) {
+      return absl::InvalidArgumentError(absl::StrCat(origin, ": row ", line, ": ", why));
+    };
+    if (f.size() != header.size()) {
+      return bad(absl::StrCat("expected ", header.size(), " fields, got ", f.size()));
+    }
+    PointResult r;
+    if (!absl::SimpleAtoi(f[0], &r.point.index) || r.point.index < 0) {
+      return bad(absl::StrCat("index: expected an integer >= 0, got \"", f[0], "\""));
+    }
+    size_t k = 1;
+    for (size_t a = 0; a < num_axes; ++a) r.point.values.push_back(f[k++]);
+    r.point.serve_command = f[k++];
+    r.point.bench_command = f[k++];
+    const std::string& status = f[k++];
+    if (status == "ok") {
+      r.status = PointStatus::kOk;
+    } else if (status == "refused") {
+      r.status = PointStatus::kRefused;
+    } else if (status == "error") {
+      r.status = PointStatus::kError;
+    } else {
+      return bad(absl::StrCat("status: expected ok, refused or error, got \"", status, "\""));
+    }
+    r.reason = f[k++];
+    for (const FigureColumn& c : FigureColumns()) {
+      const std::string& v = f[k++];
+      if (r.status != PointStatus::kOk) continue;
+      const bool parsed = c.integer ? absl::SimpleAtoi(v, &(r.figures.*(c.integer)))
+                                    : absl::SimpleAtod(v, &(r.figures.*(c.real)));
+      if (!parsed) return bad(absl::StrCat(c.name, ": expected a number, got \"", v, "\""));
+    }
+    table.rows.push_back(std::move(r));
+  }
+  return table;
+}
+
+absl::StatusOr<SweepTable> MergeTables(const std::vector<SweepTable>& shards) {
+  SweepTable merged;
+  if (shards.empty()) return absl::InvalidArgumentError("sweep merge: no shard tables");
+  merged.axis_names = shards.front().axis_names;
+  for (const SweepTable& s : shards) {
+    if (s.axis_names != merged.axis_names) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sweep merge: shards disagree on the axes (", absl::StrJoin(merged.axis_names, ","),
+          " vs ", absl::StrJoin(s.axis_names, ","), ")"));
+    }
+    merged.rows.insert(merged.rows.end(), s.rows.begin(), s.rows.end());
+  }
+  std::stable_sort(merged.rows.begin(), merged.rows.end(),
+                   [](const PointResult& a, const PointResult& b) {
+                     return a.point.index < b.point.index;
+                   });
+  for (size_t i = 1; i < merged.rows.size(); ++i) {
+    if (merged.rows[i].point.index == merged.rows[i - 1].point.index) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sweep merge: point ", merged.rows[i].point.index, " appears twice"));
+    }
+  }
+  return merged;
+}
+
+std::string ShardFileName(const Shard& shard) {
+  return absl::StrCat("sweep.shard-", shard.index, "-of-", shard.count, ".csv");
+}
+
+}  // namespace servesim::planning

@@ -1,0 +1,161 @@
+#include "sim/planning/sweep.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "sim/workload/command_line.h"
+
+namespace servesim::planning {
+namespace {
+
+TEST(ParseAxisTest, RoutesWorkloadFlagsToBenchAndOthersToServe) {
+  absl::StatusOr<Axis> rate = ParseAxis("--request-rate=1,2,4");
+  ASSERT_TRUE(rate.ok()) << rate.status();
+  EXPECT_EQ(rate->target, AxisTarget::kBench);
+  EXPECT_EQ(rate->values, (std::vector<std::string>{"1", "2", "4"}));
+  absl::StatusOr<Axis> dp = ParseAxis("--dp-size=1, 2");
+  ASSERT_TRUE(dp.ok());
+  EXPECT_EQ(dp->target, AxisTarget::kServe);
+  EXPECT_EQ(dp->values, (std::vector<std::string>{"1", "2"}));
+}
+
+TEST(ParseAxisTest, RejectsMissingFlagOrEmptyValue) {
+  EXPECT_FALSE(ParseAxis("dp-size=1,2").ok());
+  EXPECT_FALSE(ParseAxis("--dp-size").ok());
+  absl::Status s = ParseAxis("--dp-size=1,,2").status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("--dp-size"), std::string::npos);
+}
+
+TEST(ParseEngineAxisTest, LabelsEachCommandByItsEngine) {
+  absl::StatusOr<Axis> a = ParseEngineAxis(
+      "vllm serve m -tp 8 | python3 -m sglang.launch_server --model-path m --tp 8 |"
+      "trtllm-serve m --tp_size 8|vllm serve m -dp 8");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->values, (std::vector<std::string>{"vllm", "sglang", "trtllm", "vllm#2"}));
+  EXPECT_EQ(a->commands[1], "python3 -m sglang.launch_server --model-path m --tp 8");
+  EXPECT_FALSE(ParseEngineAxis("vllm serve m||vllm serve n").ok());
+}
+
+TEST(SetFlagTest, ReplacesTheValueInPlace) {
+  absl::StatusOr<std::string> c = SetFlag("vllm serve m --max-num-seqs 64 -tp 8", "--max-num-seqs", "128");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(*c, "vllm serve m --max-num-seqs 128 -tp 8");
+}
+
+TEST(SetFlagTest, ReplacesTheInlineForm) {
+  EXPECT_EQ(*SetFlag("vllm bench serve --request-rate=4 --seed 1", "--request-rate", "8"),
+            "vllm bench serve --request-rate=8 --seed 1");
+}
+
+TEST(SetFlagTest, AppendsAnAbsentFlag) {
+  EXPECT_EQ(*SetFlag("vllm serve m", "--kv-cache-dtype", "fp8_e4m3"),
+            "vllm serve m --kv-cache-dtype fp8_e4m3");
+}
+
+TEST(SetFlagTest, GivesABareSwitchItsValue) {
+  EXPECT_EQ(*SetFlag("x --flag --other 1", "--flag", "on"), "x --flag on --other 1");
+}
+
+TEST(SetFlagTest, QuotesWordsThatNeedItAndTheyReadBackUnchanged) {
+  const std::string json = R"({"method":"mtp","num_speculative_tokens":1})";
+  absl::StatusOr<std::string> c =
+      SetFlag("vllm serve m --speculative-config {\"method\":\"mtp\"}", "--speculative-config", json);
+  ASSERT_TRUE(c.ok());
+  absl::StatusOr<std::vector<std::string>> words = workload::SplitShellWords(*c);
+  ASSERT_TRUE(words.ok());
+  ASSERT_EQ(words->size(), 5u);
+  EXPECT_EQ((*words)[4], json);
+  EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
+  EXPECT_EQ(*workload::SplitShellWords(ShellQuote("it's")), std::vector<std::string>{"it's"});
+  EXPECT_EQ(ShellQuote(""), "''");
+  EXPECT_EQ(ShellQuote("/a/b.csv"), "/a/b.csv");
+}
+
+TEST(ExpandGridTest, LastAxisVariesFastest) {
+  std::vector<Axis> axes = {*ParseAxis("--dp-size=1,2"), *ParseAxis("--request-rate=1,2,4")};
+  absl::StatusOr<std::vector<SweepPoint>> points =
+      ExpandGrid("sglang serve --tp 8", "vllm bench serve", axes);
+  ASSERT_TRUE(points.ok()) << points.status();
+  ASSERT_EQ(points->size(), 6u);
+  EXPECT_EQ((*points)[4].index, 4);
+  EXPECT_EQ((*points)[4].values, (std::vector<std::string>{"2", "2"}));
+  EXPECT_EQ((*points)[4].serve_command, "sglang serve --tp 8 --dp-size 2");
+  EXPECT_EQ((*points)[4].bench_command, "vllm bench serve --request-rate 2");
+  EXPECT_EQ((*points)[2].values, (std::vector<std::string>{"1", "4"}));
+}
+
+TEST(ExpandGridTest, EngineAxisReplacesTheServeCommandBeforeFlagEdits) {
+  std::vector<Axis> axes = {*ParseAxis("--max-num-seqs=8,16"),
+                            *ParseEngineAxis("vllm serve m|trtllm-serve m")};
+  absl::StatusOr<std::vector<SweepPoint>> points = ExpandGrid("base", "vllm bench serve", axes);
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 4u);
+  EXPECT_EQ((*points)[1].serve_command, "trtllm-serve m --max-num-seqs 8");
+  EXPECT_EQ((*points)[2].serve_command, "vllm serve m --max-num-seqs 16");
+  EXPECT_EQ((*points)[2].values, (std::vector<std::string>{"16", "vllm"}));
+}
+
+TEST(ExpandGridTest, NoAxesIsTheBasePoint) {
+  absl::StatusOr<std::vector<SweepPoint>> points = ExpandGrid("s", "b", {});
+  ASSERT_TRUE(points.ok());
+  ASSERT_EQ(points->size(), 1u);
+  EXPECT_EQ((*points)[0].serve_command, "s");
+}
+
+TEST(ShardTest, ParsesAndSelectsIndexModuloCount) {
+  absl::StatusOr<Shard> s = ParseShard("1/3");
+  ASSERT_TRUE(s.ok());
+  std::vector<SweepPoint> points(8);
+  for (int i = 0; i < 8; ++i) points[i].index = i;
+  std::vector<int64_t> got;
+  for (const SweepPoint& p : SelectShard(points, *s)) got.push_back(p.index);
+  EXPECT_EQ(got, (std::vector<int64_t>{1, 4, 7}));
+  EXPECT_FALSE(ParseShard("3/3").ok());
+  EXPECT_FALSE(ParseShard("-1/3").ok());
+  EXPECT_FALSE(ParseShard("1").ok());
+  EXPECT_FALSE(ParseShard("0/0").ok());
+}
+
+TEST(RunPointsTest, ResultsInGridOrderWhateverTheThreadCount) {
+  std::vector<SweepPoint> points(40);
+  for (int i = 0; i < 40; ++i) points[i].index = i;
+  // Later points finish first: only the slot-per-index rule keeps the order.
+  PointEvaluator eval = [](const SweepPoint& p) -> absl::StatusOr<PointFigures> {
+    std::this_thread::sleep_for(std::chrono::microseconds(50 * (40 - p.index)));
+    if (p.index % 7 == 3) return absl::FailedPreconditionError("too big");
+    if (p.index % 11 == 5) return absl::InvalidArgumentError("bad flag");
+    PointFigures f;
+    f.completed = p.index * 10;
+    return f;
+  };
+  int64_t last_done = 0;
+  std::vector<PointResult> one = RunPoints(points, eval, 1, nullptr);
+  std::vector<PointResult> four =
+      RunPoints(points, eval, 4, [&](int64_t done, int64_t total) {
+        EXPECT_EQ(done, last_done + 1);
+        EXPECT_EQ(total, 40);
+        last_done = done;
+      });
+  EXPECT_EQ(last_done, 40);
+  ASSERT_EQ(four.size(), 40u);
+  for (int i = 0; i < 40; ++i) {
+    EXPECT_EQ(four[i].point.index, i);
+    EXPECT_EQ(four[i].status, one[i].status);
+    EXPECT_EQ(four[i].figures.completed, one[i].figures.completed);
+  }
+  EXPECT_EQ(four[3].status, PointStatus::kRefused);
+  EXPECT_EQ(four[3].reason, "too big");
+  EXPECT_EQ(four[5].status, PointStatus::kError);
+  EXPECT_EQ(four[6].figures.completed, 60);
+}
+
+TEST(ProgressBarTest, FillsInProportion) {
+  EXPECT_EQ(ProgressBar(12, 40, 10), "\r[###       ] 12/40");
+  EXPECT_EQ(ProgressBar(40, 40, 4), "\r[####] 40/40");
+}
+
+}  // namespace
+}  // namespace servesim::planning
