@@ -165,9 +165,20 @@ TEST(OpGraphTest, SparseDecodeAttendsAtMostTopK) {
   const auto ops = BuildRankIterationOps(
       spec, Must(VllmLayout(spec, 1, 1, false, 8)), b, 2, {});
   EXPECT_EQ(Find(ops, "indexer_decode")->x, 101 + 5001);
-  EXPECT_EQ(Find(ops, "index_topk")->x, 101 + 5001);
+  // Only the 5001-key row needs a selection; the 101-key row keeps all keys.
+  EXPECT_EQ(Find(ops, "index_topk")->x, 5001);
   EXPECT_EQ(Find(ops, "sparse_mla_decode")->x, 101 + 2048);
   EXPECT_EQ(Find(ops, "sparse_mla_decode")->repeat, 61);
+}
+
+TEST(OpGraphTest, NoTopKWhenEveryRowFitsInTopK) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  RankBatch b;
+  b.seqs = {{1, 100}, {1, 2047}};  // 101 and 2048 keys: both <= 2048
+  const auto ops = BuildRankIterationOps(
+      spec, Must(VllmLayout(spec, 1, 1, false, 8)), b, 2, {});
+  EXPECT_EQ(Find(ops, "index_topk"), nullptr);
+  EXPECT_NE(Find(ops, "indexer_decode"), nullptr);
 }
 
 // A 1000-token prompt: dense MHA under a 2048 threshold (SGLang), sparse MLA

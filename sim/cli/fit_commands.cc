@@ -76,7 +76,7 @@ int FitCommand(const CliArgs& args) {
   params.set_schema_version(1);
   params.set_generated_by(absl::StrCat("servesim fit --runs ", args.Get("--runs")));
   params.set_generated_at(UtcDate());
-  params.set_profile(context->paths.profile);
+  params.set_profile(runner::RepoRelative(*context, context->paths.profile));
   std::vector<fit::CaseResult> held_out;
   for (const auto& [name, kind] : Engines()) {
     if (std::find(wanted.begin(), wanted.end(), name) == wanted.end()) continue;
