@@ -513,6 +513,7 @@ int Main(int argc, char** argv) {
   std::string layouts_arg = "tp8,dp8ep8";
   double budget_s = 330;
   bool quick = false, breakdown = false;
+  std::string only;  // run just this batch (e.g. decode_b1024_c32768)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
@@ -520,9 +521,10 @@ int Main(int argc, char** argv) {
     else if (a == "--budget-s" && i + 1 < argc) budget_s = std::atof(argv[++i]);
     else if (a == "--quick") quick = true;
     else if (a == "--breakdown") breakdown = true;
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else {
       std::fprintf(stderr, "servesim_iteration: unknown or incomplete argument '%s'\nusage: servesim_iteration --csv PATH "
-                           "[--layouts tp8,dp8ep8] [--budget-s S] [--quick] [--breakdown]\n", a.c_str());
+                           "[--layouts tp8,dp8ep8] [--budget-s S] [--quick] [--breakdown] [--only BATCH]\n", a.c_str());
       return 2;
     }
   }
@@ -546,6 +548,7 @@ int Main(int argc, char** argv) {
   // Required batches first; the 1024-sequence decodes last, run while the
   // time budget lasts.
   std::vector<Batch> batches;
+  auto wanted = [&](const Batch& b) { return only.empty() || b.Name() == only; };
   const std::vector<int64_t> seqs = quick ? std::vector<int64_t>{1, 64} : std::vector<int64_t>{1, 8, 64, 256};
   const std::vector<int64_t> ctxs = quick ? std::vector<int64_t>{2048} : std::vector<int64_t>{512, 2048, 8192, 32768};
   for (int64_t n : seqs)
@@ -554,6 +557,12 @@ int Main(int argc, char** argv) {
   batches.push_back({64, 2048, 2048});
   if (!quick)
     for (int64_t c : ctxs) batches.push_back({1024, c, 0});
+  batches.erase(std::remove_if(batches.begin(), batches.end(), [&](const Batch& b) { return !wanted(b); }),
+                batches.end());
+  if (batches.empty()) {
+    std::fprintf(stderr, "servesim_iteration: --only: no batch named %s\n", only.c_str());
+    return 2;
+  }
 
   FILE* csv = std::fopen(csv_path.c_str(), "w");
   if (!csv) {
