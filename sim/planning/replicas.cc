@@ -5,11 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
-#include "sim/cost/op_cost.h"
-#include "sim/cost/step_predictor.h"
 #include "sim/planning/parallel_for.h"
-#include "sim/workload/arrivals.h"
-#include "sim/workload/dataset.h"
 
 namespace servesim::planning {
 
@@ -22,15 +18,7 @@ absl::StatusOr<PreparedWorkload> PrepareWorkload(const runner::PredictionContext
         "plan: --max-concurrency is not supported: replicas behind a load balancer see an "
         "open-loop workload (use --request-rate or a trace)");
   }
-  ASSIGN_OR_RETURN(std::vector<workload::BenchRequest> sampled,
-                   workload::SampleRequests(w.bench, context.paths.repo_dir + "/traces", &w.notice));
-  ASSIGN_OR_RETURN(std::vector<int64_t> arrivals,
-                   workload::RequestArrivalTimesNs(w.bench, sampled));
-  w.requests.reserve(sampled.size());
-  for (size_t i = 0; i < sampled.size(); ++i) {
-    w.requests.push_back({sampled[i].prompt_tokens, sampled[i].output_tokens,
-                          sim::Nanoseconds(arrivals[i])});
-  }
+  ASSIGN_OR_RETURN(w.requests, runner::BuildClientRequests(context, w.bench, &w.notice));
   return w;
 }
 
@@ -92,18 +80,8 @@ absl::StatusOr<metrics::BenchMetrics> SimulateReplicas(const runner::PredictionC
     for (size_t i : RoundRobinShare(workload.requests.size(), replicas, static_cast<int>(k))) {
       input.requests.push_back(workload.requests[i]);
     }
-    // One cost model per simulation, as runner::Predict builds it.
-    cost::GpuRates rates;
-    std::unique_ptr<cost::OpCost> op_cost;
-    if (context.profile) {
-      op_cost = std::make_unique<cost::ProfileOpCost>(*context.profile, rates,
-                                                      runner::ProductionScalePairs(context));
-    } else {
-      op_cost = std::make_unique<cost::RooflineOpCost>(rates);
-    }
-    cost::StepPredictor predictor(run.setup.predictor, std::move(op_cost));
     absl::StatusOr<serving::SimulationResult> r =
-        serving::RunServingSimulation(run.setup.topology, predictor, input);
+        runner::SimulatePrepared(context, run, input, /*fallbacks=*/nullptr);
     if (r.ok()) {
       results[k] = std::move(*r);
     } else {

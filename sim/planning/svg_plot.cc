@@ -33,6 +33,29 @@ std::string Escape(const std::string& s) {
   return out;
 }
 
+// Legend lines hold about this many 11-px characters beside the swatch.
+constexpr size_t kLegendChars = 26;
+
+// Greedy word wrap at blanks; a word longer than `width` gets a line of its own.
+std::vector<std::string> WrapWords(const std::string& text, size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += line.empty() ? word : " " + word;
+    start = end + 1;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
 std::string Num(double v) { return absl::StrFormat("%.1f", v); }
 
 // One axis: data value -> pixel.
@@ -227,9 +250,12 @@ std::string RenderPanel(const PlotPanel& panel, int left, int top, int width, in
                                             color, s.emphasize ? "2.5" : "1.6"));
     }
     if (s.markers) absl::StrAppend(&out, Marker(lx + 11, ly + 4, color, s.emphasize));
-    absl::StrAppend(&out, absl::StrFormat("<text x=\"%s\" y=\"%s\" font-size=\"11\">%s</text>\n",
-                                          Num(lx + 28), Num(ly + 8), Escape(s.name)));
-    ly += 18;
+    for (const std::string& line : WrapWords(s.name, kLegendChars)) {
+      absl::StrAppend(&out, absl::StrFormat("<text x=\"%s\" y=\"%s\" font-size=\"11\">%s</text>\n",
+                                            Num(lx + 28), Num(ly + 8), Escape(line)));
+      ly += 14;
+    }
+    ly += 4;
   }
   return out;
 }

@@ -107,30 +107,25 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
   return run;
 }
 
-absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRequest& request) {
-  Prediction p;
-  ASSIGN_OR_RETURN(p.bench, workload::ParseBenchCommand(request.bench_command));
-  scenarios::ServeContext serve_context;
-  serve_context.mtp_mean_accepted_drafts = request.mtp_mean_accepted_drafts;
-  serve_context.chat_workload = p.bench.dataset_name != workload::DatasetName::kRandom;
-  ASSIGN_OR_RETURN(PreparedRun run,
-                   PrepareRun(context, request.serve_command, request.env, serve_context));
-  p.engine = run.engine;
-
-  std::string notice;
-  ASSIGN_OR_RETURN(std::vector<workload::BenchRequest> requests,
-                   workload::SampleRequests(p.bench, context.paths.repo_dir + "/traces", &notice));
-  ASSIGN_OR_RETURN(std::vector<int64_t> arrivals,
-                   workload::RequestArrivalTimesNs(p.bench, requests));
-  serving::SimulationInput input;
-  input.max_concurrency = p.bench.max_concurrency;
-  input.requests.reserve(requests.size());
-  for (size_t i = 0; i < requests.size(); ++i) {
-    input.requests.push_back({requests[i].prompt_tokens, requests[i].output_tokens,
-                              sim::Nanoseconds(arrivals[i])});
+absl::StatusOr<std::vector<serving::ClientRequest>> BuildClientRequests(
+    const PredictionContext& context, const workload::BenchConfig& bench, std::string* notice) {
+  ASSIGN_OR_RETURN(std::vector<workload::BenchRequest> sampled,
+                   workload::SampleRequests(bench, context.paths.repo_dir + "/traces", notice));
+  ASSIGN_OR_RETURN(std::vector<int64_t> arrivals, workload::RequestArrivalTimesNs(bench, sampled));
+  std::vector<serving::ClientRequest> requests;
+  requests.reserve(sampled.size());
+  for (size_t i = 0; i < sampled.size(); ++i) {
+    requests.push_back(
+        {sampled[i].prompt_tokens, sampled[i].output_tokens, sim::Nanoseconds(arrivals[i])});
   }
+  return requests;
+}
 
-  cost::GpuRates rates;
+absl::StatusOr<serving::SimulationResult> SimulatePrepared(const PredictionContext& context,
+                                                           const PreparedRun& run,
+                                                           const serving::SimulationInput& input,
+                                                           std::set<std::string>* fallbacks) {
+  const cost::GpuRates rates;
   std::unique_ptr<cost::OpCost> op_cost;
   cost::ProfileOpCost* profile_cost = nullptr;
   if (context.profile) {
@@ -142,8 +137,28 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
     op_cost = std::make_unique<cost::RooflineOpCost>(rates);
   }
   cost::StepPredictor predictor(run.setup.predictor, std::move(op_cost));
-  ASSIGN_OR_RETURN(p.simulation,
-                   serving::RunServingSimulation(run.setup.topology, predictor, input));
+  absl::StatusOr<serving::SimulationResult> result =
+      serving::RunServingSimulation(run.setup.topology, predictor, input);
+  if (fallbacks != nullptr && profile_cost != nullptr) *fallbacks = profile_cost->fallbacks();
+  return result;
+}
+
+absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRequest& request) {
+  Prediction p;
+  ASSIGN_OR_RETURN(p.bench, workload::ParseBenchCommand(request.bench_command));
+  scenarios::ServeContext serve_context;
+  serve_context.mtp_mean_accepted_drafts = request.mtp_mean_accepted_drafts;
+  serve_context.chat_workload = p.bench.dataset_name != workload::DatasetName::kRandom;
+  ASSIGN_OR_RETURN(PreparedRun run,
+                   PrepareRun(context, request.serve_command, request.env, serve_context));
+  p.engine = run.engine;
+
+  std::string notice;
+  serving::SimulationInput input;
+  input.max_concurrency = p.bench.max_concurrency;
+  ASSIGN_OR_RETURN(input.requests, BuildClientRequests(context, p.bench, &notice));
+  std::set<std::string> fallbacks;
+  ASSIGN_OR_RETURN(p.simulation, SimulatePrepared(context, run, input, &fallbacks));
   p.metrics = metrics::ComputeBenchMetrics(p.simulation.records, p.simulation.duration);
   p.report.max_concurrency = p.bench.max_concurrency;
   p.report.request_rate = p.bench.request_rate;
@@ -170,9 +185,8 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
     for (const cost::KernelScale& k : context.kernel_scales) {
       p.header.push_back(absl::StrCat("production-kernel factor: ", k.derivation));
     }
-    if (profile_cost && !profile_cost->fallbacks().empty()) {
-      p.header.push_back(absl::StrCat("roofline fallbacks: ",
-                                      absl::StrJoin(profile_cost->fallbacks(), " ")));
+    if (!fallbacks.empty()) {
+      p.header.push_back(absl::StrCat("roofline fallbacks: ", absl::StrJoin(fallbacks, " ")));
     }
   } else {
     p.header.push_back(context.missing_default_profile.empty()

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,19 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
                                        const std::string& serve_command,
                                        const scenarios::EnvVars& env,
                                        const scenarios::ServeContext& serve_context);
+
+// The benchmark client's requests for `bench`: sampled lengths and send
+// times, in send order. `notice` gets the dataset's note for the header.
+absl::StatusOr<std::vector<serving::ClientRequest>> BuildClientRequests(
+    const PredictionContext& context, const workload::BenchConfig& bench, std::string* notice);
+
+// Simulates `input` on a prepared engine, timing steps with the context's
+// cost model (profile with production-kernel factors, or the roofline).
+// `fallbacks`, if given, receives the ops that fell back to the roofline.
+absl::StatusOr<serving::SimulationResult> SimulatePrepared(const PredictionContext& context,
+                                                           const PreparedRun& run,
+                                                           const serving::SimulationInput& input,
+                                                           std::set<std::string>* fallbacks);
 
 // `path` relative to the repository when it lies inside it (headers stay the
 // same whichever directory the checkout is in).
