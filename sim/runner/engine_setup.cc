@@ -84,6 +84,22 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
       return absl::InvalidArgumentError("engine not set");
   }
   if (setup.ok()) {
+    // What every engine's step model shares: the model and layout, CUDA-graph
+    // sizes, speculation, and the fitted host costs.
+    cost::StepPredictorConfig& p = setup->predictor;
+    p.spec = spec;
+    p.layout = setup->layout;
+    p.cuda_graph_sizes.assign(config.cuda_graph_sizes().begin(), config.cuda_graph_sizes().end());
+    p.num_speculative_tokens = config.num_speculative_tokens();
+    p.graph.num_speculative_tokens = config.num_speculative_tokens();
+    p.overheads.step_cpu_us = params.step_cpu_us();
+    p.overheads.per_seq_cpu_us = params.per_seq_cpu_us();
+    p.overheads.eager_launch_us = params.eager_launch_us();
+    p.overheads.overlap_cpu = config.overlap_schedule();
+    setup->notes.insert(setup->notes.begin(),
+                        {absl::StrCat("layout: ", setup->layout.Describe()),
+                         DescribeKvPool(spec, setup->kv, ToModelKvDtype(config.kv_cache_dtype()),
+                                        setup->layout.attn_dp)});
     setup->topology.frontend_per_request = sim::Microseconds(params.frontend_request_us());
     ApplyBackendFactors(config, params, &setup->predictor);
     for (const auto& [kind, scale] : setup->predictor.kind_time_scale) {

@@ -106,8 +106,6 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
   };
 
   cost::StepPredictorConfig& p = s.predictor;
-  p.spec = spec;
-  p.layout = s.layout;
   p.graph.kv_dtype = kv_dtype;
   // SGLang prefills sequences of at most 2048 tokens with dense MHA (FA3
   // varlen) instead of the sparse path (model-and-kernels.md §4.2).
@@ -115,20 +113,9 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
   p.graph.min_sparse_decode_heads = HeadPaddingFor(config.decode_attention_backend());
   p.graph.min_sparse_prefill_heads = HeadPaddingFor(config.prefill_attention_backend());
   p.graph.fp8_gemms = true;  // DeepGEMM is mandatory for this model in SGLang
-  p.graph.num_speculative_tokens = config.num_speculative_tokens();
-  p.cuda_graph_sizes.assign(config.cuda_graph_sizes().begin(), config.cuda_graph_sizes().end());
   p.graphs_cover_mixed_batches = false;  // SGLang captures decode batches only
   p.pad_moe_tokens_to_max_rank = false;  // DP attention gathers each rank's real tokens
-  p.num_speculative_tokens = config.num_speculative_tokens();
-  p.overheads.step_cpu_us = params.step_cpu_us();
-  p.overheads.per_seq_cpu_us = params.per_seq_cpu_us();
-  p.overheads.eager_launch_us = params.eager_launch_us();
-  p.overheads.overlap_cpu = config.overlap_schedule();
-  // Fitted backend factors (nsa_decode=..., nsa_prefill=...) are applied by
-  // PrepareEngine (ApplyBackendFactors), not here.
 
-  s.notes.push_back(absl::StrCat("layout: ", s.layout.Describe()));
-  s.notes.push_back(DescribeKvPool(spec, s.kv, kv_dtype, ranks));
   s.notes.push_back(absl::StrFormat(
       "mem_fraction_static %.3f%s; max_running_requests %d per DP rank; chunked prefill %s per "
       "rank; new_token_ratio init %.4f min %.4f",

@@ -81,8 +81,6 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
   };
 
   cost::StepPredictorConfig& p = s.predictor;
-  p.spec = spec;
-  p.layout = s.layout;
   p.graph.kv_dtype = kv_dtype;
   // Prefills of sequences within the index top-k attend to every token: the
   // dense path [U: TRT-LLM's DSA short-sequence handling not read].
@@ -91,20 +89,10 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
   p.graph.min_sparse_decode_heads = 64;
   p.graph.min_sparse_prefill_heads = 64;
   p.graph.fp8_gemms = true;  // without DeepGEMM TRT-LLM's own FP8 GEMMs run
-  p.graph.num_speculative_tokens = config.num_speculative_tokens();
-  p.cuda_graph_sizes.assign(config.cuda_graph_sizes().begin(), config.cuda_graph_sizes().end());
   p.graphs_cover_mixed_batches = false;  // generation-only batches are captured
   p.graphs_exact_sizes_only = !config.cuda_graph_padding();
   p.pad_moe_tokens_to_max_rank = false;
-  p.num_speculative_tokens = config.num_speculative_tokens();
-  p.overheads.step_cpu_us = params.step_cpu_us();
-  p.overheads.per_seq_cpu_us = params.per_seq_cpu_us();
-  p.overheads.eager_launch_us = params.eager_launch_us();
-  p.overheads.overlap_cpu = config.overlap_schedule();
-  // Fitted backend factors are applied by PrepareEngine (ApplyBackendFactors).
 
-  s.notes.push_back(absl::StrCat("layout: ", s.layout.Describe()));
-  s.notes.push_back(DescribeKvPool(spec, s.kv, kv_dtype, ranks));
   s.notes.push_back(absl::StrCat(
       "scheduler: ", config.schedule_policy(), ", max_batch_size ", config.max_num_seqs(),
       ", max_num_tokens ", config.max_num_batched_tokens(), ", chunked context ",

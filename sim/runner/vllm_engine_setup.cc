@@ -57,8 +57,6 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   };
 
   cost::StepPredictorConfig& p = s.predictor;
-  p.spec = spec;
-  p.layout = s.layout;
   p.graph.kv_dtype = kv_dtype;
   // Short prefills take dense MHA when the whole sequence fits in the index
   // top-k (vLLM's use_dense_mha rule; its presence in v0.13 is [U]).
@@ -68,18 +66,9 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   p.graph.min_sparse_decode_heads = 64;
   p.graph.min_sparse_prefill_heads = 64;
   p.graph.fp8_gemms = true;  // DeepGEMM off falls back to CUTLASS FP8, not BF16
-  p.graph.num_speculative_tokens = config.num_speculative_tokens();
-  p.cuda_graph_sizes.assign(config.cuda_graph_sizes().begin(), config.cuda_graph_sizes().end());
   p.graphs_cover_mixed_batches = true;  // FULL_AND_PIECEWISE
   p.pad_moe_tokens_to_max_rank = true;  // DP ranks pad to the largest (num_tokens_across_dp)
-  p.num_speculative_tokens = config.num_speculative_tokens();
-  p.overheads.step_cpu_us = params.step_cpu_us();
-  p.overheads.per_seq_cpu_us = params.per_seq_cpu_us();
-  p.overheads.eager_launch_us = params.eager_launch_us();
-  p.overheads.overlap_cpu = config.overlap_schedule();
 
-  s.notes.push_back(absl::StrCat("layout: ", s.layout.Describe()));
-  s.notes.push_back(DescribeKvPool(spec, s.kv, kv_dtype, ranks));
   s.notes.push_back(absl::StrCat(
       "attention: FLASHMLA_SPARSE; GEMMs: ", config.deep_gemm() ? "DeepGEMM FP8" : "CUTLASS FP8",
       "; CUDA graphs up to ", config.cuda_graph_max_bs(), " tokens; async scheduling ",
