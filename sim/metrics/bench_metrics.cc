@@ -7,16 +7,21 @@
 namespace servesim::metrics {
 namespace {
 
-// numpy.percentile's linear interpolation on an already sorted list.
-double SortedPercentile(const std::vector<double>& sorted, double percentile) {
-  if (sorted.empty()) return 0;
-  const double rank = percentile / 100.0 * static_cast<double>(sorted.size() - 1);
+// numpy.percentile's linear interpolation, by selection instead of a full
+// sort (the pooled ITL list holds ~200k values per ShareGPT replay). Reorders
+// `values`; gives exactly what sorting first would.
+double SelectPercentile(std::vector<double>& values, double percentile) {
+  if (values.empty()) return 0;
+  const double rank = percentile / 100.0 * static_cast<double>(values.size() - 1);
   const size_t lo = static_cast<size_t>(std::floor(rank));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - static_cast<double>(lo));
+  std::nth_element(values.begin(), values.begin() + lo, values.end());
+  const double low = values[lo];
+  const double high =
+      lo + 1 < values.size() ? *std::min_element(values.begin() + lo + 1, values.end()) : low;
+  return low + (high - low) * (rank - static_cast<double>(lo));
 }
 
-// Takes the list by value: it is sorted once for both percentiles.
+// Takes the list by value: the percentiles reorder it.
 LatencyStats StatsMs(std::vector<double> seconds) {
   LatencyStats s;
   if (seconds.empty()) return s;  // numpy over [0]: every statistic is 0
@@ -26,17 +31,15 @@ LatencyStats StatsMs(std::vector<double> seconds) {
   for (double v : seconds) sq += (v - mean) * (v - mean);
   s.mean_ms = mean * 1e3;
   s.std_ms = std::sqrt(sq / n) * 1e3;
-  std::sort(seconds.begin(), seconds.end());
-  s.median_ms = SortedPercentile(seconds, 50) * 1e3;
-  s.p99_ms = SortedPercentile(seconds, 99) * 1e3;
+  s.median_ms = SelectPercentile(seconds, 50) * 1e3;
+  s.p99_ms = SelectPercentile(seconds, 99) * 1e3;
   return s;
 }
 
 }  // namespace
 
 double Percentile(std::vector<double> values, double percentile) {
-  std::sort(values.begin(), values.end());
-  return SortedPercentile(values, percentile);
+  return SelectPercentile(values, percentile);
 }
 
 BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
