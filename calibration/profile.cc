@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
 #include "base/status_macros.h"
-#include "google/protobuf/io/tokenizer.h"
+#include "base/text_proto.h"
 #include "google/protobuf/text_format.h"
 
 namespace servesim::calibration {
@@ -77,18 +77,8 @@ absl::StatusOr<Profile> Profile::Load(const std::string& path) {
   buffer << in.rdbuf();
   ProfileProto proto;
   if (format == Format::kText) {
-    // Collect the parser's message (line:column) instead of its stderr log.
-    class Collector : public google::protobuf::io::ErrorCollector {
-     public:
-      void AddError(int line, int column, const std::string& message) override {
-        if (first.empty()) first = absl::StrCat("line ", line + 1, ":", column + 1, ": ", message);
-      }
-      std::string first;
-    } collector;
-    google::protobuf::TextFormat::Parser parser;
-    parser.RecordErrorsTo(&collector);
-    if (!parser.ParseFromString(buffer.str(), &proto)) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": text parse error: ", collector.first));
+    if (absl::Status parsed = ParseTextProto(buffer.str(), &proto); !parsed.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": text parse error: ", parsed.message()));
     }
   } else if (!proto.ParseFromString(buffer.str())) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": not a binary ProfileProto"));

@@ -5,8 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
-#include "google/protobuf/io/tokenizer.h"
-#include "google/protobuf/text_format.h"
+#include "base/text_proto.h"
 #include "models/weight_inventory.h"
 
 namespace servesim::models {
@@ -20,19 +19,6 @@ constexpr int64_t kFp8DsMlaTileElements = 128;
 constexpr int64_t kFp8DsMlaScaleBytes = 4;
 constexpr int64_t kBf16Bytes = 2;
 
-// Collects the first text-format parse error as a one-line message.
-class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, int column, const std::string& message) override {
-    if (error_.empty())
-      error_ = absl::StrCat(line + 1, ":", column + 1, ": ", message);
-  }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string error_;
-};
-
 absl::Status Positive(const std::string& field, int64_t value) {
   if (value > 0) return absl::OkStatus();
   return absl::InvalidArgumentError(
@@ -44,12 +30,9 @@ absl::Status Positive(const std::string& field, int64_t value) {
 absl::StatusOr<ModelSpec> ParseModelSpec(const std::string& text,
                                          const std::string& origin) {
   ModelSpec spec;
-  google::protobuf::TextFormat::Parser parser;
-  FirstErrorCollector errors;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(text, &spec)) {
+  if (absl::Status parsed = ParseTextProto(text, &spec); !parsed.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        origin, ": not a valid ModelSpec textproto: ", errors.error()));
+        origin, ": not a valid ModelSpec textproto: ", parsed.message()));
   }
   absl::Status valid = ValidateModelSpec(spec);
   if (!valid.ok()) {

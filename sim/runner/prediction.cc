@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
-#include "google/protobuf/text_format.h"
+#include "base/text_proto.h"
 #include "sim/cost/op_cost.h"
 #include "sim/cost/production_kernels.h"
 #include "sim/workload/arrivals.h"
@@ -22,9 +22,9 @@ absl::StatusOr<scenarios::FittedParams> LoadParams(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   scenarios::FittedParams params;
-  if (!google::protobuf::TextFormat::ParseFromString(text.str(), &params)) {
+  if (absl::Status s = ParseTextProto(text.str(), &params); !s.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--params: ", path, " is not a FittedParams text proto"));
+        absl::StrCat("--params: ", path, ": not a FittedParams text proto: ", s.message()));
   }
   return params;
 }
