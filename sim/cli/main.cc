@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
         argc, argv, command,
         With({"--bench", "--trace", "--rate-scale", "--num-prompts", "--slo-ttft-p99-ms",
               "--slo-tpot-mean-ms", "--slo-itl-p99-ms", "--min-throughput", "--candidates",
-              "--max-nodes", "--threads"},
+              "--max-nodes", "--threads", "--balancer"},
              kContextFlags),
         {}, {"--candidate"});
     if (!args.ok()) return ReportError(args.status());

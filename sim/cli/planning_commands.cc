@@ -306,6 +306,13 @@ int PlanCommand(const CliArgs& args) {
   absl::StatusOr<int> threads = IntFlag(args, "--threads", DefaultThreads(), 1);
   if (!threads.ok()) return ReportError(threads.status());
   options.threads = *threads;
+  const std::string balancer = args.Get("--balancer", "round-robin");
+  if (balancer == "least-outstanding") {
+    options.balancer = serving::NodeBalancer::kLeastOutstanding;
+  } else if (balancer != "round-robin") {
+    return ReportError(absl::InvalidArgumentError(absl::StrCat(
+        "--balancer: expected round-robin or least-outstanding, got \"", balancer, "\"")));
+  }
   absl::StatusOr<scenarios::EnvVars> env = EnvFromArgs(args);
   if (!env.ok()) return ReportError(env.status());
   options.env = *env;

@@ -141,7 +141,9 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
     }
     auto trial = [&](int nodes) -> absl::StatusOr<NodeTrial> {
       ASSIGN_OR_RETURN(metrics::BenchMetrics m,
-                       SimulateReplicas(context, *run, workload, nodes, options.threads));
+                       options.balancer == serving::NodeBalancer::kLeastOutstanding
+                           ? SimulateReplicasLeastOutstanding(context, *run, workload, nodes)
+                           : SimulateReplicas(context, *run, workload, nodes, options.threads));
       NodeTrial t;
       t.nodes = nodes;
       t.figures = FiguresOf(m);

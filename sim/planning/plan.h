@@ -59,7 +59,12 @@ absl::StatusOr<std::vector<NodeTrial>> SearchFewestNodes(
 
 struct PlanOptions {
   int max_nodes = 64;
-  int threads = 1;  // replicas simulated in parallel
+  int threads = 1;  // replicas simulated in parallel (round robin only)
+  // How the load balancer picks a node. Round robin splits the requests
+  // i mod N and simulates the nodes independently (in parallel);
+  // least-outstanding needs the nodes' state at every send, so all nodes run
+  // in one simulation.
+  serving::NodeBalancer balancer = serving::NodeBalancer::kRoundRobin;
   scenarios::EnvVars env;
 };
 

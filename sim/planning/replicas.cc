@@ -95,4 +95,20 @@ absl::StatusOr<metrics::BenchMetrics> SimulateReplicas(const runner::PredictionC
   return metrics::ComputeBenchMetrics(merged.records, merged.duration);
 }
 
+absl::StatusOr<metrics::BenchMetrics> SimulateReplicasLeastOutstanding(
+    const runner::PredictionContext& context, const runner::PreparedRun& run,
+    const PreparedWorkload& workload, int replicas) {
+  if (replicas < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("replicas must be >= 1, got ", replicas));
+  }
+  runner::PreparedRun nodes = run;
+  nodes.setup.topology.nodes = replicas;
+  nodes.setup.topology.node_balancer = serving::NodeBalancer::kLeastOutstanding;
+  serving::SimulationInput input;
+  input.requests = workload.requests;
+  ASSIGN_OR_RETURN(serving::SimulationResult r,
+                   runner::SimulatePrepared(context, nodes, input, /*fallbacks=*/nullptr));
+  return metrics::ComputeBenchMetrics(r.records, r.duration);
+}
+
 }  // namespace servesim::planning

@@ -57,6 +57,13 @@ absl::StatusOr<metrics::BenchMetrics> SimulateReplicas(const runner::PredictionC
                                                        const PreparedWorkload& workload,
                                                        int replicas, int threads);
 
+// `replicas` nodes behind a least-outstanding-requests balancer: one
+// simulation in which each request goes to the node with the fewest requests
+// sent and not yet finished.
+absl::StatusOr<metrics::BenchMetrics> SimulateReplicasLeastOutstanding(
+    const runner::PredictionContext& context, const runner::PreparedRun& run,
+    const PreparedWorkload& workload, int replicas);
+
 }  // namespace servesim::planning
 
 #endif  // SERVESIM_SIM_PLANNING_REPLICAS_H_

@@ -94,6 +94,25 @@ TEST(SimulateReplicasTest, MoreReplicasThanRequestsLeavesTheRestIdle) {
   EXPECT_EQ(m->completed, 3);
 }
 
+TEST(SimulateReplicasTest, LeastOutstandingOnOneNodeIsExactlyRunnerPredict) {
+  runner::RunRequest request{kServe, kBench, {}, -1};
+  absl::StatusOr<runner::Prediction> p = runner::Predict(Context(), request);
+  ASSERT_TRUE(p.ok()) << p.status();
+  absl::StatusOr<PreparedWorkload> w = PrepareWorkload(Context(), kBench);
+  ASSERT_TRUE(w.ok()) << w.status();
+  absl::StatusOr<runner::PreparedRun> run = PrepareCandidate(Context(), kServe, {}, *w);
+  ASSERT_TRUE(run.ok()) << run.status();
+  absl::StatusOr<metrics::BenchMetrics> one = SimulateReplicasLeastOutstanding(Context(), *run, *w, 1);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->duration_s, p->metrics.duration_s);
+  EXPECT_EQ(one->tpot.mean_ms, p->metrics.tpot.mean_ms);
+  absl::StatusOr<metrics::BenchMetrics> four = SimulateReplicasLeastOutstanding(Context(), *run, *w, 4);
+  ASSERT_TRUE(four.ok()) << four.status();
+  EXPECT_EQ(four->completed, one->completed);
+  EXPECT_EQ(four->total_output_tokens, one->total_output_tokens);
+  EXPECT_LT(four->tpot.mean_ms, one->tpot.mean_ms);
+}
+
 TEST(PrepareWorkloadTest, ClientConcurrencyCapIsUnimplemented) {
   absl::Status s =
       PrepareWorkload(Context(), "vllm bench serve --dataset-name random --max-concurrency 4")

@@ -34,7 +34,8 @@ class Simulation {
  private:
   void Send(RequestId id, SimTime now);
   void ReachEngine(RequestId id, SimTime now);
-  int PickRank();
+  int PickNode();
+  int PickRank(int node);
   void WakeInstance(int instance, SimTime now);
   absl::Status StartStep(int instance, SimTime now);
   void FinishStep(int instance, SimTime now);
@@ -52,9 +53,12 @@ class Simulation {
   SimulationResult result_;
   std::deque<RequestId> client_backlog_;  // waiting for a concurrency slot
   int64_t in_flight_ = 0;
-  int64_t round_robin_next_ = 0;
+  std::vector<int64_t> round_robin_next_;  // per node, over its ranks
+  int64_t node_round_robin_next_ = 0;
+  std::vector<int64_t> node_outstanding_;  // sent to a node, not finished
+  std::vector<int> node_of_request_;
   int64_t outstanding_ = 0;  // sent or pending, not yet finished
-  SimTime frontend_free_;    // when the API server finishes its current request
+  std::vector<SimTime> frontend_free_;  // per node: when its API server is next free
   engine::StepOutcome outcome_;
 };
 
@@ -62,20 +66,29 @@ absl::StatusOr<SimulationResult> Simulation::Run() {
   const size_t n = input_.requests.size();
   requests_.resize(n);
   result_.records.resize(n);
-  for (int r = 0; r < topology_.num_ranks; ++r) {
-    schedulers_.push_back(topology_.make_scheduler(r, n));
-  }
-  if (topology_.lockstep) {
-    instances_.resize(1);
-    for (int r = 0; r < topology_.num_ranks; ++r) instances_[0].ranks.push_back(r);
-    instance_of_rank_.assign(topology_.num_ranks, 0);
-  } else {
-    instances_.resize(topology_.num_ranks);
-    for (int r = 0; r < topology_.num_ranks; ++r) {
-      instances_[r].ranks.push_back(r);
-      instance_of_rank_.push_back(r);
+  // Ranks are numbered node-major: node k holds ranks [k*R, (k+1)*R).
+  const int ranks_per_node = topology_.num_ranks;
+  const int nodes = std::max(topology_.nodes, 1);
+  for (int k = 0; k < nodes; ++k) {
+    for (int r = 0; r < ranks_per_node; ++r) schedulers_.push_back(topology_.make_scheduler(r, n));
+    if (topology_.lockstep) {
+      Instance inst;
+      for (int r = 0; r < ranks_per_node; ++r) {
+        inst.ranks.push_back(k * ranks_per_node + r);
+        instance_of_rank_.push_back(static_cast<int>(instances_.size()));
+      }
+      instances_.push_back(std::move(inst));
+    } else {
+      for (int r = 0; r < ranks_per_node; ++r) {
+        instance_of_rank_.push_back(static_cast<int>(instances_.size()));
+        instances_.push_back(Instance{{k * ranks_per_node + r}});
+      }
     }
   }
+  round_robin_next_.assign(nodes, 0);
+  node_outstanding_.assign(nodes, 0);
+  frontend_free_.assign(nodes, SimTime::Zero());
+  node_of_request_.assign(n, 0);
   for (Instance& inst : instances_) inst.batches.resize(inst.ranks.size());
 
   for (size_t i = 0; i < n; ++i) {
@@ -153,16 +166,20 @@ void Simulation::Send(RequestId id, SimTime now) {
       return;
     }
   }
+  const int node = PickNode();
+  node_of_request_[id] = node;
+  ++node_outstanding_[node];
   if (topology_.frontend_per_request.ns() > 0) {
-    frontend_free_ = std::max(frontend_free_, now) + topology_.frontend_per_request;
-    events_.Push(Event{frontend_free_, EventPhase::kArrival, 0, EventType::kEngineArrival, id});
+    SimTime& free = frontend_free_[node];
+    free = std::max(free, now) + topology_.frontend_per_request;
+    events_.Push(Event{free, EventPhase::kArrival, 0, EventType::kEngineArrival, id});
     return;
   }
   ReachEngine(id, now);
 }
 
 void Simulation::ReachEngine(RequestId id, SimTime now) {
-  const int rank = PickRank();
+  const int rank = PickRank(node_of_request_[id]);
   engine::Request& r = requests_[id];
   r.arrival = now;
   r.dp_rank = rank;
@@ -170,17 +187,28 @@ void Simulation::ReachEngine(RequestId id, SimTime now) {
   WakeInstance(instance_of_rank_[rank], now);
 }
 
-int Simulation::PickRank() {
-  const int d = topology_.num_ranks;
-  if (d == 1) return 0;
-  if (topology_.router == RouterPolicy::kRoundRobin) {
-    return static_cast<int>(round_robin_next_++ % d);
+int Simulation::PickNode() {
+  const int nodes = static_cast<int>(node_outstanding_.size());
+  if (nodes == 1) return 0;
+  if (topology_.node_balancer == NodeBalancer::kRoundRobin) {
+    return static_cast<int>(node_round_robin_next_++ % nodes);
   }
-  int best = 0;
+  return static_cast<int>(std::min_element(node_outstanding_.begin(), node_outstanding_.end()) -
+                          node_outstanding_.begin());
+}
+
+int Simulation::PickRank(int node) {
+  const int d = topology_.num_ranks;
+  const int first = node * d;
+  if (d == 1) return first;
+  if (topology_.router == RouterPolicy::kRoundRobin) {
+    return first + static_cast<int>(round_robin_next_[node]++ % d);
+  }
+  int best = first;
   int64_t best_score = 0;
-  for (int r = 0; r < d; ++r) {
+  for (int r = first; r < first + d; ++r) {
     const int64_t score = schedulers_[r]->num_waiting() * 4 + schedulers_[r]->num_running();
-    if (r == 0 || score < best_score) {
+    if (r == first || score < best_score) {
       best = r;
       best_score = score;
     }
@@ -232,6 +260,7 @@ void Simulation::FinishStep(int instance, SimTime now) {
     }
     for (RequestId id : outcome_.finished) {
       result_.records[id].success = true;
+      --node_outstanding_[node_of_request_[id]];
       --outstanding_;
       ReleaseClientSlot(now);
     }

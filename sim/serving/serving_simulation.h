@@ -32,8 +32,14 @@ enum class RouterPolicy {
   kRoundRobin,
 };
 
+// How a load balancer in front of several node replicas picks a node.
+enum class NodeBalancer {
+  kRoundRobin,        // i-th request to node i mod N
+  kLeastOutstanding,  // the node with the fewest requests sent and not finished
+};
+
 struct EngineTopology {
-  int num_ranks = 1;
+  int num_ranks = 1;  // DP ranks of one engine replica (one node)
   // Ranks step together (the MoE spans them; idle ranks run dummy batches).
   // Otherwise each rank is an independent engine instance.
   bool lockstep = false;
@@ -47,6 +53,10 @@ struct EngineTopology {
   // The engine's request validation: a non-empty reason fails the request at
   // once, as the server answers it with an error.
   std::function<std::string(const ClientRequest&)> reject_reason;
+  // Independent replicas of this engine (one per node, each with its own API
+  // server, ranks and KV) behind one load balancer.
+  int nodes = 1;
+  NodeBalancer node_balancer = NodeBalancer::kRoundRobin;
 };
 
 struct SimulationInput {

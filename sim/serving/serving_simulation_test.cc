@@ -109,5 +109,45 @@ TEST(ServingSimulationTest, RoundRobinSpreadsABurstEvenly) {
   EXPECT_EQ(result->rejected, 0);
 }
 
+// Long and short requests alternate, one every 2 ms. Round robin over two
+// nodes sends every long one to node 0; least-outstanding sees node 1 drain
+// its short ones and sends it long ones too, so the run ends sooner.
+SimulationInput AlternatingLongShort(int n) {
+  SimulationInput in;
+  for (int i = 0; i < n; ++i) {
+    in.requests.push_back({64, i % 2 == 0 ? 300 : 2, sim::Milliseconds(2.0 * i)});
+  }
+  return in;
+}
+
+TEST(ServingSimulationTest, LeastOutstandingBalancerBeatsRoundRobinOnSkewedLoad) {
+  auto p1 = Fake(), p2 = Fake();
+  EngineTopology rr = VllmTopology(1, false, 1000);
+  rr.nodes = 2;
+  EngineTopology lor = rr;
+  lor.node_balancer = NodeBalancer::kLeastOutstanding;
+  SimulationInput in = AlternatingLongShort(40);
+  auto a = RunServingSimulation(rr, p1, in);
+  auto b = RunServingSimulation(lor, p2, in);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_LT(b->duration, a->duration);
+  int64_t tokens_a = 0, tokens_b = 0;
+  for (const auto& r : a->records) tokens_a += r.output_tokens;
+  for (const auto& r : b->records) tokens_b += r.output_tokens;
+  EXPECT_EQ(tokens_a, tokens_b);
+}
+
+TEST(ServingSimulationTest, TwoNodesFinishABurstSoonerThanOne) {
+  auto p1 = Fake(), p2 = Fake();
+  EngineTopology one = VllmTopology(1, false, 1000);
+  EngineTopology two = one;
+  two.nodes = 2;
+  SimulationInput in = Burst(60);
+  auto a = RunServingSimulation(one, p1, in);
+  auto b = RunServingSimulation(two, p2, in);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_LT(b->duration, a->duration);
+}
+
 }  // namespace
 }  // namespace servesim::serving
