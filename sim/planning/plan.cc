@@ -198,10 +198,12 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
   }
   slos.push_back("no failed requests");
   absl::StrAppend(&out, "SLOs: ", absl::StrJoin(slos, ", "), "\n");
-  absl::StrAppend(&out, "model: N replicas, one per ", kGpusPerNode,
-                  "-GPU H200 node, behind a round-robin load balancer (request i to node i mod "
-                  "N), each simulated independently; N searched up to ",
-                  options.max_nodes, "\n\n");
+  const bool lor = options.balancer == serving::NodeBalancer::kLeastOutstanding;
+  absl::StrAppend(&out, "model: N replicas, one per ", kGpusPerNode, "-GPU H200 node, behind a ",
+                  lor ? "least-outstanding-requests load balancer (all nodes in one simulation)"
+                      : "round-robin load balancer (request i to node i mod N), each simulated "
+                        "independently",
+                  "; N searched up to ", options.max_nodes, "\n\n");
 
   const CandidateResult* best =
       !result.ranked.empty() && result.ranked.front().nodes > 0 ? &result.ranked.front() : nullptr;
