@@ -22,7 +22,10 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   // dummy token through the MoE; a graphed decode batch is padded up to its
   // captured size.
   struct RankRun {
-    models::RankBatch batch;
+    // The batch as given, or `own` when it had to be changed (idle dummy,
+    // graph padding): copying every rank's batch each step is measurable.
+    const models::RankBatch* batch = nullptr;
+    models::RankBatch own;
     bool idle = false;
     bool all_decode = true;
     bool graphed = false;
@@ -32,11 +35,14 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   int64_t sum = 0, largest = 0;
   for (size_t r = 0; r < ranks.size(); ++r) {
     RankRun& run = runs[r];
-    run.batch = ranks[r];
-    run.idle = run.batch.seqs.empty();
-    if (run.idle) run.batch.seqs.push_back({1, 0});
+    run.batch = &ranks[r];
+    run.idle = ranks[r].seqs.empty();
+    if (run.idle) {
+      run.own.seqs.push_back({1, 0});
+      run.batch = &run.own;
+    }
     int64_t tokens = 0;
-    for (const auto& s : run.batch.seqs) {
+    for (const auto& s : run.batch->seqs) {
       run.all_decode &= s.query_tokens <= 1 + config_.num_speculative_tokens;
       tokens += s.query_tokens;
     }
@@ -45,16 +51,20 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
     if (run.graphed && config_.graphs_exact_sizes_only) {
       run.graphed = std::binary_search(config_.cuda_graph_sizes.begin(),
                                        config_.cuda_graph_sizes.end(),
-                                       static_cast<int>(run.batch.seqs.size()));
+                                       static_cast<int>(run.batch->seqs.size()));
     }
     if (run.graphed && run.all_decode) {
-      const int64_t seqs = static_cast<int64_t>(run.batch.seqs.size());
+      const int64_t seqs = static_cast<int64_t>(run.batch->seqs.size());
       auto it = std::lower_bound(config_.cuda_graph_sizes.begin(),
                                  config_.cuda_graph_sizes.end(), seqs);
-      const models::SequenceWork filler{run.batch.seqs.front().query_tokens, 0};
-      for (int64_t i = seqs; it != config_.cuda_graph_sizes.end() && i < *it; ++i) {
-        run.batch.seqs.push_back(filler);
-        tokens += filler.query_tokens;
+      if (it != config_.cuda_graph_sizes.end() && *it > seqs) {
+        if (run.batch != &run.own) run.own = *run.batch;
+        const models::SequenceWork filler{run.own.seqs.front().query_tokens, 0};
+        for (int64_t i = seqs; i < *it; ++i) {
+          run.own.seqs.push_back(filler);
+          tokens += filler.query_tokens;
+        }
+        run.batch = &run.own;
       }
     }
     run.tokens = tokens;
@@ -72,11 +82,11 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   double eager_floor_us = 0;
   for (const RankRun& run : runs) {
     std::vector<models::Op> ops = models::BuildRankIterationOps(
-        config_.spec, config_.layout, run.batch, moe_tokens, config_.graph);
+        config_.spec, config_.layout, *run.batch, moe_tokens, config_.graph);
     if (config_.num_speculative_tokens > 0 && run.all_decode && !run.idle) {
       // k sequential draft passes through the MTP module.
       std::vector<models::Op> draft = models::BuildMtpDraftOps(
-          config_.spec, config_.layout, run.batch, moe_tokens, config_.graph);
+          config_.spec, config_.layout, *run.batch, moe_tokens, config_.graph);
       for (int k = 0; k < config_.num_speculative_tokens; ++k) {
         ops.insert(ops.end(), draft.begin(), draft.end());
       }
