@@ -78,6 +78,18 @@ TEST(VllmServeTest, UnknownFlagIsAnErrorNamingIt) {
   EXPECT_NE(c.status().message().find("--frobnicate"), std::string::npos);
 }
 
+TEST(VllmServeTest, MultiNodeDataParallelSpansDpOverLocalNodes) {
+  auto c = ParseServeCommand(
+      "vllm serve m -tp 1 -dp 16 --data-parallel-size-local 8 --enable-expert-parallel "
+      "--data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13345",
+      {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->nnodes(), 2);
+  EXPECT_EQ(c->ep(), 16);
+  auto bad = ParseServeCommand("vllm serve m -dp 16 --data-parallel-size-local 5", {}, {});
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(ServeCommandTest, UnknownProgramIsAnError) {
   auto c = ParseServeCommand("ollama serve", {}, {});
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);

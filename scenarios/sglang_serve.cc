@@ -23,7 +23,7 @@ const std::vector<std::string>& SglangIgnoredFlags() {
       "--tool-call-parser", "--trust-remote-code", "--served-model-name", "--api-key",
       "--tokenizer-path", "--log-level", "--log-requests", "--enable-metrics",
       "--random-seed", "--watchdog-timeout", "--skip-server-warmup", "--download-dir",
-      "--tokenizer-mode"};
+      "--tokenizer-mode", "--node-rank", "--dist-init-addr"};
   return *kFlags;
 }
 
@@ -36,6 +36,7 @@ std::vector<FlagSpec> SglangFlagSpecs() {
   std::vector<FlagSpec> specs = {
       {"--tp-size", {"--tp"}},
       {"--dp-size", {"--dp"}},
+      {"--nnodes", {}},
       {"--enable-dp-attention", {}, false},
       {"--ep-size", {"--ep"}},
       {"--moe-dense-tp-size", {}},
@@ -144,9 +145,13 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   // Parallel layout.
   ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tp-size", 1));
   ASSIGN_OR_RETURN(int64_t dp, flags.GetIntOr("--dp-size", 1));
+  // --nnodes: one engine instance over several 8-GPU nodes (tp-size counts
+  // all their GPUs); collectives between nodes cross InfiniBand.
+  ASSIGN_OR_RETURN(int64_t nnodes, flags.GetIntOr("--nnodes", 1));
   ASSIGN_OR_RETURN(int64_t ep, flags.GetIntOr("--ep-size", 1));
   ASSIGN_OR_RETURN(int64_t moe_dense_tp, flags.GetIntOr("--moe-dense-tp-size", 0));
-  for (auto [name, v] : {std::pair{"--tp-size", tp}, {"--dp-size", dp}, {"--ep-size", ep}}) {
+  for (auto [name, v] : {std::pair{"--tp-size", tp}, {"--dp-size", dp}, {"--ep-size", ep},
+                         {"--nnodes", nnodes}}) {
     if (v < 1) {
       return absl::InvalidArgumentError(absl::StrCat("--serve: ", name, ": must be >= 1, got ", v));
     }
@@ -167,7 +172,7 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   c.set_enable_dp_attention(dp_attention);
   c.set_moe_dense_tp(static_cast<int32_t>(moe_dense_tp));
   c.set_gpus_per_node(8);
-  c.set_nnodes(1);
+  c.set_nnodes(static_cast<int32_t>(nnodes));
   const int64_t dp_ranks = dp_attention ? dp : 1;
 
   // Speculative decoding (_handle_speculative_decoding). EAGLE / NEXTN on

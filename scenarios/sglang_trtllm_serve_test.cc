@@ -239,5 +239,17 @@ TEST(MiniYamlTest, RejectsTabsAndDuplicatesWithTheLine) {
   EXPECT_EQ(ok->count("a"), 0u);
 }
 
+TEST(SglangServeTest, NnodesSpreadsOneInstanceOverNodes) {
+  auto c = ParseServeCommand(
+      "python3 -m sglang.launch_server --model-path m --tp-size 16 --dp-size 16 "
+      "--enable-dp-attention --nnodes 2 --node-rank 0 --dist-init-addr 10.0.0.1:5000",
+      {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->nnodes(), 2);
+  EXPECT_EQ(c->tp(), 16);
+  EXPECT_FALSE(ParseServeCommand("python3 -m sglang.launch_server --model-path m --nnodes 0",
+                                 {}, {}).ok());
+}
+
 }  // namespace
 }  // namespace servesim::scenarios

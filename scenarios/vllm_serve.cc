@@ -23,20 +23,24 @@ const std::vector<std::string>& VllmIgnoredFlags() {
       "--enable-auto-tool-choice", "--chat-template", "--trust-remote-code",
       "--served-model-name", "--api-key", "--disable-log-requests", "--disable-log-stats",
       "--uvicorn-log-level", "--tokenizer", "--download-dir", "--load-format",
-      "--disable-uvicorn-access-log", "--enable-log-requests", "--model"};
+      "--disable-uvicorn-access-log", "--enable-log-requests", "--model",
+      "--data-parallel-address", "--data-parallel-rpc-port", "--data-parallel-start-rank",
+      "--headless"};
   return *kFlags;
 }
 
 bool IsSwitch(const std::string& flag) {
   return flag == "--enable-auto-tool-choice" || flag == "--trust-remote-code" ||
          flag == "--disable-log-requests" || flag == "--disable-log-stats" ||
-         flag == "--disable-uvicorn-access-log" || flag == "--enable-log-requests";
+         flag == "--disable-uvicorn-access-log" || flag == "--enable-log-requests" ||
+         flag == "--headless";
 }
 
 std::vector<FlagSpec> VllmFlagSpecs() {
   std::vector<FlagSpec> specs = {
       {"--tensor-parallel-size", {"-tp"}},
       {"--data-parallel-size", {"-dp"}},
+      {"--data-parallel-size-local", {"-dpl"}},
       {"--pipeline-parallel-size", {"-pp"}},
       {"--decode-context-parallel-size", {"-dcp"}},
       {"--enable-expert-parallel", {"-ep"}, false},
@@ -153,7 +157,16 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   c.set_enable_expert_parallel(ep);
   c.set_ep(ep ? static_cast<int32_t>(tp * dp) : 1);
   c.set_gpus_per_node(8);
-  c.set_nnodes(1);
+  // Multi-node DP: each node runs --data-parallel-size-local of the DP ranks
+  // (vLLM's multi-node data-parallel deployment); one engine instance spans
+  // dp / local nodes, its collectives between nodes over InfiniBand.
+  ASSIGN_OR_RETURN(int64_t dp_local, flags.GetIntOr("--data-parallel-size-local", dp));
+  if (dp_local < 1 || dp % dp_local != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: --data-parallel-size-local: must divide --data-parallel-size (", dp, "), got ",
+        dp_local));
+  }
+  c.set_nnodes(static_cast<int32_t>(dp / dp_local));
 
   // Batch limits on a >= 70 GiB GPU for the OpenAI server (§C1 "Batch limits").
   ASSIGN_OR_RETURN(int64_t max_seqs, flags.GetIntOr("--max-num-seqs", 1024));

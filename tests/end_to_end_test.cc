@@ -85,4 +85,18 @@ TEST(EndToEndTest, EngineRefusalsExitOneWithTheReason) {
   EXPECT_EQ(fits.exit_code, 0) << fits.out;
 }
 
+TEST(EndToEndTest, OneInstanceSpansNodesOnlyWhenAsked) {
+  // 16 GPUs of DP ranks need vLLM's multi-node flags; with them they run.
+  Result one_node = Servesim(
+      "run --serve 'vllm serve m -tp 1 -dp 16 --enable-expert-parallel --max-model-len 81920' "
+      "--bench 'vllm bench serve --num-prompts 8'");
+  EXPECT_EQ(one_node.exit_code, 1) << one_node.out;
+  EXPECT_NE(one_node.out.find("needs 16 GPUs"), std::string::npos) << one_node.out;
+  Result two_nodes = Servesim(
+      "run --serve 'vllm serve m -tp 1 -dp 16 --data-parallel-size-local 8 "
+      "--enable-expert-parallel --max-model-len 81920' --bench 'vllm bench serve --num-prompts 8'");
+  EXPECT_EQ(two_nodes.exit_code, 0) << two_nodes.out;
+  EXPECT_NE(two_nodes.out.find("gpus=16"), std::string::npos);
+}
+
 }  // namespace

@@ -37,6 +37,12 @@ double RooflineOpCost::OpUs(const models::Op& op) {
   if (IsCollective(op.kind)) {
     if (op.comm_group_gpus <= 1) return 0;
     const double wire_bytes = op.x * WireBytesPerX(op.kind, op.comm_group_gpus);
+    // A ring over a group that spans nodes crosses InfiniBand at every step
+    // (one NIC per GPU carries one ring), so its per-GPU traffic moves at
+    // InfiniBand's rate; inside a node, at NVLink's.
+    if (op.comm_group_gpus > rates_.gpus_per_node) {
+      return rates_.internode_latency_us + wire_bytes / (rates_.internode_bus_gbps * 1e3);
+    }
     return rates_.collective_latency_us + wire_bytes / (rates_.nccl_bus_gbps * 1e3);
   }
   const double tflops = op.fp8_math ? rates_.fp8_tflops : rates_.bf16_tflops;

@@ -29,6 +29,16 @@ struct GpuRates {
   // [U]; 10 us is the order of NCCL's LL protocol and vLLM's custom
   // all-reduce for the 14 KB-per-token decode messages.
   double collective_latency_us = 10;
+  // GPUs joined by NVLink (an HGX H200 node). A collective over a larger group
+  // crosses nodes: its bus bandwidth and latency are InfiniBand's.
+  int gpus_per_node = 8;
+  // One 400 Gb/s ConnectX-7 NIC per GPU = 50 GB/s; DeepEP measures 43-58 GB/s
+  // of RDMA per GPU between H800 nodes (model-and-kernels.md §3, K5). 45 GB/s
+  // is taken as achievable [U].
+  double internode_bus_gbps = 45;
+  // Per-collective latency across nodes: NCCL's inter-node rings pay an RDMA
+  // round trip per step; ~20 us is the order of small inter-node all-reduces [U].
+  double internode_latency_us = 20;
   // Floor of any kernel: launch-to-completion of an empty kernel inside a
   // CUDA graph is a few microseconds on Hopper.
   double kernel_floor_us = 3;

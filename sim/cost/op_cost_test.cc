@@ -40,6 +40,16 @@ TEST(RooflineOpCostTest, AllReduceIsLatencyPlusBusBytes) {
   EXPECT_EQ(roofline.OpUs(ar), 0);
 }
 
+TEST(RooflineOpCostTest, CollectiveSpanningNodesMovesAtInfinibandRate) {
+  RooflineOpCost roofline{GpuRates{}};
+  models::Op ar;
+  ar.kind = "all_reduce";
+  ar.key = {{"gpus", 16}};
+  ar.comm_group_gpus = 16;
+  ar.x = 1e8;  // 20 us + 1e8 * 2 * 15/16 B / 45 GB/s = 20 + 4166.67 us
+  EXPECT_NEAR(roofline.OpUs(ar), 4186.67, 0.01);
+}
+
 calibration::Profile OneTableProfile() {
   calibration::ProfileProto proto;
   proto.set_schema_version(calibration::Profile::kSchemaVersion);

@@ -126,11 +126,9 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
     c.serve_command = serve;
     absl::StatusOr<runner::PreparedRun> run =
         PrepareCandidate(context, serve, options.env, workload);
-    if (run.ok() && run->engine.nnodes() > 1) {
-      run = absl::UnimplementedError(absl::StrCat(
-          "the engine instance spans ", run->engine.nnodes(),
-          " nodes; plan models one node per replica (multi-node instances are not modelled)"));
-    }
+    // A replica of a multi-node engine instance occupies `nnodes` nodes; the
+    // search counts replicas, the report nodes.
+    const int nodes_per_replica = run.ok() ? std::max(run->engine.nnodes(), 1) : 1;
     if (!run.ok()) {
       c.status = run.status().code() == absl::StatusCode::kFailedPrecondition
                      ? PointStatus::kRefused
@@ -151,7 +149,11 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
       t.meets = MeetsAll(t.checks);
       return t;
     };
-    absl::StatusOr<std::vector<NodeTrial>> trials = SearchFewestNodes(trial, options.max_nodes);
+    absl::StatusOr<std::vector<NodeTrial>> trials =
+        SearchFewestNodes(trial, std::max(options.max_nodes / nodes_per_replica, 1));
+    if (trials.ok()) {
+      for (NodeTrial& t : *trials) t.nodes *= nodes_per_replica;
+    }
     if (!trials.ok()) {
       c.status = PointStatus::kError;
       c.reason = std::string(trials.status().message());
@@ -199,7 +201,8 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
   slos.push_back("no failed requests");
   absl::StrAppend(&out, "SLOs: ", absl::StrJoin(slos, ", "), "\n");
   const bool lor = options.balancer == serving::NodeBalancer::kLeastOutstanding;
-  absl::StrAppend(&out, "model: N replicas, one per ", kGpusPerNode, "-GPU H200 node, behind a ",
+  absl::StrAppend(&out, "model: N replicas, each on one ", kGpusPerNode,
+                  "-GPU H200 node (or on --nnodes nodes for a multi-node instance), behind a ",
                   lor ? "least-outstanding-requests load balancer (all nodes in one simulation)"
                       : "round-robin load balancer (request i to node i mod N), each simulated "
                         "independently",

@@ -25,7 +25,7 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
   EngineSetup s;
   absl::StatusOr<models::ParallelLayout> layout =
       models::SglangLayout(spec, config.tp(), config.dp(), config.enable_dp_attention(),
-                           config.ep(), config.moe_dense_tp(), config.gpus_per_node());
+                           config.ep(), config.moe_dense_tp(), config.gpus_per_node() * config.nnodes());
   if (!layout.ok()) {
     if (layout.status().code() == absl::StatusCode::kUnimplemented) return layout.status();
     return AsEngineRefusal(layout.status());

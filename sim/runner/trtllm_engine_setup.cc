@@ -15,7 +15,7 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
   EngineSetup s;
   absl::StatusOr<models::ParallelLayout> layout =
       models::TrtllmLayout(spec, config.tp(), config.ep(), config.pp(),
-                           config.enable_dp_attention(), config.gpus_per_node());
+                           config.enable_dp_attention(), config.gpus_per_node() * config.nnodes());
   if (!layout.ok()) {
     if (layout.status().code() == absl::StatusCode::kUnimplemented) return layout.status();
     return AsEngineRefusal(layout.status());

@@ -13,7 +13,7 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
                                       const scenarios::EngineParams& params) {
   EngineSetup s;
   absl::StatusOr<models::ParallelLayout> layout = models::VllmLayout(
-      spec, config.tp(), config.dp(), config.enable_expert_parallel(), config.gpus_per_node());
+      spec, config.tp(), config.dp(), config.enable_expert_parallel(), config.gpus_per_node() * config.nnodes());
   if (!layout.ok()) return AsEngineRefusal(layout.status());
   s.layout = *layout;
 
