@@ -18,10 +18,11 @@ absl::Status AsEngineRefusal(const absl::Status& status) {
 std::string DescribeKvPool(const models::ModelSpec& spec, const models::KvBudget& kv,
                            models::KvCacheDtype dtype, int dp_ranks) {
   return absl::StrFormat(
-      "KV pool: %.1f GiB per GPU = %d tokens per DP rank x %d rank(s) (%s, %d B/token "
-      "incl. indexer keys); weights %.1f GiB per GPU",
+      "KV pool: %.1f GiB per GPU = %d tokens per DP rank x %d rank(s) (%s, %d B/token%s); "
+      "weights %.1f GiB per GPU",
       static_cast<double>(kv.kv_pool_bytes) / models::kGiB, kv.kv_capacity_tokens, dp_ranks,
       models::KvCacheDtypeName(dtype), models::KvBytesPerToken(spec, dtype, false),
+      spec.has_indexer() ? " incl. indexer keys" : "",
       static_cast<double>(kv.weight_bytes) / models::kGiB);
 }
 
