@@ -152,8 +152,11 @@ TEST(TrtllmServeTest, AppliesTheTrtllmServeDefaults) {
 
 class TrtllmYamlTest : public ::testing::Test {
  protected:
+  // One file per test: ctest runs each test as its own process, in parallel.
   std::string Write(const std::string& text) {
-    const std::string path = ::testing::TempDir() + "/servesim_trtllm_extra.yaml";
+    const std::string path = ::testing::TempDir() + "/servesim_trtllm_" +
+                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                             ".yaml";
     std::ofstream(path) << text;
     return path;
   }
