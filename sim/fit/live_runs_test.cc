@@ -13,6 +13,16 @@ TEST(ParseCsvTest, QuotedFieldsKeepCommasQuotesAndNewlines) {
   EXPECT_EQ((*rows)[1][1], "say \"hi\"\nthere");
 }
 
+TEST(ParseCsvTest, ReadsQuotedCommasQuotesAndLineBreaks) {
+  absl::StatusOr<std::vector<std::vector<std::string>>> r =
+      ParseCsv("a,\"b,c\",\"d\"\"e\"\r\n\"x\ny\",,\n");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0], (std::vector<std::string>{"a", "b,c", "d\"e"}));
+  EXPECT_EQ((*r)[1], (std::vector<std::string>{"x\ny", "", ""}));
+  EXPECT_FALSE(ParseCsv("a,\"open\n").ok());
+}
+
 TEST(ParseCsvTest, UnterminatedQuoteIsAnError) {
   EXPECT_FALSE(ParseCsv("a\n\"open\n").ok());
 }

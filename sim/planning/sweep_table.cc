@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "sim/fit/live_runs.h"
 #include "sim/metrics/report.h"
 
 namespace servesim::planning {
@@ -88,56 +89,6 @@ std::string CsvField(std::string_view value) {
   return out + "\"";
 }
 
-absl::StatusOr<std::vector<std::vector<std::string>>> ParseCsv(std::string_view text) {
-  std::vector<std::vector<std::string>> records;
-  std::vector<std::string> record;
-  std::string field;
-  bool in_quotes = false;
-  bool field_started = false;  // a record has begun (so "" at line end counts)
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_quotes) {
-      if (c == '"') {
-        if (i + 1 < text.size() && text[i + 1] == '"') {
-          field += '"';
-          ++i;
-        } else {
-          in_quotes = false;
-        }
-      } else {
-        field += c;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_quotes = true;
-      field_started = true;
-    } else if (c == ',') {
-      record.push_back(std::move(field));
-      field.clear();
-      field_started = true;
-    } else if (c == '\n' || c == '\r') {
-      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      if (field_started || !field.empty() || !record.empty()) {
-        record.push_back(std::move(field));
-        records.push_back(std::move(record));
-      }
-      record.clear();
-      field.clear();
-      field_started = false;
-    } else {
-      field += c;
-      field_started = true;
-    }
-  }
-  if (in_quotes) return absl::InvalidArgumentError("CSV: unterminated quoted field");
-  if (field_started || !field.empty() || !record.empty()) {
-    record.push_back(std::move(field));
-    records.push_back(std::move(record));
-  }
-  return records;
-}
-
 std::string FormatSweepCsv(const SweepTable& table) {
   std::vector<std::string> header = {"index"};
   for (const std::string& a : table.axis_names) header.push_back(CsvField(a));
@@ -192,7 +143,7 @@ std::string FormatSweepJson(const SweepTable& table) {
 }
 
 absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::string& origin) {
-  absl::StatusOr<std::vector<std::vector<std::string>>> records = ParseCsv(text);
+  absl::StatusOr<std::vector<std::vector<std::string>>> records = fit::ParseCsv(text);
   if (!records.ok()) return absl::InvalidArgumentError(absl::StrCat(origin, ": ", records.status().message()));
   if (records->empty()) return absl::InvalidArgumentError(absl::StrCat(origin, ": empty file"));
   const std::vector<std::string>& header = records->front();

@@ -20,10 +20,6 @@ const std::vector<std::string>& FixedColumns();
 // or starts/ends with a blank; otherwise as is.
 std::string CsvField(std::string_view value);
 
-// Splits CSV text into records of fields (RFC 4180: quoted fields may hold
-// commas, "" and line breaks). Error on an unterminated quote.
-absl::StatusOr<std::vector<std::vector<std::string>>> ParseCsv(std::string_view text);
-
 // A sweep table: the axis names and the rows. Numbers are written as the
 // shortest text that reads back as the same double, so a merged table is
 // byte-identical to one written by a single process.
