@@ -5,18 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "models/sizes.h"
 #include "models/weight_inventory.h"
 
 namespace servesim::models {
 namespace {
-
-constexpr int64_t kBf16Bytes = 2;
-constexpr int64_t kFp32Bytes = 4;
-// DeepGEMM / vLLM quantise activations per 1x128 group with an FP32 scale
-// (model-and-kernels.md §1 "dynamic activation scales per 1x128").
-constexpr int64_t kActivationQuantGroup = 128;
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // GPUs sharing one shard of a tensor under `rule`.
 int ShardWays(ShardRule rule, const ParallelLayout& l) {

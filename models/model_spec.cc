@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "base/text_proto.h"
+#include "models/sizes.h"
 #include "models/weight_inventory.h"
 
 namespace servesim::models {
@@ -17,7 +18,6 @@ namespace {
 // (engine-defaults.md §C4; vLLM test_concat_and_cache_ds_mla).
 constexpr int64_t kFp8DsMlaTileElements = 128;
 constexpr int64_t kFp8DsMlaScaleBytes = 4;
-constexpr int64_t kBf16Bytes = 2;
 
 absl::Status Positive(const std::string& field, int64_t value) {
   if (value > 0) return absl::OkStatus();

@@ -5,18 +5,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/check.h"
+#include "models/sizes.h"
 
 namespace servesim::models {
 namespace {
-
-constexpr int64_t kBf16Bytes = 2;
-constexpr int64_t kFp32Bytes = 4;
-// Activations are quantised per 1x128 group with an FP32 scale before FP8
-// dispatch (DeepEP normal mode; model-and-kernels.md §3).
-constexpr int64_t kActivationQuantGroup = 128;
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t RoundUp(int64_t a, int64_t m) { return CeilDiv(a, m) * m; }
 
 // Σ over query rows i = 0..q-1 of the keys row i sees, c + i + 1.
 int64_t CausalPairs(int64_t q, int64_t c) { return q * c + q * (q + 1) / 2; }

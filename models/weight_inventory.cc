@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/sizes.h"
+
 namespace servesim::models {
 namespace {
 
@@ -15,8 +17,6 @@ int64_t DtypeBytes(WeightDtype dtype) {
       return 0;  // rejected by ValidateModelSpec
   }
 }
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 bool Unquantized(const ModelSpec& spec, TensorClass cls) {
   const auto& list = spec.weights().unquantized();
