@@ -59,6 +59,18 @@ absl::StatusOr<int64_t> PositiveFlag(const CliArgs& args, const std::string& fla
   return v;
 }
 
+// One row per op of a rank's iteration: its measured-or-modelled time over
+// all layers, as the predictor charges it (backend factors included).
+void AppendOpTable(const std::vector<models::Op>& ops, cost::StepPredictor& predictor,
+                   std::string& out) {
+  absl::StrAppendFormat(&out, "  %-28s %-20s %12s %6s %12s\n", "op", "kind", "x", "layers",
+                        "us total");
+  for (const models::Op& op : ops) {
+    absl::StrAppendFormat(&out, "  %-28s %-20s %12.0f %6d %12.1f\n", op.name, op.kind, op.x,
+                          op.repeat, op.repeat * predictor.op_cost().OpUs(op));
+  }
+}
+
 }  // namespace
 
 int ExplainCommand(const CliArgs& args) {
@@ -116,14 +128,20 @@ int ExplainCommand(const CliArgs& args) {
   const int64_t kRefDecodeContext = *context_tokens;
   const auto decode = DecodeBatches(ranks, kRefDecodeSeqs, kRefDecodeContext);
   const double decode_us = predictor.GpuStepUs(decode);
+  // --prefill-seqs N: the prefill tokens as N fresh prompts of equal length
+  // (a chunk of short chat prompts), not one long one.
+  absl::StatusOr<int64_t> prefill_seqs = PositiveFlag(args, "--prefill-seqs", 1);
+  if (!prefill_seqs.ok()) return ReportError(prefill_seqs.status());
   models::RankBatch prefill;
-  prefill.seqs.push_back({*prefill_tokens, 0});
+  for (int64_t i = 0; i < *prefill_seqs; ++i) {
+    prefill.seqs.push_back({std::max<int64_t>(*prefill_tokens / *prefill_seqs, 1), 0});
+  }
   std::vector<models::RankBatch> prefill_ranks(ranks);
   prefill_ranks[0] = prefill;
   const double prefill_us = predictor.GpuStepUs(prefill_ranks);
   // Mixed chunked batch: every rank decodes, rank 0 also prefills the chunk.
   std::vector<models::RankBatch> mixed = decode;
-  mixed[0].seqs.push_back({*prefill_tokens, 0});
+  mixed[0].seqs.insert(mixed[0].seqs.end(), prefill.seqs.begin(), prefill.seqs.end());
   const double mixed_us = predictor.GpuStepUs(mixed);
 
   if (gpu_only) {
@@ -131,6 +149,7 @@ int ExplainCommand(const CliArgs& args) {
     std::fputs(absl::StrCat("{\"layout\": ", metrics::JsonString(s.layout.Describe()),
                             ", \"decode_seqs\": ", kRefDecodeSeqs, ", \"context\": ", kRefDecodeContext,
                             ", \"prefill_tokens\": ", *prefill_tokens,
+                            ", \"prefill_seqs\": ", *prefill_seqs,
                             ", \"production_factors\": ", own_kernels ? "false" : "true",
                             ", \"collectives_as_copies\": ",
                             args.Has("--collectives-as-copies") ? "true" : "false",
@@ -178,16 +197,15 @@ int ExplainCommand(const CliArgs& args) {
                         "\nreference decode step (%d seqs x context %d on each of %d DP "
                         "rank(s)): %.3f ms GPU\n",
                         kRefDecodeSeqs, kRefDecodeContext, ranks, decode_us / 1e3);
-  std::vector<models::Op> ops = models::BuildRankIterationOps(
-      spec, s.layout, decode[0], kRefDecodeSeqs * ranks, s.predictor.graph);
-  absl::StrAppendFormat(&out, "  %-28s %-20s %12s %6s %12s\n", "op", "kind", "x", "layers",
-                        "us total");
-  for (const models::Op& op : ops) {
-    absl::StrAppendFormat(&out, "  %-28s %-20s %12.0f %6d %12.1f\n", op.name, op.kind, op.x,
-                          op.repeat, op.repeat * predictor.op_cost().OpUs(op));
-  }
-  absl::StrAppendFormat(&out, "reference prefill step (%d fresh tokens on one rank): %.3f ms GPU\n",
-                        *prefill_tokens, prefill_us / 1e3);
+  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, decode[0], kRefDecodeSeqs * ranks,
+                                              s.predictor.graph),
+                predictor, out);
+  absl::StrAppendFormat(&out, "reference prefill step (%d fresh tokens in %d prompt(s) on one rank): %.3f ms "
+                        "GPU; with the decode batch on every rank: %.3f ms\n",
+                        *prefill_tokens, *prefill_seqs, prefill_us / 1e3, mixed_us / 1e3);
+  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, prefill, *prefill_tokens,
+                                              s.predictor.graph),
+                predictor, out);
   std::fputs(out.c_str(), stdout);
   return 0;
 }

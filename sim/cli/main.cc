@@ -9,11 +9,11 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: servesim <command> [flags]\n"
-    "  run      --serve CMD --bench CMD [--env K=V]... [--result-json PATH]\n"
+    "  run      --serve CMD --bench CMD [--env K=V]... [--result-json PATH] [--step-log CSV]\n"
     "           [--profile PATH|roofline] [--params PATH|none] [--model-spec PATH]\n"
     "           [--mtp-acceptance MEAN_ACCEPTED_DRAFTS]\n"
     "  explain  --serve CMD [--env K=V]... [--json] [--decode-seqs N --context TOKENS]\n"
-    "           [--prefill-tokens N] [--gpu-only-json] [--no-production-factors]\n"
+    "           [--prefill-tokens N [--prefill-seqs N]] [--gpu-only-json] [--no-production-factors]\n"
     "           [--collectives-as-copies]\n"
     "  validate --runs CSV|DIR [--json]\n"
     "  fit      --runs CSV|DIR --out PARAMS [--leave-one-out] [--engines vllm,sglang,trtllm]\n"
@@ -46,14 +46,14 @@ int main(int argc, char** argv) {
   if (command == "run") {
     auto args = ParseCliArgs(
         argc, argv, command,
-        With({"--serve", "--bench", "--result-json", "--mtp-acceptance"}, kContextFlags), {});
+        With({"--serve", "--bench", "--result-json", "--mtp-acceptance", "--step-log"}, kContextFlags), {});
     if (!args.ok()) return ReportError(args.status());
     return RunCommand(*args);
   }
   if (command == "explain") {
     auto args = ParseCliArgs(
         argc, argv, command,
-        With({"--serve", "--decode-seqs", "--context", "--prefill-tokens"}, kContextFlags),
+        With({"--serve", "--decode-seqs", "--context", "--prefill-tokens", "--prefill-seqs"}, kContextFlags),
         {"--json", "--gpu-only-json", "--no-production-factors", "--collectives-as-copies"});
     if (!args.ok()) return ReportError(args.status());
     return ExplainCommand(*args);

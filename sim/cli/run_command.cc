@@ -4,9 +4,31 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "sim/cli/commands.h"
 
 namespace servesim::cli {
+namespace {
+
+// `--step-log FILE`: one CSV row per iteration and DP rank, for reading a
+// prediction's timeline (batch sizes, chunking, queueing) next to its metrics.
+std::string FormatStepLog(const std::vector<serving::StepRecord>& steps) {
+  std::string out =
+      "instance,start_s,duration_ms,rank,decode_seqs,prefill_seqs,prefill_tokens,running,"
+      "waiting\n";
+  for (const serving::StepRecord& s : steps) {
+    for (size_t r = 0; r < s.ranks.size(); ++r) {
+      const serving::StepRecord::Rank& k = s.ranks[r];
+      absl::StrAppend(&out, s.instance, ",", absl::StrFormat("%.6f", s.start.seconds()), ",",
+                      absl::StrFormat("%.3f", s.duration.seconds() * 1e3), ",", r, ",",
+                      k.decode_seqs, ",", k.prefill_seqs, ",", k.prefill_tokens, ",", k.running,
+                      ",", k.waiting, "\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 int RunCommand(const CliArgs& args) {
   if (!args.Has("--serve") || !args.Has("--bench")) {
@@ -31,6 +53,7 @@ int RunCommand(const CliArgs& args) {
     }
     request.mtp_mean_accepted_drafts = v;
   }
+  request.record_steps = args.Has("--step-log");
   absl::StatusOr<runner::Prediction> p = runner::Predict(*context, request);
   if (!p.ok()) return ReportError(p.status());
 
@@ -50,6 +73,15 @@ int RunCommand(const CliArgs& args) {
     if (!f) {
       return ReportError(absl::InvalidArgumentError(
           absl::StrCat("--result-json: cannot write ", path)));
+    }
+  }
+  if (args.Has("--step-log")) {
+    const std::string path = args.Get("--step-log");
+    std::ofstream f(path, std::ios::binary);
+    f << FormatStepLog(p->simulation.step_records);
+    if (!f) {
+      return ReportError(absl::InvalidArgumentError(
+          absl::StrCat("--step-log: cannot write ", path)));
     }
   }
   return 0;

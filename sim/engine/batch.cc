@@ -29,13 +29,13 @@ void AdvanceRequests(const StepBatch& batch, const SpeculativeConfig& spec,
       tokens += static_cast<int64_t>(std::floor(r.spec_accept_credit)) -
                 static_cast<int64_t>(std::floor(before));
     }
-    tokens = std::min(tokens, r.max_output_tokens - r.output_tokens);
+    tokens = std::min(tokens, r.final_output_tokens() - r.output_tokens);
     SERVESIM_CHECK(tokens > 0, "a request sampled past its output limit");
     r.output_tokens += tokens;
     // Every token but the newest has its KV written.
     r.computed_tokens = r.known_tokens() - 1;
     out->emitted.push_back({s.id, tokens});
-    if (r.output_tokens >= r.max_output_tokens) {
+    if (r.output_tokens >= r.final_output_tokens()) {
       r.finished = true;
       out->finished.push_back(s.id);
     }

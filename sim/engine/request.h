@@ -16,6 +16,9 @@ struct Request {
   RequestId id = 0;
   int64_t prompt_tokens = 0;
   int64_t max_output_tokens = 0;  // the client's max_completion_tokens
+  // Where the model emits EOS (<= max_output_tokens); the engine cannot know
+  // it in advance. 0 = the request runs to max_output_tokens.
+  int64_t eos_output_tokens = 0;
   sim::SimTime arrival;           // reached the engine
   int dp_rank = 0;
 
@@ -32,6 +35,10 @@ struct Request {
   // Tokens the model has seen or produced: what a full recompute covers.
   int64_t known_tokens() const { return prompt_tokens + output_tokens; }
   bool prefill_done() const { return computed_tokens >= known_tokens(); }
+  // Tokens the request will generate in all.
+  int64_t final_output_tokens() const {
+    return eos_output_tokens > 0 ? eos_output_tokens : max_output_tokens;
+  }
 };
 
 using RequestTable = std::vector<Request>;

@@ -116,7 +116,8 @@ absl::StatusOr<std::vector<serving::ClientRequest>> BuildClientRequests(
   requests.reserve(sampled.size());
   for (size_t i = 0; i < sampled.size(); ++i) {
     requests.push_back(
-        {sampled[i].prompt_tokens, sampled[i].output_tokens, sim::Nanoseconds(arrivals[i])});
+        {sampled[i].prompt_tokens, sampled[i].output_tokens, sampled[i].max_completion_tokens,
+         sim::Nanoseconds(arrivals[i])});
   }
   return requests;
 }
@@ -156,6 +157,7 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   std::string notice;
   serving::SimulationInput input;
   input.max_concurrency = p.bench.max_concurrency;
+  input.record_steps = request.record_steps;
   ASSIGN_OR_RETURN(input.requests, BuildClientRequests(context, p.bench, &notice));
   std::set<std::string> fallbacks;
   ASSIGN_OR_RETURN(p.simulation, SimulatePrepared(context, run, input, &fallbacks));

@@ -52,6 +52,7 @@ struct RunRequest {
   std::string bench_command;
   scenarios::EnvVars env;
   double mtp_mean_accepted_drafts = -1;  // < 0: the documented default
+  bool record_steps = false;             // keep every iteration (Prediction::simulation)
 };
 
 struct Prediction {

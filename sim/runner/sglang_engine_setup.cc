@@ -89,17 +89,17 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
                           " tokens) is longer than the model's context length (", context_len,
                           " tokens).");
     }
-    if (r.prompt_tokens + r.output_tokens >= context_len) {
+    if (r.prompt_tokens + r.max_completion() >= context_len) {
       return absl::StrCat(
           "Requested token count exceeds the model's maximum context length of ", context_len,
-          " tokens. You requested a total of ", r.prompt_tokens + r.output_tokens, " tokens: ",
-          r.prompt_tokens, " tokens from the input messages and ", r.output_tokens,
+          " tokens. You requested a total of ", r.prompt_tokens + r.max_completion(), " tokens: ",
+          r.prompt_tokens, " tokens from the input messages and ", r.max_completion(),
           " tokens for the completion.");
     }
     // A request longer than one rank's whole pool could never run [U: SGLang
     // caps inputs at max_total_num_tokens - 1 and would retract forever].
-    if (r.prompt_tokens + r.output_tokens > pool_tokens) {
-      return absl::StrCat("The request (", r.prompt_tokens + r.output_tokens,
+    if (r.prompt_tokens + r.max_completion() > pool_tokens) {
+      return absl::StrCat("The request (", r.prompt_tokens + r.max_completion(),
                           " tokens) is larger than the KV pool (", pool_tokens, " tokens).");
     }
     return std::string();

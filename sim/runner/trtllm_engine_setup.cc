@@ -64,7 +64,7 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
   const bool no_evict = sched.policy == engine::TrtllmCapacityPolicy::kGuaranteedNoEvict;
   const int64_t drafts = config.num_speculative_tokens();
   s.topology.reject_reason = [=](const serving::ClientRequest& r) {
-    std::string reason = ContextLengthRejection(max_seq_len, r.prompt_tokens, r.output_tokens);
+    std::string reason = ContextLengthRejection(max_seq_len, r.prompt_tokens, r.max_completion());
     if (!reason.empty()) return reason;
     if (!chunked && r.prompt_tokens > max_num_tokens) {
       // llm.py _check_arguments: without chunked context a prompt must fit
@@ -72,9 +72,9 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
       return absl::StrCat("The sum of prompt length (", r.prompt_tokens,
                           ") should not exceed max_num_tokens (", max_num_tokens, ")");
     }
-    if (no_evict && r.prompt_tokens + r.output_tokens + drafts > pool_tokens) {
+    if (no_evict && r.prompt_tokens + r.max_completion() + drafts > pool_tokens) {
       // Its reservation could never be granted [U: TRT-LLM would hang].
-      return absl::StrCat("The request (", r.prompt_tokens + r.output_tokens,
+      return absl::StrCat("The request (", r.prompt_tokens + r.max_completion(),
                           " tokens) is larger than the KV cache (", pool_tokens, " tokens).");
     }
     return std::string();

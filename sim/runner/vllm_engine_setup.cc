@@ -53,7 +53,7 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   };
   const int64_t max_model_len = config.max_model_len();
   s.topology.reject_reason = [max_model_len](const serving::ClientRequest& r) {
-    return ContextLengthRejection(max_model_len, r.prompt_tokens, r.output_tokens);
+    return ContextLengthRejection(max_model_len, r.prompt_tokens, r.max_completion());
   };
 
   cost::StepPredictorConfig& p = s.predictor;

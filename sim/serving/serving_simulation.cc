@@ -40,6 +40,7 @@ class Simulation {
   absl::Status StartStep(int instance, SimTime now);
   void FinishStep(int instance, SimTime now);
   void ReleaseClientSlot(SimTime now);
+  void RecordStep(int instance, SimTime now, SimTime dt);
 
   const EngineTopology& topology_;
   cost::ExecutionTimePredictor& predictor_;
@@ -96,7 +97,8 @@ absl::StatusOr<SimulationResult> Simulation::Run() {
     engine::Request& r = requests_[i];
     r.id = static_cast<RequestId>(i);
     r.prompt_tokens = c.prompt_tokens;
-    r.max_output_tokens = c.output_tokens;
+    r.max_output_tokens = c.max_completion();
+    r.eos_output_tokens = c.output_tokens;
     result_.records[i].prompt_tokens = c.prompt_tokens;
     events_.Push(Event{c.arrival, EventPhase::kArrival, 0, EventType::kArrival,
                        static_cast<int64_t>(i)});
@@ -244,6 +246,7 @@ absl::Status Simulation::StartStep(int instance, SimTime now) {
   const SimTime dt = predictor_.PredictStep(inst.batches);
   SERVESIM_CHECK(dt.ns() > 0, "an iteration must take time");
   ++result_.steps;
+  if (input_.record_steps) RecordStep(instance, now, dt);
   events_.Push(Event{now + dt, EventPhase::kStepEnd, 0, EventType::kStepEnd, instance});
   return absl::OkStatus();
 }
@@ -266,6 +269,26 @@ void Simulation::FinishStep(int instance, SimTime now) {
     }
   }
   inst.busy = false;
+}
+
+void Simulation::RecordStep(int instance, SimTime now, SimTime dt) {
+  const Instance& inst = instances_[instance];
+  StepRecord rec{instance, now, dt, {}};
+  for (size_t i = 0; i < inst.ranks.size(); ++i) {
+    StepRecord::Rank r;
+    for (const engine::ScheduledSeq& q : inst.batches[i].seqs) {
+      if (q.is_decode) {
+        ++r.decode_seqs;
+      } else {
+        ++r.prefill_seqs;
+        r.prefill_tokens += q.query_tokens;
+      }
+    }
+    r.running = schedulers_[inst.ranks[i]]->num_running();
+    r.waiting = schedulers_[inst.ranks[i]]->num_waiting();
+    rec.ranks.push_back(r);
+  }
+  result_.step_records.push_back(std::move(rec));
 }
 
 void Simulation::ReleaseClientSlot(SimTime now) {

@@ -4,6 +4,7 @@
 #ifndef SERVESIM_SIM_SERVING_SERVING_SIMULATION_H_
 #define SERVESIM_SIM_SERVING_SERVING_SIMULATION_H_
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -20,8 +21,11 @@ namespace servesim::serving {
 
 struct ClientRequest {
   int64_t prompt_tokens = 0;
-  int64_t output_tokens = 0;  // max_completion_tokens; generated in full (no early EOS)
+  int64_t output_tokens = 0;  // tokens generated before the stream ends (EOS or the cap)
+  // max_completion_tokens as sent; the engine plans with it. 0 = output_tokens.
+  int64_t max_output_tokens = 0;
   sim::SimTime arrival;       // when the client wants to send it
+  int64_t max_completion() const { return std::max(max_output_tokens, output_tokens); }
 };
 
 // How requests are placed on DP ranks.
@@ -62,6 +66,23 @@ struct EngineTopology {
 struct SimulationInput {
   std::vector<ClientRequest> requests;
   std::optional<int64_t> max_concurrency;  // the client's semaphore
+  bool record_steps = false;               // fill SimulationResult::step_records
+};
+
+// One iteration of one engine instance, for `servesim run --step-log`: what
+// each of its DP ranks ran and how long the step took.
+struct StepRecord {
+  int instance = 0;
+  sim::SimTime start;
+  sim::SimTime duration;
+  struct Rank {
+    int64_t decode_seqs = 0;
+    int64_t prefill_seqs = 0;
+    int64_t prefill_tokens = 0;
+    int64_t running = 0;  // requests holding KV on the rank after scheduling
+    int64_t waiting = 0;
+  };
+  std::vector<Rank> ranks;
 };
 
 struct SimulationResult {
@@ -71,6 +92,7 @@ struct SimulationResult {
   int64_t preempted_or_retracted = 0;           // requests that lost their KV
   int64_t rejected = 0;
   std::string first_reject_reason;
+  std::vector<StepRecord> step_records;  // when SimulationInput::record_steps
 };
 
 // Runs the benchmark to completion. Fails (Internal) if an engine can make no

@@ -24,7 +24,7 @@ EngineTopology VllmTopology(int ranks, bool lockstep, int64_t kv_blocks) {
 SimulationInput Burst(int n) {
   SimulationInput in;
   for (int i = 0; i < n; ++i) {
-    in.requests.push_back({20 + (i * 37) % 200, 1 + (i * 13) % 50, sim::SimTime::Zero()});
+    in.requests.push_back({20 + (i * 37) % 200, 1 + (i * 13) % 50, 0, sim::SimTime::Zero()});
   }
   return in;
 }
@@ -115,7 +115,7 @@ TEST(ServingSimulationTest, RoundRobinSpreadsABurstEvenly) {
 SimulationInput AlternatingLongShort(int n) {
   SimulationInput in;
   for (int i = 0; i < n; ++i) {
-    in.requests.push_back({64, i % 2 == 0 ? 300 : 2, sim::Milliseconds(2.0 * i)});
+    in.requests.push_back({64, i % 2 == 0 ? 300 : 2, 0, sim::Milliseconds(2.0 * i)});
   }
   return in;
 }

@@ -96,6 +96,7 @@ absl::StatusOr<std::vector<BenchRequest>> SampleSharegpt(const BenchConfig& conf
     request.id = static_cast<int64_t>(requests.size());
     request.prompt_tokens = table[k].prompt_tokens;
     request.output_tokens = fixed_output ? completion : table[k].output_tokens;
+    request.max_completion_tokens = completion;
     requests.push_back(request);
   }
   if (requests.empty()) {

@@ -27,6 +27,9 @@ struct BenchRequest {
   // table's output_tokens, the reply cut short by EOS (at most the completion
   // length vLLM asks for; traces/README.md).
   int64_t output_tokens = 0;
+  // The max_completion_tokens the client sends (>= output_tokens): what the
+  // engine plans KV and admission with. 0 = output_tokens.
+  int64_t max_completion_tokens = 0;
   // Arrival relative to the first request; only trace datasets set it, others 0.
   int64_t arrival_offset_ns = 0;
 };
