@@ -110,7 +110,10 @@ int ExplainCommand(const CliArgs& args) {
     op_cost = std::make_unique<CollectivesAsCopies>(std::move(op_cost));
   }
   cost::StepPredictorConfig predictor_config = s.predictor;
-  if (own_kernels) predictor_config.kind_time_scale.clear();
+  if (own_kernels) {
+    predictor_config.kind_time_scale.clear();
+    predictor_config.prefill_time_scale = 1.0;
+  }
   const bool gpu_only = args.Has("--gpu-only-json");
   // The GPU time of each batch as replayed from one CUDA graph: no eager
   // launch floor.

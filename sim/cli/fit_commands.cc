@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -12,6 +13,7 @@
 #include "sim/cli/commands.h"
 #include "sim/fit/engine_fit.h"
 #include "sim/fit/validation.h"
+#include "sim/planning/parallel_for.h"
 
 namespace servesim::cli {
 namespace {
@@ -69,6 +71,10 @@ int FitCommand(const CliArgs& args) {
       !absl::SimpleAtoi(args.Get("--max-evaluations"), &options.max_evaluations)) {
     return ReportError(absl::InvalidArgumentError("--max-evaluations: expected an integer"));
   }
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (args.Has("--threads") && (!absl::SimpleAtoi(args.Get("--threads"), &threads) || threads < 1)) {
+    return ReportError(absl::InvalidArgumentError("--threads: expected an integer >= 1"));
+  }
   std::vector<std::string> wanted = {"vllm", "sglang", "trtllm"};
   if (args.Has("--engines")) wanted = absl::StrSplit(args.Get("--engines"), ',');
 
@@ -88,17 +94,22 @@ int FitCommand(const CliArgs& args) {
     if (!fitted.ok()) return ReportError(fitted.status());
     *params.add_engines() = *fitted;
     if (!args.Has("--leave-one-out")) continue;
-    for (size_t i = 0; i < mine->size(); ++i) {
+    // Each fold is an independent fit: run them on every core, results in
+    // case order whatever the thread count.
+    std::vector<absl::StatusOr<fit::CaseResult>> folds(mine->size(),
+                                                       absl::UnknownError("not run"));
+    planning::ParallelFor(mine->size(), threads, [&](size_t i) {
       std::vector<fit::LiveRun> rest;
       for (size_t j = 0; j < mine->size(); ++j) {
         if (j != i) rest.push_back((*mine)[j]);
       }
-      std::fprintf(stderr, "  leave out %s\n", (*mine)[i].name.c_str());
       absl::StatusOr<scenarios::EngineParams> without =
           rest.empty() ? fitted : fit::FitEngine(*context, rest, kind, options);
-      if (!without.ok()) return ReportError(without.status());
-      absl::StatusOr<fit::CaseResult> c =
-          fit::ValidateRun(fit::WithEngineParams(*context, *without), (*mine)[i]);
+      folds[i] = without.ok()
+                     ? fit::ValidateRun(fit::WithEngineParams(*context, *without), (*mine)[i])
+                     : absl::StatusOr<fit::CaseResult>(without.status());
+    });
+    for (auto& c : folds) {
       if (!c.ok()) return ReportError(c.status());
       held_out.push_back(std::move(*c));
     }

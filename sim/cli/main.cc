@@ -17,6 +17,7 @@ constexpr char kUsage[] =
     "           [--collectives-as-copies]\n"
     "  validate --runs CSV|DIR [--json]\n"
     "  fit      --runs CSV|DIR --out PARAMS [--leave-one-out] [--engines vllm,sglang,trtllm]\n"
+    "           [--max-evaluations N] [--threads N]\n"
     "  sweep    --serve CMD --bench CMD --axis 'FLAG=V1,V2,...'... [--engine-axis 'CMD1|CMD2']\n"
     "           --out-dir DIR [--threads N] [--shard i/n] [--merge]\n"
     "  sweep-merge --out-dir DIR\n"
@@ -65,7 +66,7 @@ int main(int argc, char** argv) {
   }
   if (command == "fit") {
     auto args = ParseCliArgs(argc, argv, command,
-                             With({"--runs", "--out", "--engines", "--max-evaluations"}, kContextFlags),
+                             With({"--runs", "--out", "--engines", "--max-evaluations", "--threads"}, kContextFlags),
                              {"--leave-one-out"});
     if (!args.ok()) return ReportError(args.status());
     return FitCommand(*args);

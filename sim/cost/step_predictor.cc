@@ -16,6 +16,30 @@ StepPredictor::StepPredictor(StepPredictorConfig config, std::unique_ptr<OpCost>
     : config_(std::move(config)), op_cost_(std::move(op_cost)) {}
 
 double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
+  const double full = MeasuredGpuStepUs(ranks);
+  if (config_.prefill_time_scale == 1.0) return full;
+  // Split the step into what its decodes alone take and what the prefill
+  // chunks add, and scale the latter.
+  decode_scratch_.resize(ranks.size());
+  bool any_prefill = false;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    decode_scratch_[r].seqs.clear();
+    for (const models::SequenceWork& s : ranks[r].seqs) {
+      if (s.query_tokens <= 1 + config_.num_speculative_tokens) {
+        decode_scratch_[r].seqs.push_back(s);
+      } else {
+        any_prefill = true;
+      }
+    }
+  }
+  if (!any_prefill) return full;
+  bool any_decode = false;
+  for (const auto& b : decode_scratch_) any_decode |= !b.seqs.empty();
+  const double decodes = any_decode ? MeasuredGpuStepUs(decode_scratch_) : 0.0;
+  return decodes + config_.prefill_time_scale * std::max(full - decodes, 0.0);
+}
+
+double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks) {
   const int largest_captured =
       config_.cuda_graph_sizes.empty() ? 0 : config_.cuda_graph_sizes.back();
   // What each rank actually runs: an idle rank of a lockstep group runs a

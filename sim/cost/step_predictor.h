@@ -47,6 +47,10 @@ struct StepPredictorConfig {
   bool pad_moe_tokens_to_max_rank = false;
   int num_speculative_tokens = 0;  // MTP drafts: k draft passes per decode step
   EngineOverheads overheads;
+  // The engine's prefill work (the step's time beyond what its decodes alone
+  // take) relative to servesim's kernels for it: a fitted efficiency of the
+  // engine's whole prefill path. 1 = as measured.
+  double prefill_time_scale = 1.0;
   // Per op kind, the time of the engine's kernel relative to the measured one
   // (a fitted backend factor, scenarios/fitted_params.proto). Absent = 1.
   std::vector<std::pair<std::string, double>> kind_time_scale;
@@ -69,7 +73,10 @@ class StepPredictor : public ExecutionTimePredictor {
   StepPredictorConfig config_;
   std::unique_ptr<OpCost> op_cost_;
   std::vector<models::RankBatch> scratch_;
+  std::vector<models::RankBatch> decode_scratch_;
   double KindScale(const std::string& kind) const;
+  // GPU time of the ranks' batches as measured (prefill unscaled).
+  double MeasuredGpuStepUs(std::span<const models::RankBatch> ranks);
 };
 
 }  // namespace servesim::cost

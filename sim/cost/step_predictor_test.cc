@@ -41,6 +41,25 @@ TEST(StepPredictorTest, HostOverheadAddsUnlessOverlapped) {
   EXPECT_NEAR(overlapped.PredictStep(batch).ns() / 1e3, std::max(gpu_us, 1160.0), 1e-3);
 }
 
+TEST(StepPredictorTest, PrefillTimeScaleStretchesOnlyWhatTheChunkAdds) {
+  StepPredictorConfig c = Config(8, 1, false);
+  StepPredictor as_measured(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  c.prefill_time_scale = 3.0;
+  StepPredictor slow_prefill(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  models::RankBatch decodes;
+  for (int i = 0; i < 32; ++i) decodes.seqs.push_back({1, 1000});
+  models::RankBatch mixed = decodes;
+  mixed.seqs.push_back({2048, 0});
+  const std::vector<models::RankBatch> d{decodes}, m{mixed};
+  const double decode_us = as_measured.GpuStepUs(d);
+  const double mixed_us = as_measured.GpuStepUs(m);
+  ASSERT_GT(mixed_us, decode_us);
+  // Decode-only steps are untouched; a mixed step keeps its decode part and
+  // triples the rest.
+  EXPECT_DOUBLE_EQ(slow_prefill.GpuStepUs(d), decode_us);
+  EXPECT_NEAR(slow_prefill.GpuStepUs(m), decode_us + 3.0 * (mixed_us - decode_us), 1e-6);
+}
+
 TEST(StepPredictorTest, LongerContextsNeverDecodeFaster) {
   StepPredictor p(Config(8, 1, false), std::make_unique<RooflineOpCost>(GpuRates{}));
   sim::SimTime last = sim::SimTime::Zero();

@@ -100,6 +100,29 @@ TEST(SglangReplicaSchedulerTest, AdmissionReservesRunningOutputAtTheNewTokenRati
   EXPECT_EQ(b.seqs[0].id, 1);
 }
 
+TEST(SglangReplicaSchedulerTest, AdmissionPlansWithTheCapWhileGenerationStopsAtEos) {
+  // The same pool as above. Request 1 asks for up to 130 tokens but will stop
+  // at EOS after 3: the scheduler cannot know, so it reserves the cap and
+  // request 2 still waits; request 1 then finishes after 3 tokens.
+  RequestTable reqs = MakeRequests({{16, 201}, {16, 130}, {16, 10}});
+  reqs[1].eos_output_tokens = 3;
+  SglangReplicaScheduler s(Config(1000, 20), reqs.size());
+  s.Enqueue(0, reqs);
+  StepBatch b;
+  Step(s, reqs, &b);
+  s.Enqueue(1, reqs);
+  s.Enqueue(2, reqs);
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 1u);
+  EXPECT_EQ(b.seqs[0].id, 1);
+  StepOutcome out;
+  s.Complete(b, reqs, &out);  // prefill: first token
+  for (int i = 0; i < 10 && !reqs[1].finished; ++i) Step(s, reqs, &b);
+  EXPECT_TRUE(reqs[1].finished);
+  EXPECT_EQ(reqs[1].output_tokens, 3);
+  EXPECT_FALSE(reqs[0].finished);
+}
+
 TEST(SglangReplicaSchedulerTest, RatioDecaysPerDecodeStepToItsFloor) {
   RequestTable reqs = MakeRequests({{16, 1000}});
   SglangSchedulerConfig c = Config(1000, 100);

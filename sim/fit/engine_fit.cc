@@ -26,7 +26,8 @@ std::vector<ParamSpec> BaseParams() {
   return {{"step_cpu_us", 1000, 10, 2e5},
           {"per_seq_cpu_us", 20, 0.01, 2000},
           {"eager_launch_us", 10, 0.5, 100},
-          {"frontend_request_us", 1000, 10, 1e6}};
+          {"frontend_request_us", 1000, 10, 1e6},
+          {"prefill_time_scale", 1, 0.5, 10}};
 }
 
 }  // namespace
@@ -91,7 +92,8 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
     p.set_per_seq_cpu_us(std::exp(theta[1]));
     p.set_eager_launch_us(std::exp(theta[2]));
     p.set_frontend_request_us(std::exp(theta[3]));
-    for (size_t i = 4; i < specs.size(); ++i) {
+    p.set_prefill_time_scale(std::exp(theta[4]));
+    for (size_t i = 5; i < specs.size(); ++i) {
       scenarios::BackendFactor* f = p.add_backend_factors();
       f->set_backend(specs[i].name);
       f->set_time_scale(std::exp(theta[i]));
@@ -127,16 +129,23 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
     lower.push_back(std::log(s.lower));
     upper.push_back(std::log(s.upper));
   }
-  // Three deterministic starts (the nominal one, all host costs x0.1 and x10)
-  // share the evaluation budget; the best end point wins. One start alone
-  // stalls in poor local minima of this piecewise objective.
+  // Four deterministic starts share the evaluation budget; the best end point
+  // wins. One start alone stalls in poor local minima of this piecewise
+  // objective. The host costs start at nominal, x0.1 and x10; the fourth
+  // start pairs cheap host work with a slow prefill path, the other way to
+  // explain a long admission (TTFT) than a slow API server.
+  struct Start {
+    double host_factor, prefill_time_scale;
+  };
+  constexpr Start kStarts[] = {{1, 1}, {0.1, 1}, {10, 1}, {0.1, 4}};
   NelderMeadResult best;
   best.value = std::numeric_limits<double>::infinity();
-  for (const double shift : {0.0, std::log(0.1), std::log(10.0)}) {
+  for (const Start& s : kStarts) {
     std::vector<double> from = start;
-    for (size_t i = 0; i < 4; ++i) from[i] += shift;
+    for (size_t i = 0; i < 4; ++i) from[i] += std::log(s.host_factor);
+    from[4] = std::log(s.prefill_time_scale);
     NelderMeadResult r = MinimizeNelderMead(objective, from, step, lower, upper,
-                                            options.max_evaluations / 3, 1e-4);
+                                            options.max_evaluations / 4, 1e-4);
     if (r.value < best.value) best = std::move(r);
   }
   if (!failure.ok()) return failure;

@@ -37,6 +37,14 @@ std::string ContextLengthRejection(int64_t max_model_len, int64_t prompt_tokens,
 
 std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& config) {
   std::vector<BackendChoice> out;
+  // TensorRT-LLM's MoE with experts sharded by width (ep_size unset): every
+  // expert runs at 1/tp of its intermediate size (N = 512 gate-up, K = 256
+  // down on 8 GPUs), where its CUTLASS grouped GEMM falls far below the
+  // batched GEMM servesim measured at those shapes; its DeepSeek guide
+  // recommends expert parallelism [U: the size of the loss is fitted].
+  if (config.engine() == scenarios::TRTLLM && config.ep() <= 1 && config.tp() > 1) {
+    out.push_back({"moe=tensor_parallel", {"grouped_gemm_fp8"}});
+  }
   if (config.engine() == scenarios::SGLANG) {
     // SGLang's NSA defaults on H200: prefill flashmla_sparse, decode fa3
     // (shared/reference/engine-defaults.md §C2); servesim's kernels stand for those.
@@ -96,6 +104,7 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
     p.overheads.step_cpu_us = params.step_cpu_us();
     p.overheads.per_seq_cpu_us = params.per_seq_cpu_us();
     p.overheads.eager_launch_us = params.eager_launch_us();
+    p.prefill_time_scale = params.prefill_time_scale() > 0 ? params.prefill_time_scale() : 1.0;
     p.overheads.overlap_cpu = config.overlap_schedule();
     setup->notes.insert(setup->notes.begin(),
                         {absl::StrCat("layout: ", setup->layout.Describe()),

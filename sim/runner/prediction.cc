@@ -99,10 +99,11 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
   } else {
     run.setup.notes.push_back(absl::StrFormat(
         "fitted parameters (%s, fitted on %d live runs): API server %.0f us/request, host %.0f "
-        "us/step + %.1f us/sequence, eager launch %.1f us/kernel",
+        "us/step + %.1f us/sequence, eager launch %.1f us/kernel, prefill path x%.2f",
         RepoRelative(context, context.paths.params), found->fitted_on_size(),
         found->frontend_request_us(), found->step_cpu_us(), found->per_seq_cpu_us(),
-        found->eager_launch_us()));
+        found->eager_launch_us(),
+        found->prefill_time_scale() > 0 ? found->prefill_time_scale() : 1.0));
   }
   return run;
 }

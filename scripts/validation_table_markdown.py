@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Turns a `servesim validate` / `servesim fit --leave-one-out` table into the
+README's markdown: the summary rows and one row per case.
+
+usage: python3 scripts/validation_table_markdown.py docs/validation_leave_one_out.txt
+"""
+import re
+import sys
+
+METRICS = ["total tok/s", "mean TTFT", "p99 TTFT", "mean TPOT", "mean ITL"]
+TARGETS = {"total tok/s": "≤ 10 % / ≤ 25 %", "mean TTFT": "≤ 20 %", "mean TPOT": "≤ 20 %"}
+NAMES = {"total tok/s": "total token throughput"}
+
+
+def main(path):
+    cases, summary, rho = [], {}, None
+    for line in open(path, encoding="utf-8"):
+        cells = line.split("|")
+        if len(cells) == 6 and re.match(r"^[a-z0-9-]+\s+(yes|no)\s*$", cells[0].strip() + " "):
+            name = cells[0].split()[0]
+            cols = [c.split() for c in cells[1:]]
+            cases.append((name, cols))
+        m = re.match(r"\s+(.+?)\s+median\s+([\d.]+)\s+max\s+([\d.]+)", line)
+        if m:
+            key = m.group(1).replace(" ms", "").strip()
+            summary[key] = (m.group(2), m.group(3))
+        m = re.match(r"\s+Spearman rho of total tok/s: ([\d.]+)", line)
+        if m:
+            rho = float(m.group(1))
+    out = ["| metric | median abs. error | max | target (issue 6) |", "|---|---|---|---|"]
+    for k in METRICS:
+        med, mx = summary[k]
+        out.append(f"| {NAMES.get(k, k)} | {med} % | {mx} % | {TARGETS.get(k, '—')} |")
+    out.append(f"| Spearman ρ of total tok/s | {rho:.2f} | | ≥ 0.9 |")
+    out.append("")
+    out.append("| case | total tok/s live → predicted (err) | mean TTFT ms (err) "
+               "| mean TPOT ms (err) | mean ITL ms (err) |")
+    out.append("|---|---|---|---|---|")
+    for name, cols in cases:
+        # Columns: throughput, mean TTFT, p99 TTFT, mean TPOT, mean ITL.
+        cells = []
+        for i in (0, 1, 3, 4):
+            live, pred, err = cols[i]
+            cells.append(f"{float(live):.0f} → {float(pred):.0f} ({float(err):+.0f} %)")
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
