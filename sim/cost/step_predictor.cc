@@ -10,6 +10,13 @@ constexpr int kNumPhases = 6;
 
 int PhaseIndex(models::OpPhase p) { return static_cast<int>(p); }
 
+bool IsAttentionKind(const std::string& kind) {
+  static const auto* kKinds = new std::vector<std::string>{
+      "dense_mha_prefill", "dense_mla_decode", "indexer_decode", "indexer_prefill",
+      "sparse_mla_decode", "sparse_mla_prefill", "topk"};
+  return std::find(kKinds->begin(), kKinds->end(), kind) != kKinds->end();
+}
+
 }  // namespace
 
 StepPredictor::StepPredictor(StepPredictorConfig config, std::unique_ptr<OpCost> op_cost)
@@ -35,8 +42,14 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   if (!any_prefill) return full;
   bool any_decode = false;
   for (const auto& b : decode_scratch_) any_decode |= !b.seqs.empty();
-  const double decodes = any_decode ? MeasuredGpuStepUs(decode_scratch_) : 0.0;
-  return decodes + config_.prefill_time_scale * std::max(full - decodes, 0.0);
+  // Only the token-linear work (GEMMs, MoE, norms, collectives) is scaled:
+  // attention and the indexer, whose cost grows with the prompt, are already
+  // charged at production-kernel speed (production_kernels.h).
+  skip_attention_ = true;
+  const double linear_full = MeasuredGpuStepUs(ranks);
+  const double linear_decodes = any_decode ? MeasuredGpuStepUs(decode_scratch_) : 0.0;
+  skip_attention_ = false;
+  return full + (config_.prefill_time_scale - 1.0) * std::max(linear_full - linear_decodes, 0.0);
 }
 
 double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks) {
@@ -134,6 +147,7 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
 }
 
 double StepPredictor::KindScale(const std::string& kind) const {
+  if (skip_attention_ && IsAttentionKind(kind)) return 0.0;
   for (const auto& [k, scale] : config_.kind_time_scale) {
     if (k == kind) return scale;
   }

@@ -47,9 +47,11 @@ struct StepPredictorConfig {
   bool pad_moe_tokens_to_max_rank = false;
   int num_speculative_tokens = 0;  // MTP drafts: k draft passes per decode step
   EngineOverheads overheads;
-  // The engine's prefill work (the step's time beyond what its decodes alone
-  // take) relative to servesim's kernels for it: a fitted efficiency of the
-  // engine's whole prefill path. 1 = as measured.
+  // The engine's prefill path relative to servesim's kernels for it: the
+  // token-linear work (GEMMs, MoE, norms, collectives) a step's prefill
+  // chunks add beyond what its decodes alone take is multiplied by this;
+  // attention and the indexer keep their production-kernel times. 1 = as
+  // measured.
   double prefill_time_scale = 1.0;
   // Per op kind, the time of the engine's kernel relative to the measured one
   // (a fitted backend factor, scenarios/fitted_params.proto). Absent = 1.
@@ -74,6 +76,7 @@ class StepPredictor : public ExecutionTimePredictor {
   std::unique_ptr<OpCost> op_cost_;
   std::vector<models::RankBatch> scratch_;
   std::vector<models::RankBatch> decode_scratch_;
+  bool skip_attention_ = false;  // MeasuredGpuStepUs leaves attention ops out
   double KindScale(const std::string& kind) const;
   // GPU time of the ranks' batches as measured (prefill unscaled).
   double MeasuredGpuStepUs(std::span<const models::RankBatch> ranks);

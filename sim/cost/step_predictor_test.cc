@@ -41,7 +41,7 @@ TEST(StepPredictorTest, HostOverheadAddsUnlessOverlapped) {
   EXPECT_NEAR(overlapped.PredictStep(batch).ns() / 1e3, std::max(gpu_us, 1160.0), 1e-3);
 }
 
-TEST(StepPredictorTest, PrefillTimeScaleStretchesOnlyWhatTheChunkAdds) {
+TEST(StepPredictorTest, PrefillTimeScaleStretchesOnlyTheChunksLinearWork) {
   StepPredictorConfig c = Config(8, 1, false);
   StepPredictor as_measured(c, std::make_unique<RooflineOpCost>(GpuRates{}));
   c.prefill_time_scale = 3.0;
@@ -49,15 +49,26 @@ TEST(StepPredictorTest, PrefillTimeScaleStretchesOnlyWhatTheChunkAdds) {
   models::RankBatch decodes;
   for (int i = 0; i < 32; ++i) decodes.seqs.push_back({1, 1000});
   models::RankBatch mixed = decodes;
-  mixed.seqs.push_back({2048, 0});
+  mixed.seqs.push_back({4096, 0});
   const std::vector<models::RankBatch> d{decodes}, m{mixed};
   const double decode_us = as_measured.GpuStepUs(d);
   const double mixed_us = as_measured.GpuStepUs(m);
   ASSERT_GT(mixed_us, decode_us);
-  // Decode-only steps are untouched; a mixed step keeps its decode part and
-  // triples the rest.
+  // Decode-only steps are untouched.
   EXPECT_DOUBLE_EQ(slow_prefill.GpuStepUs(d), decode_us);
-  EXPECT_NEAR(slow_prefill.GpuStepUs(m), decode_us + 3.0 * (mixed_us - decode_us), 1e-6);
+  // The same step with attention and the indexer priced at zero gives the
+  // linear work; what the chunk adds to it is tripled, nothing else.
+  c.prefill_time_scale = 1.0;
+  c.kind_time_scale = {{"dense_mha_prefill", 0}, {"dense_mla_decode", 0}, {"indexer_decode", 0},
+                       {"indexer_prefill", 0},   {"sparse_mla_decode", 0}, {"sparse_mla_prefill", 0},
+                       {"topk", 0}};
+  StepPredictor linear_only(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  const double linear_added = linear_only.GpuStepUs(m) - linear_only.GpuStepUs(d);
+  ASSERT_GT(linear_added, 0);
+  EXPECT_NEAR(slow_prefill.GpuStepUs(m), mixed_us + 2.0 * linear_added, 1e-6);
+  // Attention-heavy work is not stretched: the scaled step stays below
+  // 3x the measured one.
+  EXPECT_LT(slow_prefill.GpuStepUs(m), decode_us + 3.0 * (mixed_us - decode_us));
 }
 
 TEST(StepPredictorTest, LongerContextsNeverDecodeFaster) {

@@ -21,6 +21,16 @@ void Step(SglangReplicaScheduler& s, RequestTable& reqs, StepBatch* b) {
   s.Complete(*b, reqs, &out);
 }
 
+// Request 0 runs alone for one step; then requests 1 and 2 arrive and the
+// scheduler forms its next batch in `b`.
+void RunFirstThenOfferTwo(SglangReplicaScheduler& s, RequestTable& reqs, StepBatch* b) {
+  s.Enqueue(0, reqs);
+  Step(s, reqs, b);
+  s.Enqueue(1, reqs);
+  s.Enqueue(2, reqs);
+  s.Schedule(reqs, b);
+}
+
 TEST(SglangSchedulerConfigTest, DpAttentionConservativenessGivesTheDocumentedRatios) {
   SglangSchedulerConfig c;
   c.SetConservativeness(0.3);  // 1.0 x 0.3 under DP attention
@@ -77,12 +87,8 @@ TEST(SglangReplicaSchedulerTest, AdmissionReservesRunningOutputAtTheNewTokenRati
   RequestTable reqs = MakeRequests({{16, 201}, {16, 100}, {16, 10}});
   SglangSchedulerConfig c = Config(1000, 20);
   SglangReplicaScheduler s(c, reqs.size());
-  s.Enqueue(0, reqs);
   StepBatch b;
-  Step(s, reqs, &b);  // request 0: 16 prompt tokens, 1 page; 200 outputs left
-  s.Enqueue(1, reqs);
-  s.Enqueue(2, reqs);
-  s.Schedule(reqs, &b);
+  RunFirstThenOfferTwo(s, reqs, &b);  // request 0: 16 prompt tokens, 1 page; 200 outputs left
   // rem_total = 19 free pages * 16 = 304 - 0.7 * 200 = 164. Request 1 needs
   // 16 + 100 = 116 < 164: admitted, leaving 48; request 2 needs 16 + 10 = 26
   // < 48: admitted too.
@@ -90,11 +96,7 @@ TEST(SglangReplicaSchedulerTest, AdmissionReservesRunningOutputAtTheNewTokenRati
   // With a tighter pool request 2 would be refused: check the boundary.
   RequestTable reqs2 = MakeRequests({{16, 201}, {16, 130}, {16, 10}});
   SglangReplicaScheduler s2(c, reqs2.size());
-  s2.Enqueue(0, reqs2);
-  Step(s2, reqs2, &b);
-  s2.Enqueue(1, reqs2);
-  s2.Enqueue(2, reqs2);
-  s2.Schedule(reqs2, &b);
+  RunFirstThenOfferTwo(s2, reqs2, &b);
   // 164 - (16 + 130) = 18 < 26: request 2 waits (and FCFS stops there).
   ASSERT_EQ(b.seqs.size(), 1u);
   EXPECT_EQ(b.seqs[0].id, 1);
@@ -107,12 +109,8 @@ TEST(SglangReplicaSchedulerTest, AdmissionPlansWithTheCapWhileGenerationStopsAtE
   RequestTable reqs = MakeRequests({{16, 201}, {16, 130}, {16, 10}});
   reqs[1].eos_output_tokens = 3;
   SglangReplicaScheduler s(Config(1000, 20), reqs.size());
-  s.Enqueue(0, reqs);
   StepBatch b;
-  Step(s, reqs, &b);
-  s.Enqueue(1, reqs);
-  s.Enqueue(2, reqs);
-  s.Schedule(reqs, &b);
+  RunFirstThenOfferTwo(s, reqs, &b);
   ASSERT_EQ(b.seqs.size(), 1u);
   EXPECT_EQ(b.seqs[0].id, 1);
   StepOutcome out;
