@@ -4,9 +4,11 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -51,6 +53,42 @@ TEST(EndToEndTest, SameInputsGiveByteIdenticalReportAndJson) {
   EXPECT_EQ(ja, ReadFile(dir + "/b.json"));
   EXPECT_NE(a.out.find("============ Serving Benchmark Result ============"), std::string::npos);
   EXPECT_NE(a.out.find("Request rate configured (RPS):           20.00"), std::string::npos);
+}
+
+TEST(EndToEndTest, StepLogConservesEveryPromptAndOutputToken) {
+  // 60 random requests of 300 prompt and 20 output tokens on vLLM TP8 (no
+  // speculation, a KV pool far larger than they need, so no preemption):
+  // every prompt token is prefilled exactly once, and every output token
+  // after the first (which the last prefill chunk samples) takes one decode.
+  const std::string path = testing::TempDir() + "/steps.csv";
+  Result r = Servesim(std::string("run ") + kServe +
+                      " --bench 'vllm bench serve --dataset-name random --random-input-len 300"
+                      " --random-output-len 20 --num-prompts 60 --request-rate 30'"
+                      " --step-log " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::istringstream csv(ReadFile(path));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line,
+            "instance,start_s,duration_ms,rank,decode_seqs,prefill_seqs,prefill_tokens,running,"
+            "waiting");
+  int64_t rows = 0, decodes = 0, prefill_tokens = 0;
+  while (std::getline(csv, line)) {
+    std::vector<int64_t> f;
+    std::istringstream cells(line);
+    std::string cell;
+    while (std::getline(cells, cell, ',')) f.push_back(std::atoll(cell.c_str()));
+    ASSERT_EQ(f.size(), 9u) << line;
+    decodes += f[4];
+    prefill_tokens += f[6];
+    ++rows;
+  }
+  EXPECT_GT(rows, 20);
+  // vLLM's random dataset sends random_input_len - 1 prompt tokens (no BOS).
+  EXPECT_EQ(prefill_tokens, 60 * 299);
+  EXPECT_EQ(decodes, 60 * 19);
+  EXPECT_NE(r.out.find("simulated: " + std::to_string(rows) + " iterations"), std::string::npos)
+      << r.out;
 }
 
 TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
