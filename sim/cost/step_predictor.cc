@@ -25,8 +25,7 @@ StepPredictor::StepPredictor(StepPredictorConfig config, std::unique_ptr<OpCost>
 double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   const double full = MeasuredGpuStepUs(ranks);
   if (config_.prefill_time_scale == 1.0) return full;
-  // Split the step into what its decodes alone take and what the prefill
-  // chunks add, and scale the latter.
+  // The decodes of the step alone, to tell what the prefill chunks add.
   decode_scratch_.resize(ranks.size());
   bool any_prefill = false;
   for (size_t r = 0; r < ranks.size(); ++r) {
