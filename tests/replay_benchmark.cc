@@ -3,19 +3,11 @@
 #include <benchmark/benchmark.h>
 
 #include "sim/runner/prediction.h"
+#include "sim/runner/repo_context_for_test.h"
 
 namespace {
 
-const servesim::runner::PredictionContext& Context() {
-  static const auto* context = [] {
-    servesim::runner::ContextPaths paths;
-    paths.repo_dir = SERVESIM_SOURCE_DIR;
-    auto c = servesim::runner::LoadPredictionContext(paths);
-    if (!c.ok()) std::abort();
-    return new servesim::runner::PredictionContext(*std::move(c));
-  }();
-  return *context;
-}
+const servesim::runner::PredictionContext& Context() { return servesim::runner::RepoPredictionContext(); }
 
 void Replay(benchmark::State& state, const char* serve) {
   servesim::runner::RunRequest request;

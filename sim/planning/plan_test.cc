@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/runner/repo_context_for_test.h"
+
 namespace servesim::planning {
 namespace {
 
@@ -83,16 +85,7 @@ TEST(ParseCandidatesTest, SkipsCommentsAndJoinsContinuations) {
   EXPECT_FALSE(ParseCandidates("# nothing\n", "f").ok());
 }
 
-const runner::PredictionContext& Context() {
-  static const auto* context = [] {
-    runner::ContextPaths paths;
-    paths.repo_dir = SERVESIM_SOURCE_DIR;
-    absl::StatusOr<runner::PredictionContext> c = runner::LoadPredictionContext(paths);
-    EXPECT_TRUE(c.ok()) << c.status();
-    return new runner::PredictionContext(*std::move(c));
-  }();
-  return *context;
-}
+const runner::PredictionContext& Context() { return runner::RepoPredictionContext(); }
 
 // The acceptance test: the Azure conversation trace (its first 600
 // requests, for speed) at 1x, 4x and 16x its real rate, vLLM TP8 per node,

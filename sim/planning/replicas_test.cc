@@ -2,19 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/runner/repo_context_for_test.h"
+
 namespace servesim::planning {
 namespace {
 
-const runner::PredictionContext& Context() {
-  static const auto* context = [] {
-    runner::ContextPaths paths;
-    paths.repo_dir = SERVESIM_SOURCE_DIR;
-    absl::StatusOr<runner::PredictionContext> c = runner::LoadPredictionContext(paths);
-    EXPECT_TRUE(c.ok()) << c.status();
-    return new runner::PredictionContext(*std::move(c));
-  }();
-  return *context;
-}
+const runner::PredictionContext& Context() { return runner::RepoPredictionContext(); }
 
 constexpr char kServe[] = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8";
 constexpr char kBench[] =

@@ -6,20 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "sim/planning/sweep.h"
+#include "sim/runner/repo_context_for_test.h"
 
 namespace servesim::planning {
 namespace {
 
-const runner::PredictionContext& Context() {
-  static const auto* context = [] {
-    runner::ContextPaths paths;
-    paths.repo_dir = SERVESIM_SOURCE_DIR;
-    auto c = runner::LoadPredictionContext(paths);
-    if (!c.ok()) std::abort();
-    return new runner::PredictionContext(*std::move(c));
-  }();
-  return *context;
-}
+const runner::PredictionContext& Context() { return runner::RepoPredictionContext(); }
 
 // 50 request rates x 20 prompt counts = 1000 points; each point a random
 // workload of 256-token prompts and 32-token outputs, 10..200 requests.
