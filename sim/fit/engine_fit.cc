@@ -1,6 +1,7 @@
 #include "sim/fit/engine_fit.h"
 
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <set>
 
@@ -20,6 +21,17 @@ namespace {
 struct ParamSpec {
   std::string name;
   double start, lower, upper;
+};
+
+// Positions of the per-engine parameters in the fit's vector; backend factors
+// follow them. The host costs come first, before kPrefillTimeScale.
+enum BaseParam : size_t {
+  kStepCpu,
+  kPerSeqCpu,
+  kEagerLaunch,
+  kFrontendRequest,
+  kPrefillTimeScale,
+  kNumBaseParams,
 };
 
 std::vector<ParamSpec> BaseParams() {
@@ -88,12 +100,12 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   auto to_params = [&](const std::vector<double>& theta) {
     scenarios::EngineParams p;
     p.set_engine(engine);
-    p.set_step_cpu_us(std::exp(theta[0]));
-    p.set_per_seq_cpu_us(std::exp(theta[1]));
-    p.set_eager_launch_us(std::exp(theta[2]));
-    p.set_frontend_request_us(std::exp(theta[3]));
-    p.set_prefill_time_scale(std::exp(theta[4]));
-    for (size_t i = 5; i < specs.size(); ++i) {
+    p.set_step_cpu_us(std::exp(theta[kStepCpu]));
+    p.set_per_seq_cpu_us(std::exp(theta[kPerSeqCpu]));
+    p.set_eager_launch_us(std::exp(theta[kEagerLaunch]));
+    p.set_frontend_request_us(std::exp(theta[kFrontendRequest]));
+    p.set_prefill_time_scale(std::exp(theta[kPrefillTimeScale]));
+    for (size_t i = kNumBaseParams; i < specs.size(); ++i) {
       scenarios::BackendFactor* f = p.add_backend_factors();
       f->set_backend(specs[i].name);
       f->set_time_scale(std::exp(theta[i]));
@@ -142,10 +154,10 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   best.value = std::numeric_limits<double>::infinity();
   for (const Start& s : kStarts) {
     std::vector<double> from = start;
-    for (size_t i = 0; i < 4; ++i) from[i] += std::log(s.host_factor);
-    from[4] = std::log(s.prefill_time_scale);
+    for (size_t i = 0; i < kPrefillTimeScale; ++i) from[i] += std::log(s.host_factor);
+    from[kPrefillTimeScale] = std::log(s.prefill_time_scale);
     NelderMeadResult r = MinimizeNelderMead(objective, from, step, lower, upper,
-                                            options.max_evaluations / 4, 1e-4);
+                                            options.max_evaluations / std::size(kStarts), 1e-4);
     if (r.value < best.value) best = std::move(r);
   }
   if (!failure.ok()) return failure;
