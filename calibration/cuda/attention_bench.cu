@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "calibration/cuda/flash_tile.cuh"
+#include "calibration/cuda/fp8_convert.cuh"
 #include "calibration/cuda/kernels.h"
 #include "calibration/cuda/suites.h"
 
@@ -94,16 +95,7 @@ struct MlaProblem {
         const unsigned char* entry = base + static_cast<size_t>(rows[r]) * kFp8EntryBytes;
         if (t < 32) {
           const float scale = reinterpret_cast<const float*>(entry + kNope)[t / 8];
-          const uint4 raw = reinterpret_cast<const uint4*>(entry)[t];
-          const __nv_fp8x2_e4m3* pairs = reinterpret_cast<const __nv_fp8x2_e4m3*>(&raw);
-          __align__(16) __nv_bfloat162 vals[8];
-#pragma unroll
-          for (int j = 0; j < 8; ++j) {
-            const float2 f = static_cast<float2>(pairs[j]);
-            vals[j] = __floats2bfloat162_rn(f.x * scale, f.y * scale);
-          }
-          reinterpret_cast<uint4*>(dst)[2 * t] = reinterpret_cast<const uint4*>(vals)[0];
-          reinterpret_cast<uint4*>(dst)[2 * t + 1] = reinterpret_cast<const uint4*>(vals)[1];
+          Fp8x16ToBf16(reinterpret_cast<const uint4*>(entry)[t], dst + 16 * t, scale);
         } else {
           const uint4* rope = reinterpret_cast<const uint4*>(entry + kNope + 16);
           reinterpret_cast<uint4*>(dst + kNope)[t - 32] = rope[t - 32];

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "calibration/cuda/fp8_convert.cuh"
 #include "calibration/cuda/kernels.h"
 #include "calibration/cuda/suites.h"
 
@@ -19,18 +20,6 @@ namespace {
 constexpr int kHeads = 64, kDim = 128, kKeyTile = 64, kTilesPerBlock = 4, kThreads = 256;
 constexpr int kLd = kDim + 8;   // bf16 smem rows
 constexpr int kLs = kKeyTile + 4;
-
-__device__ __forceinline__ void Fp8x16ToBf16(const uint4& raw, __nv_bfloat16* dst, float scale) {
-  const __nv_fp8x2_e4m3* pairs = reinterpret_cast<const __nv_fp8x2_e4m3*>(&raw);
-  __align__(16) __nv_bfloat162 vals[8];
-#pragma unroll
-  for (int j = 0; j < 8; ++j) {
-    const float2 f = static_cast<float2>(pairs[j]);
-    vals[j] = __floats2bfloat162_rn(f.x * scale, f.y * scale);
-  }
-  reinterpret_cast<uint4*>(dst)[0] = reinterpret_cast<const uint4*>(vals)[0];
-  reinterpret_cast<uint4*>(dst)[1] = reinterpret_cast<const uint4*>(vals)[1];
-}
 
 // Block (key chunk, query). Keys of query qi are rows [key_base(qi), +n_keys)
 // of the key cache. Decode: key_base = qi * ctx, n_keys = ctx. Causal prefill
