@@ -58,8 +58,9 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
       w.sampled_rows += q;
       w.decode_rows += q;
       w.decode_keys += CausalPairs(q, c);
-      w.decode_keys_topk +=
-          sparse ? CappedPairs(q, c, topk) : CausalPairs(q, c);
+      w.decode_keys_topk += !sparse                    ? CausalPairs(q, c)
+                            : o.sparse_decode_full_topk ? q * topk
+                                                        : CappedPairs(q, c, topk);
       if (sparse) w.selected_keys += KeysOfRowsLongerThan(q, c, topk);
       continue;
     }
@@ -71,7 +72,8 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
     } else {
       w.sparse_prefill_tokens += q;
       w.sparse_prefill_pairs += CausalPairs(q, c);
-      w.sparse_prefill_pairs_topk += CappedPairs(q, c, topk);
+      w.sparse_prefill_pairs_topk +=
+          o.sparse_prefill_full_topk ? q * topk : CappedPairs(q, c, topk);
       w.selected_keys += KeysOfRowsLongerThan(q, c, topk);
     }
   }
@@ -251,18 +253,33 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
   const bool kv_fp8 = o_.kv_dtype == KvCacheDtype::kFp8DsMla;
   const double mqa_flops_per_pair =
       2.0 * (latent + a.kv_lora_rank());  // QK^T over 576, PV over 512
-  if (w.decode_rows > 0) {
+  // The (rows, key pairs) each sparse kernel runs, as the engine routes them.
+  int64_t decode_kernel_rows = w.decode_rows, decode_kernel_pairs = w.decode_keys_topk;
+  int64_t prefill_kernel_pairs = w.sparse_prefill_pairs_topk;
+  if (spec_.has_indexer()) {
+    if (o_.sparse_kernel_routing == SparseKernelRouting::kAllOnPrefillKernel) {
+      prefill_kernel_pairs += decode_kernel_pairs;
+      decode_kernel_rows = decode_kernel_pairs = 0;
+    } else if (o_.sparse_kernel_routing == SparseKernelRouting::kAllOnDecodeKernel) {
+      decode_kernel_rows += w.sparse_prefill_tokens;
+      decode_kernel_pairs += prefill_kernel_pairs;
+      prefill_kernel_pairs = 0;
+    }
+  }
+  if (w.decode_rows > 0 || decode_kernel_rows > 0) {
     if (spec_.has_indexer()) {
       const int64_t padded =
           RoundUp(heads, std::max(1, o_.min_sparse_decode_heads));
-      Add("sparse_mla_decode", "sparse_mla_decode",
-          {{"heads", padded}, {"kv_fp8", kv_fp8}},
-          static_cast<double>(w.decode_keys_topk),
-          mqa_flops_per_pair * padded * w.decode_keys_topk,
-          static_cast<double>(w.decode_keys_topk) * kv_entry +
-              static_cast<double>(w.decode_rows) * padded *
-                  (latent + a.kv_lora_rank()) * kBf16Bytes,
-          ph, layers);
+      if (decode_kernel_pairs > 0) {
+        Add("sparse_mla_decode", "sparse_mla_decode",
+            {{"heads", padded}, {"kv_fp8", kv_fp8}},
+            static_cast<double>(decode_kernel_pairs),
+            mqa_flops_per_pair * padded * decode_kernel_pairs,
+            static_cast<double>(decode_kernel_pairs) * kv_entry +
+                static_cast<double>(decode_kernel_rows) * padded *
+                    (latent + a.kv_lora_rank()) * kBf16Bytes,
+            ph, layers);
+      }
     } else {
       // Dense MLA decode over the whole context (FlashMLA dense). No profile
       // table in docs/profile-tables.md: roofline fallback.
@@ -273,13 +290,13 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
           static_cast<double>(w.decode_keys) * kv_entry, ph, layers);
     }
   }
-  if (w.sparse_prefill_tokens > 0) {
+  if (prefill_kernel_pairs > 0) {
     const int64_t padded =
         RoundUp(heads, std::max(1, o_.min_sparse_prefill_heads));
     Add("sparse_mla_prefill", "sparse_mla_prefill", {{"heads", padded}},
-        static_cast<double>(w.sparse_prefill_pairs_topk),
-        mqa_flops_per_pair * padded * w.sparse_prefill_pairs_topk,
-        static_cast<double>(w.sparse_prefill_pairs_topk) * latent * kBf16Bytes,
+        static_cast<double>(prefill_kernel_pairs),
+        mqa_flops_per_pair * padded * prefill_kernel_pairs,
+        static_cast<double>(prefill_kernel_pairs) * latent * kBf16Bytes,
         ph, layers);
   }
   Bmm("attn_w_uv", heads, a.kv_lora_rank(), a.v_head_dim(), absorbed, layers);

@@ -27,6 +27,12 @@ struct RankBatch {
   std::vector<SequenceWork> seqs;
 };
 
+enum class SparseKernelRouting {
+  kByPhase,              // decode rows: decode kernel; prefill rows: prefill kernel
+  kAllOnPrefillKernel,   // every row through the sparse prefill kernel
+  kAllOnDecodeKernel,    // every row through the sparse decode kernel
+};
+
 struct OpGraphOptions {
   KvCacheDtype kv_dtype = KvCacheDtype::kBf16;
   // Prefill sequences whose whole length (context + chunk) is at most this
@@ -39,6 +45,18 @@ struct OpGraphOptions {
   // Same for the sparse prefill kernel (vLLM pads the BF16 kernel to 128 when
   // it has >= 32 heads per rank) [U]. 1 = no padding.
   int min_sparse_prefill_heads = 1;
+  // FlashMLA's sparse kernels walk every one of a query row's top-k index
+  // slots and mask the unused ones, so a row costs index_topk keys however
+  // short its context (true of FlashMLA sparse prefill and decode; SGLang's
+  // fa3 NSA backend passes the real length instead). false = min(context,
+  // top-k) keys per row.
+  bool sparse_prefill_full_topk = false;
+  bool sparse_decode_full_topk = false;
+  // Which sparse MLA kernel runs which rows. vLLM's FlashMLA sparse backend
+  // sends a step's decode and prefill rows through one call: the BF16 sparse
+  // prefill kernel on a BF16 latent cache, the FP8 decode kernel on an FP8
+  // one.
+  SparseKernelRouting sparse_kernel_routing = SparseKernelRouting::kByPhase;
   // false: the BF16 fallback path (no DeepGEMM): quantised weights run as BF16
   // GEMMs.
   bool fp8_gemms = true;

@@ -202,6 +202,36 @@ TEST(OpGraphTest, ShortPrefillTakesDenseMhaBelowThreshold) {
   EXPECT_EQ(Find(ops, "sparse_mla_prefill")->x, 500500);
 }
 
+// FlashMLA walks all 2048 top-k slots of a row: the 1000-token prompt then
+// costs 1000 x 2048 pairs, and a decode at context 500 costs 2048, where a
+// kernel given the real lengths (SGLang's fa3) pays 500500 and 501.
+TEST(OpGraphTest, FullTopkKernelsChargeEveryRowTheWholeTopk) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const ParallelLayout l = Must(VllmLayout(spec, 1, 1, false, 8));
+  RankBatch b;
+  b.seqs = {{1000, 0}, {1, 500}};
+  OpGraphOptions o;
+  auto ops = BuildRankIterationOps(spec, l, b, 1001, o);
+  EXPECT_EQ(Find(ops, "sparse_mla_prefill")->x, 500500);
+  EXPECT_EQ(Find(ops, "sparse_mla_decode")->x, 501);
+  o.sparse_prefill_full_topk = true;
+  o.sparse_decode_full_topk = true;
+  ops = BuildRankIterationOps(spec, l, b, 1001, o);
+  EXPECT_EQ(Find(ops, "sparse_mla_prefill")->x, 1000 * 2048);
+  EXPECT_EQ(Find(ops, "sparse_mla_decode")->x, 2048);
+  // The indexer still scores only the real causal pairs.
+  EXPECT_EQ(Find(ops, "indexer_prefill")->x, 500500);
+  // One kernel for all rows: its op carries both rows' pairs, the other none.
+  o.sparse_kernel_routing = SparseKernelRouting::kAllOnPrefillKernel;
+  ops = BuildRankIterationOps(spec, l, b, 1001, o);
+  EXPECT_EQ(Find(ops, "sparse_mla_prefill")->x, 1001 * 2048);
+  EXPECT_EQ(Find(ops, "sparse_mla_decode"), nullptr);
+  o.sparse_kernel_routing = SparseKernelRouting::kAllOnDecodeKernel;
+  ops = BuildRankIterationOps(spec, l, b, 1001, o);
+  EXPECT_EQ(Find(ops, "sparse_mla_decode")->x, 1001 * 2048);
+  EXPECT_EQ(Find(ops, "sparse_mla_prefill"), nullptr);
+}
+
 // One decode token on one GPU multiplies every active parameter once:
 // GEMM FLOPs = 2 x 37.48 B (model-and-kernels.md §1.1: ~75 GFLOP).
 TEST(OpGraphTest, DecodeTokenGemmFlopsAreTwiceActiveParameters) {

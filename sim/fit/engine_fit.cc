@@ -38,7 +38,7 @@ std::vector<ParamSpec> BaseParams() {
   return {{"step_cpu_us", 1000, 10, 2e5},
           {"per_seq_cpu_us", 20, 0.01, 2000},
           {"eager_launch_us", 10, 0.5, 100},
-          {"frontend_request_us", 1000, 10, 1e6},
+          {"frontend_request_us", 1000, 10, 5000},
           {"prefill_time_scale", 1, 0.5, 10}};
 }
 
@@ -46,7 +46,7 @@ std::vector<ParamSpec> BaseParams() {
 
 const std::vector<std::string>& FittedMetrics() {
   static const auto* kKeys =
-      new std::vector<std::string>{"total_token_throughput", "mean_ttft_ms", "mean_tpot_ms"};
+      new std::vector<std::string>{"total_token_throughput", "mean_ttft_ms", "mean_tpot_ms", "median_itl_ms"};
   return *kKeys;
 }
 

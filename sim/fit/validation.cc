@@ -12,7 +12,8 @@ namespace servesim::fit {
 
 const std::vector<std::string>& ComparedMetrics() {
   static const auto* kKeys = new std::vector<std::string>{
-      "total_token_throughput", "mean_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "mean_itl_ms"};
+      "total_token_throughput", "mean_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "mean_itl_ms",
+      "median_itl_ms", "p99_itl_ms"};
   return *kKeys;
 }
 
@@ -25,6 +26,7 @@ double MetricValue(const metrics::BenchMetrics& m, const std::string& key) {
   if (key == "mean_tpot_ms") return m.tpot.mean_ms;
   if (key == "mean_itl_ms") return m.itl.mean_ms;
   if (key == "median_itl_ms") return m.itl.median_ms;
+  if (key == "p99_itl_ms") return m.itl.p99_ms;
   if (key == "completed") return static_cast<double>(m.completed);
   return 0;
 }
@@ -132,8 +134,9 @@ ValidationReport Summarize(std::vector<CaseResult> cases) {
 
 std::string FormatValidationTable(const ValidationReport& report) {
   std::string out = absl::StrFormat("%-28s %-5s", "case", "ok");
-  const std::vector<std::string> labels = {"total tok/s", "mean TTFT ms", "p99 TTFT ms",
-                                           "mean TPOT ms", "mean ITL ms"};
+  const std::vector<std::string> labels = {"total tok/s",  "mean TTFT ms",   "p99 TTFT ms",
+                                           "mean TPOT ms", "mean ITL ms",    "median ITL ms",
+                                           "p99 ITL ms"};
   for (const std::string& l : labels) absl::StrAppendFormat(&out, " | %-27s", l);
   out += "\n";
   absl::StrAppendFormat(&out, "%-28s %-5s", "", "");

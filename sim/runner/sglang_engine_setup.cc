@@ -13,9 +13,10 @@ namespace {
 
 // FlashMLA's sparse kernels take 64 or 128 query heads on SM90: SGLang pads
 // the heads of a rank up to 64 for them; FA3 and TileLang take any count.
-int HeadPaddingFor(const std::string& nsa_backend) {
-  return nsa_backend.rfind("flashmla", 0) == 0 ? 64 : 1;
-}
+bool IsFlashMla(const std::string& nsa_backend) { return nsa_backend.rfind("flashmla", 0) == 0; }
+
+// FlashMLA's sparse kernels take 64 or 128 heads; fa3 any.
+int HeadPaddingFor(const std::string& nsa_backend) { return IsFlashMla(nsa_backend) ? 64 : 1; }
 
 }  // namespace
 
@@ -112,6 +113,10 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
   p.graph.dense_mha_prefill_max_tokens = 2048;
   p.graph.min_sparse_decode_heads = HeadPaddingFor(config.decode_attention_backend());
   p.graph.min_sparse_prefill_heads = HeadPaddingFor(config.prefill_attention_backend());
+  // FlashMLA walks every top-k slot of a row; fa3 gets each row's real
+  // length (min(context, top-k)) as its cache length.
+  p.graph.sparse_decode_full_topk = IsFlashMla(config.decode_attention_backend());
+  p.graph.sparse_prefill_full_topk = IsFlashMla(config.prefill_attention_backend());
   p.graph.fp8_gemms = true;  // DeepGEMM is mandatory for this model in SGLang
   p.graphs_cover_mixed_batches = false;  // SGLang captures decode batches only
   p.pad_moe_tokens_to_max_rank = false;  // DP attention gathers each rank's real tokens

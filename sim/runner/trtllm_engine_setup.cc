@@ -85,9 +85,12 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
   // Prefills of sequences within the index top-k attend to every token: the
   // dense path [U: TRT-LLM's DSA short-sequence handling not read].
   p.graph.dense_mha_prefill_max_tokens = spec.has_indexer() ? spec.indexer().index_topk() : 0;
-  // The FlashMLA sparse kernels on Hopper take 64 or 128 heads.
+  // The FlashMLA sparse kernels on Hopper take 64 or 128 heads and walk
+  // every top-k slot of a row [U: that TRT-LLM's DSA runs FlashMLA on Hopper].
   p.graph.min_sparse_decode_heads = 64;
   p.graph.min_sparse_prefill_heads = 64;
+  p.graph.sparse_prefill_full_topk = true;
+  p.graph.sparse_decode_full_topk = true;
   p.graph.fp8_gemms = true;  // without DeepGEMM TRT-LLM's own FP8 GEMMs run
   p.graphs_cover_mixed_batches = false;  // generation-only batches are captured
   p.graphs_exact_sizes_only = !config.cuda_graph_padding();

@@ -58,11 +58,18 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
 
   cost::StepPredictorConfig& p = s.predictor;
   p.graph.kv_dtype = kv_dtype;
-  // Short prefills take dense MHA when the whole sequence fits in the index
-  // top-k (vLLM's use_dense_mha rule; its presence in v0.13 is [U]).
-  p.graph.dense_mha_prefill_max_tokens = spec.has_indexer() ? spec.indexer().index_topk() : 0;
-  // FlashMLA's sparse FP8 decode kernel takes 64 or 128 heads; under TP the
-  // sparse prefill also runs through it ("mixed batch"): pad both.
+  // v0.13's FlashMLA sparse backend sends every row of a step, prefill and
+  // decode, through one kernel (FlashMLASparseImpl: the BF16 sparse prefill
+  // kernel on a BF16 latent cache, the FP8 decode kernel on fp8_ds_mla), with
+  // heads padded to 64 on Hopper and every row walking the whole top-k. No
+  // dense-MHA path for short prefills: use_dense_mha and the split "mixed
+  // batch" came after v0.13 [U] (model-and-kernels.md, V1 is newer).
+  p.graph.dense_mha_prefill_max_tokens = 0;
+  p.graph.sparse_kernel_routing = kv_dtype == models::KvCacheDtype::kFp8DsMla
+                                      ? models::SparseKernelRouting::kAllOnDecodeKernel
+                                      : models::SparseKernelRouting::kAllOnPrefillKernel;
+  p.graph.sparse_prefill_full_topk = true;
+  p.graph.sparse_decode_full_topk = true;
   p.graph.min_sparse_decode_heads = 64;
   p.graph.min_sparse_prefill_heads = 64;
   p.graph.fp8_gemms = true;  // DeepGEMM off falls back to CUTLASS FP8, not BF16
@@ -70,7 +77,9 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   p.pad_moe_tokens_to_max_rank = true;  // DP ranks pad to the largest (num_tokens_across_dp)
 
   s.notes.push_back(absl::StrCat(
-      "attention: FLASHMLA_SPARSE; GEMMs: ", config.deep_gemm() ? "DeepGEMM FP8" : "CUTLASS FP8",
+      "attention: FLASHMLA_SPARSE (every row through the ",
+      kv_dtype == models::KvCacheDtype::kFp8DsMla ? "FP8 sparse decode" : "BF16 sparse prefill",
+      " kernel, heads padded to 64, the whole top-k per row); GEMMs: ", config.deep_gemm() ? "DeepGEMM FP8" : "CUTLASS FP8",
       "; CUDA graphs up to ", config.cuda_graph_max_bs(), " tokens; async scheduling ",
       config.overlap_schedule() ? "on" : "off"));
   return s;
