@@ -113,6 +113,12 @@ int ExplainCommand(const CliArgs& args) {
   if (own_kernels) {
     predictor_config.kind_time_scale.clear();
     predictor_config.prefill_time_scale = 1.0;
+    // servesim's own sparse MLA kernels stop at each row's real key count and
+    // the iteration check composes decode and prefill kernels separately;
+    // walking the whole top-k in one call is FlashMLA's behaviour.
+    predictor_config.graph.sparse_prefill_full_topk = false;
+    predictor_config.graph.sparse_decode_full_topk = false;
+    predictor_config.graph.sparse_kernel_routing = models::SparseKernelRouting::kByPhase;
   }
   const bool gpu_only = args.Has("--gpu-only-json");
   // The GPU time of each batch as replayed from one CUDA graph: no eager

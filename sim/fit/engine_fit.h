@@ -1,5 +1,6 @@
 // Fits one engine's free parameters (host overheads, backend factors) to live
-// runs by least squares on log errors, and cross-validates leaving one out.
+// runs by robust least squares on log errors, and cross-validates leaving one
+// out.
 #ifndef SERVESIM_SIM_FIT_ENGINE_FIT_H_
 #define SERVESIM_SIM_FIT_ENGINE_FIT_H_
 
@@ -15,6 +16,12 @@ namespace servesim::fit {
 
 // The figures the fit matches, as --save-result keys.
 const std::vector<std::string>& FittedMetrics();
+
+// The loss of one squared log error z: soft-L1 with a 20 % scale c, i.e.
+// 2c^2 (sqrt(1 + z/c^2) - 1): about z for errors within the scale, growing
+// as sqrt(z) beyond it, so that a row the model cannot explain pulls the
+// shared parameters no harder than a linear penalty.
+double RobustLoss(double squared_log_error);
 
 struct EngineFitOptions {
   int max_evaluations = 80;
