@@ -45,8 +45,11 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   // attention and the indexer, whose cost grows with the prompt, are already
   // charged at production-kernel speed (production_kernels.h).
   skip_attention_ = true;
+  evaluation_ = 1;
   const double linear_full = MeasuredGpuStepUs(ranks);
+  evaluation_ = 2;
   const double linear_decodes = any_decode ? MeasuredGpuStepUs(decode_scratch_) : 0.0;
+  evaluation_ = 0;
   skip_attention_ = false;
   return full + (config_.prefill_time_scale - 1.0) * std::max(linear_full - linear_decodes, 0.0);
 }
@@ -116,7 +119,10 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
   // the step takes, phase by phase, the slowest rank's time.
   std::array<double, kNumPhases> slowest{};
   double eager_floor_us = 0;
-  for (const RankRun& run : runs) {
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const RankRun& run = runs[r];
+    const size_t slot_base = (r * kEvaluations + evaluation_) * kSlotStride;
+    const bool cached = r < kCachedRanks;
     std::vector<models::Op> ops = models::BuildRankIterationOps(
         config_.spec, config_.layout, *run.batch, moe_tokens, config_.graph);
     if (config_.num_speculative_tokens > 0 && run.all_decode && !run.idle) {
@@ -131,7 +137,9 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
     int64_t launches = 0;
     for (size_t i = 0; i < ops.size(); ++i) {
       const models::Op& op = ops[i];
-      phase[PhaseIndex(op.phase)] += op.repeat * op_cost_->OpUsAt(op, i) * KindScale(op.kind);
+      const double us =
+          cached && i < kSlotStride ? op_cost_->OpUsAt(op, slot_base + i) : op_cost_->OpUs(op);
+      phase[PhaseIndex(op.phase)] += op.repeat * us * KindScale(op.kind);
       launches += op.repeat;
     }
     for (int p = 0; p < kNumPhases; ++p) slowest[p] = std::max(slowest[p], phase[p]);
