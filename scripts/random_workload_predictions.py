@@ -7,13 +7,26 @@ prints, as a Markdown table, what servesim predicts for each of them on the
 live baseline configurations (serve commands taken from sharegpt_runs.csv by
 case name), so that a confirmation run can be compared line by line.
 
-usage: scripts/random_workload_predictions.py [--runs CSV] [--servesim BIN] > docs/random_workloads.md
+usage: python3 scripts/random_workload_predictions.py [--runs CSV] [--servesim BIN] > docs/random_workloads.md
 """
 import argparse
 import csv
 import re
 import subprocess
 import sys
+
+INTRO = """# Predictions for the random-dataset workloads of the live runs
+
+The live runs also cover random-dataset workloads (shared/validation/README.md) whose
+measurements are not in shared/. These are servesim's predictions for them on the live
+baseline configurations, made by `python3 scripts/random_workload_predictions.py` with the
+committed profile and fitted parameters; regenerate after any model change. None of these
+numbers was compared with a live run: they are what a confirmation run checks.
+Every request generates its full output length, as with `--ignore-eos`; a live
+run without that flag may stop some requests earlier at EOS. TensorRT-LLM
+refuses the 32000-token prompts (chunked context is off by default and a prompt
+must fit `max_num_tokens` = 8192), so all 100 fail.
+"""
 
 WORKLOADS = [(128, 4, 1000), (2000, 100, 500), (4000, 200, 500), (32000, 100, 100), (1000, 2000, 100)]
 CASES = ["vllm-tp8-base", "vllm-dp8-ep", "sglang-tp8-base", "sglang-tp8-dp8-dpattn",
@@ -51,6 +64,7 @@ def main():
     ap.add_argument("--servesim", default="build/servesim")
     args = ap.parse_args()
     rows = {r["case"]: r for r in csv.DictReader(open(args.runs))}
+    print(INTRO)
     print("| configuration | workload (in/out x prompts) | " + " | ".join(m[1] for m in METRICS) + " |")
     print("|---|---|" + "---|" * len(METRICS))
     for case in CASES:

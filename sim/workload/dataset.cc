@@ -61,9 +61,13 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRandom(const BenchConfig& config
     *notice = absl::StrFormat(
         "random dataset: prompt %d..%d tokens (prefix %d + input, --random-input-len %d minus "
         "1 BOS, as vLLM counts), output %d..%d tokens, seed %d; drawn with servesim's "
-        "mt19937_64, not numpy's PCG64, so per-request lengths differ from vLLM's",
+        "mt19937_64, not numpy's PCG64, so per-request lengths differ from vLLM's; every "
+        "request generates its full output%s",
         config.random_prefix_len + in_low, config.random_prefix_len + in_high,
-        config.random_prefix_len, config.random_input_len, out_low, out_high, config.seed);
+        config.random_prefix_len, config.random_input_len, out_low, out_high, config.seed,
+        config.ignore_eos ? " (--ignore-eos)"
+                          : " (EOS is not modelled: without --ignore-eos a live run may stop "
+                            "some requests earlier)");
   }
   return requests;
 }
