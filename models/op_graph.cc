@@ -266,20 +266,18 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
       prefill_kernel_pairs = 0;
     }
   }
-  if (w.decode_rows > 0 || decode_kernel_rows > 0) {
+  if (decode_kernel_rows > 0) {
     if (spec_.has_indexer()) {
       const int64_t padded =
           RoundUp(heads, std::max(1, o_.min_sparse_decode_heads));
-      if (decode_kernel_pairs > 0) {
-        Add("sparse_mla_decode", "sparse_mla_decode",
-            {{"heads", padded}, {"kv_fp8", kv_fp8}},
-            static_cast<double>(decode_kernel_pairs),
-            mqa_flops_per_pair * padded * decode_kernel_pairs,
-            static_cast<double>(decode_kernel_pairs) * kv_entry +
-                static_cast<double>(decode_kernel_rows) * padded *
-                    (latent + a.kv_lora_rank()) * kBf16Bytes,
-            ph, layers);
-      }
+      Add("sparse_mla_decode", "sparse_mla_decode",
+          {{"heads", padded}, {"kv_fp8", kv_fp8}},
+          static_cast<double>(decode_kernel_pairs),
+          mqa_flops_per_pair * padded * decode_kernel_pairs,
+          static_cast<double>(decode_kernel_pairs) * kv_entry +
+              static_cast<double>(decode_kernel_rows) * padded *
+                  (latent + a.kv_lora_rank()) * kBf16Bytes,
+          ph, layers);
     } else {
       // Dense MLA decode over the whole context (FlashMLA dense). No profile
       // table in docs/profile-tables.md: roofline fallback.
