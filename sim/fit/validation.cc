@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
@@ -10,10 +11,28 @@
 
 namespace servesim::fit {
 
+namespace {
+
+// Each compared figure: its --save-result key and its column in the table.
+struct ComparedMetric {
+  const char* key;
+  const char* label;
+};
+constexpr ComparedMetric kComparedMetrics[] = {
+    {"total_token_throughput", "total tok/s"}, {"mean_ttft_ms", "mean TTFT ms"},
+    {"p99_ttft_ms", "p99 TTFT ms"},            {"mean_tpot_ms", "mean TPOT ms"},
+    {"mean_itl_ms", "mean ITL ms"},            {"median_itl_ms", "median ITL ms"},
+    {"p99_itl_ms", "p99 ITL ms"},
+};
+
+}  // namespace
+
 const std::vector<std::string>& ComparedMetrics() {
-  static const auto* kKeys = new std::vector<std::string>{
-      "total_token_throughput", "mean_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "mean_itl_ms",
-      "median_itl_ms", "p99_itl_ms"};
+  static const auto* kKeys = [] {
+    auto* keys = new std::vector<std::string>;
+    for (const ComparedMetric& m : kComparedMetrics) keys->push_back(m.key);
+    return keys;
+  }();
   return *kKeys;
 }
 
@@ -134,13 +153,10 @@ ValidationReport Summarize(std::vector<CaseResult> cases) {
 
 std::string FormatValidationTable(const ValidationReport& report) {
   std::string out = absl::StrFormat("%-28s %-5s", "case", "ok");
-  const std::vector<std::string> labels = {"total tok/s",  "mean TTFT ms",   "p99 TTFT ms",
-                                           "mean TPOT ms", "mean ITL ms",    "median ITL ms",
-                                           "p99 ITL ms"};
-  for (const std::string& l : labels) absl::StrAppendFormat(&out, " | %-27s", l);
+  for (const ComparedMetric& m : kComparedMetrics) absl::StrAppendFormat(&out, " | %-27s", m.label);
   out += "\n";
   absl::StrAppendFormat(&out, "%-28s %-5s", "", "");
-  for (size_t i = 0; i < labels.size(); ++i) {
+  for (size_t i = 0; i < std::size(kComparedMetrics); ++i) {
     absl::StrAppendFormat(&out, " | %9s %9s %7s", "measured", "predicted", "err%");
   }
   out += "\n";
@@ -163,9 +179,9 @@ std::string FormatValidationTable(const ValidationReport& report) {
     out += "\n";
   }
   absl::StrAppend(&out, "\nsummary (absolute error, %):\n");
-  for (size_t i = 0; i < ComparedMetrics().size(); ++i) {
-    const MetricSummary& s = report.per_metric.at(ComparedMetrics()[i]);
-    absl::StrAppendFormat(&out, "  %-14s median %6.1f  max %6.1f  (%d cases)\n", labels[i],
+  for (const ComparedMetric& m : kComparedMetrics) {
+    const MetricSummary& s = report.per_metric.at(m.key);
+    absl::StrAppendFormat(&out, "  %-14s median %6.1f  max %6.1f  (%d cases)\n", m.label,
                           s.median_abs_pct, s.max_abs_pct, s.cases);
   }
   absl::StrAppendFormat(&out, "  Spearman rho of total tok/s: %.3f\n",
