@@ -75,6 +75,10 @@ void ApplyBackendFactors(const scenarios::EngineConfig& config,
   }
 }
 
+double PrefillTimeScale(const scenarios::EngineParams& params) {
+  return params.prefill_time_scale() > 0 ? params.prefill_time_scale() : 1.0;
+}
+
 absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
                                           const models::ModelSpec& spec,
                                           const scenarios::EngineParams& params) {
@@ -104,7 +108,7 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
     p.overheads.step_cpu_us = params.step_cpu_us();
     p.overheads.per_seq_cpu_us = params.per_seq_cpu_us();
     p.overheads.eager_launch_us = params.eager_launch_us();
-    p.prefill_time_scale = params.prefill_time_scale() > 0 ? params.prefill_time_scale() : 1.0;
+    p.prefill_time_scale = PrefillTimeScale(params);
     p.overheads.overlap_cpu = config.overlap_schedule();
     setup->notes.insert(setup->notes.begin(),
                         {absl::StrCat("layout: ", setup->layout.Describe()),

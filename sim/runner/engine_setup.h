@@ -43,6 +43,10 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
                                         const models::ModelSpec& spec,
                                         const scenarios::EngineParams& params);
 
+// The fitted prefill-path factor; a parameters file without one (0) means
+// the prefill runs as measured.
+double PrefillTimeScale(const scenarios::EngineParams& params);
+
 // Shared helpers for the per-engine setups.
 models::KvCacheDtype ToModelKvDtype(scenarios::KvCacheDtype dtype);
 // A layout or memory refusal as the engine reports it (FailedPrecondition).

@@ -103,7 +103,7 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
         RepoRelative(context, context.paths.params), found->fitted_on_size(),
         found->frontend_request_us(), found->step_cpu_us(), found->per_seq_cpu_us(),
         found->eager_launch_us(),
-        found->prefill_time_scale() > 0 ? found->prefill_time_scale() : 1.0));
+        PrefillTimeScale(*found)));
   }
   return run;
 }
