@@ -11,9 +11,11 @@ usage: python3 scripts/random_workload_predictions.py [--runs CSV] [--servesim B
 """
 import argparse
 import csv
-import re
+import json
+import os
 import subprocess
 import sys
+import tempfile
 
 INTRO = """# Predictions for the random-dataset workloads of the live runs
 
@@ -31,10 +33,11 @@ must fit `max_num_tokens` = 8192), so all 100 fail.
 WORKLOADS = [(128, 4, 1000), (2000, 100, 500), (4000, 200, 500), (32000, 100, 100), (1000, 2000, 100)]
 CASES = ["vllm-tp8-base", "vllm-dp8-ep", "sglang-tp8-base", "sglang-tp8-dp8-dpattn",
          "trtllm-tp8-base", "trtllm-tp8-ep8"]
-METRICS = [("Successful requests", "ok"), ("Failed requests", "failed"),
-           ("Benchmark duration (s)", "duration s"), ("Total token throughput (tok/s)", "total tok/s"),
-           ("Mean TTFT (ms)", "mean TTFT ms"), ("P99 TTFT (ms)", "p99 TTFT ms"),
-           ("Mean TPOT (ms)", "mean TPOT ms"), ("Median ITL (ms)", "median ITL ms")]
+# (--save-result key, column): what `servesim run --result-json` writes.
+METRICS = [("completed", "ok"), ("failed", "failed"), ("duration", "duration s"),
+           ("total_token_throughput", "total tok/s"), ("mean_ttft_ms", "mean TTFT ms"),
+           ("p99_ttft_ms", "p99 TTFT ms"), ("mean_tpot_ms", "mean TPOT ms"),
+           ("median_itl_ms", "median ITL ms")]
 
 
 def bench(i, o, n):
@@ -44,18 +47,22 @@ def bench(i, o, n):
 
 
 def predict(binary, serve, env, i, o, n):
-    cmd = [binary, "run", "--serve", serve, "--bench", bench(i, o, n)]
-    if env:
-        cmd += ["--env", env]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        return None, (p.stderr.strip().splitlines() or ["failed"])[-1]
-    values = {}
-    for line in p.stdout.splitlines():
-        m = re.match(r"(.*?):\s+([-0-9.]+)\s*$", line)
-        if m:
-            values[m.group(1).strip()] = m.group(2)
-    return values, ""
+    """The run's --save-result figures, or (None, servesim's error line)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        result = os.path.join(tmp, "result.json")
+        cmd = [binary, "run", "--serve", serve, "--bench", bench(i, o, n), "--result-json", result]
+        if env:
+            cmd += ["--env", env]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            return None, (p.stderr.strip().splitlines() or ["failed"])[-1]
+        with open(result, encoding="utf-8") as f:
+            return json.load(f), ""
+
+
+def cell(value):
+    # As `vllm bench serve` prints them: counts whole, the rest to 2 decimals.
+    return str(value) if isinstance(value, int) else f"{value:.2f}"
 
 
 def main():
@@ -76,7 +83,7 @@ def main():
             if values is None:
                 print(f"| {case} | {i}/{o} x{n} | refused: {error} |" + " |" * (len(METRICS) - 1))
                 continue
-            cells = [values.get(k, "") for k, _ in METRICS]
+            cells = [cell(values[k]) for k, _ in METRICS]
             print(f"| {case} | {i}/{o} x{n} | " + " | ".join(cells) + " |")
 
 
