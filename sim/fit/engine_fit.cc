@@ -16,8 +16,9 @@ namespace {
 // Parameters are fitted in log space, within physical bounds (microseconds):
 // an iteration's host work between 10 us and 0.2 s, a sequence's between
 // 0.01 us and 2 ms, a kernel launch between 0.5 and 100 us, the API server's
-// work per request between 10 us and 1 s, a backend's time between 0.2x and
-// 10x the measured kernel's.
+// work per request between 10 us and 5 ms (tokenising a chat prompt takes
+// well under 1 ms; docs/fitting.md), the prefill path and a backend's time
+// between 0.5x / 0.2x and 10x the measured kernels'.
 struct ParamSpec {
   std::string name;
   double start, lower, upper;
