@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 namespace servesim::scenarios {
 namespace {
 
@@ -25,6 +27,18 @@ TEST(VllmServeTest, AppliesTheOpenAiServerDefaultsOnH200) {
   EXPECT_EQ(c->cuda_graph_sizes_size(), 51);
   EXPECT_EQ(c->cuda_graph_max_bs(), 512);
   EXPECT_EQ(c->ignored_flags_size(), 2);
+}
+
+TEST(VllmServeTest, PrefixCachingIsOnUnlessDisabled) {
+  auto on = ParseServeCommand(kVllmTp8, {}, {});
+  ASSERT_TRUE(on.ok()) << on.status();
+  EXPECT_TRUE(on->prefix_caching());
+  auto off = ParseServeCommand(absl::StrCat(kVllmTp8, " --no-enable-prefix-caching"), {}, {});
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_FALSE(off->prefix_caching());
+  auto both = ParseServeCommand(
+      absl::StrCat(kVllmTp8, " --no-enable-prefix-caching --enable-prefix-caching"), {}, {});
+  EXPECT_FALSE(both.ok());
 }
 
 TEST(VllmServeTest, DataParallelExpertParallelSpansAllRanks) {

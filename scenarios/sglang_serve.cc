@@ -60,6 +60,7 @@ std::vector<FlagSpec> SglangFlagSpecs() {
       {"--speculative-eagle-topk", {}},
       {"--speculative-num-draft-tokens", {}},
       {"--enable-mixed-chunk", {}, false},
+      {"--disable-radix-cache", {}, false},
   };
   for (const std::string& f : SglangIgnoredFlags()) specs.push_back({f, {}, !IsSwitch(f)});
   return specs;
@@ -308,6 +309,10 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
     c.add_defaults_applied("enable_mixed_chunk=False (speculative decoding)");
   }
   c.set_enable_mixed_chunk(mixed);
+  // The radix cache keeps a retracted request's prompt for its return.
+  ASSIGN_OR_RETURN(bool no_radix, flags.GetBool("--disable-radix-cache"));
+  c.set_prefix_caching(!no_radix);
+  if (!no_radix) c.add_defaults_applied("radix cache on (SGLang default)");
 
   // CUDA graphs.
   ASSIGN_OR_RETURN(int64_t graph_bs, flags.GetIntOr("--cuda-graph-max-bs", tp < 4 ? 256 : 512));

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 #include "scenarios/mini_yaml.h"
 #include "scenarios/serve_command.h"
 
@@ -68,6 +70,15 @@ TEST(SglangServeTest, AppliesTheH200DefaultsForTp8) {
   EXPECT_EQ(c->cuda_graph_max_bs(), 512);
   // --model-path, --host, --port, --chat-template.
   EXPECT_EQ(c->ignored_flags_size(), 4);
+}
+
+TEST(SglangServeTest, RadixCacheIsOnUnlessDisabled) {
+  auto on = ParseServeCommand(kSglangBase, {}, {});
+  ASSERT_TRUE(on.ok()) << on.status();
+  EXPECT_TRUE(on->prefix_caching());
+  auto off = ParseServeCommand(absl::StrCat(kSglangBase, " --disable-radix-cache"), {}, {});
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_FALSE(off->prefix_caching());
 }
 
 TEST(SglangServeTest, DpAttentionSplitsTheChunkAndScalesConservativeness) {

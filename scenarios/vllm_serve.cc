@@ -279,6 +279,19 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   // scheduling work sits between GPU steps unless --async-scheduling.
   ASSIGN_OR_RETURN(bool async, flags.GetBool("--async-scheduling"));
   c.set_overlap_schedule(async);
+
+  // Prefix caching is on by default in the v1 engine; what it changes here is
+  // what a preempted request recomputes.
+  ASSIGN_OR_RETURN(bool no_prefix_caching, flags.GetBool("--no-enable-prefix-caching"));
+  ASSIGN_OR_RETURN(bool prefix_caching, flags.GetBool("--enable-prefix-caching"));
+  if (no_prefix_caching && prefix_caching) {
+    return absl::InvalidArgumentError(
+        "--serve: --enable-prefix-caching and --no-enable-prefix-caching contradict each other");
+  }
+  c.set_prefix_caching(!no_prefix_caching);
+  if (!no_prefix_caching && !prefix_caching) {
+    c.add_defaults_applied("enable_prefix_caching=True (vLLM v1 default)");
+  }
   return c;
 }
 

@@ -86,17 +86,22 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
     if (rem_total <= 0 || rem_input <= 0 || rem_chunk <= 0) break;
     const RequestId id = waiting_.front();
     Request& r = requests[id];
-    const int64_t extend = r.known_tokens() - r.computed_tokens;
+    // match_prefix: a retracted request's prompt pages still in the tree,
+    // short of the last token (max_prefix_len = input_len - 1).
+    const int64_t hit = std::min(kv_.CachedTokens(id), (r.known_tokens() - 1) / page * page);
+    const int64_t extend = r.known_tokens() - hit;
     const int64_t reserve = ClippedRemainingOutput(r);
-    // add_one_req: NO_TOKEN when input + clipped max_new_tokens does not fit.
-    if (static_cast<double>(extend + reserve) >= rem_total) break;
+    // add_one_req: NO_TOKEN when input + clipped max_new_tokens does not fit;
+    // locking the matched prefix takes it out of the evictable room.
+    if (static_cast<double>(extend + reserve + hit) >= rem_total) break;
     if (!chunking || extend <= rem_chunk) {
       // A whole prompt; over max_prefill_tokens only as the batch's first.
       if (extend > rem_input && !prefill.empty()) break;
-      if (!kv_.GrowTo(id, r.computed_tokens + extend)) break;
+      if (!kv_.ReclaimAndGrowTo(id, hit, hit + extend)) break;
+      r.computed_tokens = hit;
       prefill.push_back({id, extend, r.computed_tokens, false});
       joined.push_back(id);
-      rem_total -= static_cast<double>(extend + reserve);
+      rem_total -= static_cast<double>(extend + reserve + hit);
       rem_input -= extend;
       rem_chunk -= extend;
       waiting_.pop_front();
@@ -105,9 +110,10 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
     // Too long for the chunk budget: truncate to whole pages and carry on
     // with this request in later batches.
     const int64_t trunc = std::min(rem_chunk, rem_input) / page * page;
-    if (trunc <= 0 || !kv_.GrowTo(id, r.computed_tokens + trunc)) break;
+    if (trunc <= 0 || !kv_.ReclaimAndGrowTo(id, hit, hit + trunc)) break;
+    r.computed_tokens = hit;
     prefill.push_back({id, trunc, r.computed_tokens, false});
-    rem_total -= static_cast<double>(trunc);
+    rem_total -= static_cast<double>(trunc + hit);
     chunked_ = id;
     waiting_.pop_front();
   }
@@ -153,7 +159,9 @@ void SglangReplicaScheduler::ScheduleDecode(RequestTable& requests, StepBatch* o
       const RequestId victim = order.back();
       order.pop_back();
       Request& v = requests[victim];
-      kv_.Free(victim);
+      // retract_decode frees what follows the request's cached prefix (its
+      // prompt, inserted into the tree when its prefill finished).
+      kv_.Release(victim, config_.radix_cache ? std::min(v.prompt_tokens, v.computed_tokens) : 0);
       v.computed_tokens = 0;
       ++v.preemptions;
       ++num_retractions_;

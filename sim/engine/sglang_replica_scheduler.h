@@ -31,6 +31,9 @@ struct SglangSchedulerConfig {
   int64_t retract_decode_steps = 20;     // SGLANG_RETRACT_DECODE_STEPS
   // --enable-mixed-chunk: a prefill batch also carries the running decodes.
   bool enable_mixed_chunk = false;
+  // Radix cache (on unless --disable-radix-cache): a retracted request's
+  // prompt stays in the tree, evictable, and is matched when it returns.
+  bool radix_cache = true;
   SpeculativeConfig spec;
 
   // Sets the three ratio fields from --schedule-conservativeness (already

@@ -166,6 +166,46 @@ TEST(SglangReplicaSchedulerTest, RetractsTheRequestWithFewestOutputsLongestInput
   EXPECT_GT(s.new_token_ratio(), 0);  // raised after retraction
 }
 
+// The retraction scenario above with short outputs for requests 0 and 2, run
+// until the retracted request 1 prefills again: its first chunk back.
+ScheduledSeq FirstChunkAfterRetraction(bool radix_cache) {
+  RequestTable reqs = MakeRequests({{30, 4}, {31, 50}, {20, 4}});
+  SglangSchedulerConfig c = Config(1000, 6);
+  c.retract_decode_steps = 1;
+  c.clip_max_new_tokens = 0;
+  c.init_new_token_ratio = c.min_new_token_ratio = 0;
+  c.new_token_ratio_decay = 0;
+  c.radix_cache = radix_cache;
+  SglangReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  StepBatch b;
+  Step(s, reqs, &b);
+  s.Enqueue(1, reqs);
+  s.Enqueue(2, reqs);
+  for (int step = 0; step < 20; ++step) {
+    Step(s, reqs, &b);
+    if (s.num_retractions() == 0) continue;
+    for (const ScheduledSeq& seq : b.seqs) {
+      if (seq.id == 1 && !seq.is_decode) return seq;
+    }
+  }
+  ADD_FAILURE() << "request 1 did not prefill again";
+  return {};
+}
+
+TEST(SglangReplicaSchedulerTest, RadixCacheKeepsARetractedRequestsPromptPages) {
+  // Request 1 (31-token prompt, 2 outputs, 32 tokens computed) is retracted:
+  // its prompt's one full page stays in the tree, the rest is freed. Request 0
+  // takes the freed page for its last decode and finishes, so the cached page
+  // survives; request 1 returns knowing 33 tokens and extends 33 - 16.
+  const ScheduledSeq cached = FirstChunkAfterRetraction(true);
+  EXPECT_EQ(cached.context_before, 16);
+  EXPECT_EQ(cached.query_tokens, 17);
+  const ScheduledSeq recomputed = FirstChunkAfterRetraction(false);
+  EXPECT_EQ(recomputed.context_before, 0);
+  EXPECT_EQ(recomputed.query_tokens, 33);
+}
+
 TEST(SglangReplicaSchedulerTest, CapsRunningRequests) {
   RequestTable reqs = MakeRequests({{8, 5}, {8, 5}, {8, 5}});
   SglangSchedulerConfig c = Config(1000, 100);

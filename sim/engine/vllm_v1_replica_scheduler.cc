@@ -22,7 +22,8 @@ int64_t VllmV1ReplicaScheduler::WantedTokens(const Request& r) const {
 
 void VllmV1ReplicaScheduler::Preempt(RequestId id, RequestTable& requests) {
   Request& r = requests[id];
-  kv_.Free(id);
+  // Full blocks of computed tokens carry a block hash and stay reusable.
+  kv_.Release(id, config_.prefix_caching ? r.computed_tokens : 0);
   r.computed_tokens = 0;
   ++r.preemptions;
   ++num_preemptions_;
@@ -65,8 +66,14 @@ void VllmV1ReplicaScheduler::Schedule(RequestTable& requests, StepBatch* out) {
          static_cast<int64_t>(running_.size()) < config_.max_num_seqs) {
     const RequestId id = waiting_.front();
     Request& r = requests[id];
-    const int64_t tokens = std::min(r.known_tokens() - r.computed_tokens, budget);
-    if (!kv_.GrowTo(id, r.computed_tokens + tokens)) break;
+    // get_computed_blocks: the cached prefix, whole blocks, short of the last
+    // token (which must be computed to sample).
+    const int64_t block = config_.block_size_tokens;
+    const int64_t hit =
+        std::min(kv_.CachedTokens(id), (r.known_tokens() - 1) / block * block);
+    const int64_t tokens = std::min(r.known_tokens() - hit, budget);
+    if (!kv_.ReclaimAndGrowTo(id, hit, hit + tokens)) break;
+    r.computed_tokens = hit;
     waiting_.pop_front();
     running_.push_back(id);
     out->seqs.push_back({id, tokens, r.computed_tokens, false});

@@ -1,6 +1,8 @@
 // vLLM v1's scheduler (v0.13, vllm/v1/core/sched/scheduler.py): one token
 // budget per step, running requests first, then waiting ones FCFS, chunked
-// prefill, recompute preemption of the newest running request.
+// prefill, recompute preemption of the newest running request; with prefix
+// caching (on by default) a preempted request takes back whatever of its KV
+// has not been evicted when it is admitted again.
 #ifndef SERVESIM_SIM_ENGINE_VLLM_V1_REPLICA_SCHEDULER_H_
 #define SERVESIM_SIM_ENGINE_VLLM_V1_REPLICA_SCHEDULER_H_
 
@@ -17,6 +19,7 @@ struct VllmSchedulerConfig {
   int64_t max_num_seqs = 1024;            // running requests at most
   int64_t kv_blocks = 0;                  // KV pool of this rank, in blocks
   int64_t block_size_tokens = 64;         // forced to 64 for FlashMLA sparse
+  bool prefix_caching = true;             // --enable-prefix-caching (v1 default)
   SpeculativeConfig spec;
 };
 

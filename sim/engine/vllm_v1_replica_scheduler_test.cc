@@ -70,6 +70,44 @@ TEST(VllmV1ReplicaSchedulerTest, PreemptsTheNewestRunningRequestWhenBlocksRunOut
   EXPECT_LE(s.kv_cache().used_blocks(), s.kv_cache().total_blocks());
 }
 
+// The preemption scenario above, run until request 1 is scheduled again:
+// the first query chunk it gets back.
+ScheduledSeq FirstStepAfterPreemption(bool prefix_caching) {
+  RequestTable reqs = MakeRequests({{32, 8}, {32, 8}});
+  VllmSchedulerConfig c = Config(1000, 4);
+  c.prefix_caching = prefix_caching;
+  VllmV1ReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  s.Enqueue(1, reqs);
+  StepBatch b;
+  StepOutcome out;
+  for (int step = 0; step < 20; ++step) {
+    s.Schedule(reqs, &b);
+    if (s.num_preemptions() == 1) {
+      for (const ScheduledSeq& seq : b.seqs) {
+        if (seq.id == 1) return seq;
+      }
+    }
+    s.Complete(b, reqs, &out);
+  }
+  ADD_FAILURE() << "request 1 was not scheduled again";
+  return {};
+}
+
+TEST(VllmV1ReplicaSchedulerTest, PrefixCachingResumesAPreemptedRequestFromItsSurvivingBlocks) {
+  // Request 1 is preempted with 32 tokens computed: 2 full blocks stay cached
+  // at the back of the free queue. Request 0's third block is the first one
+  // taken from that queue, request 1's tail block, so one block (16 tokens)
+  // survives until request 0 finishes. Request 1 then knows 33 tokens (its
+  // prompt and one output) and computes 33 - 16 of them.
+  const ScheduledSeq cached = FirstStepAfterPreemption(true);
+  EXPECT_EQ(cached.context_before, 16);
+  EXPECT_EQ(cached.query_tokens, 17);
+  const ScheduledSeq recomputed = FirstStepAfterPreemption(false);
+  EXPECT_EQ(recomputed.context_before, 0);
+  EXPECT_EQ(recomputed.query_tokens, 33);
+}
+
 TEST(VllmV1ReplicaSchedulerTest, SpeculativeDecodeAcceptsTheMeanNumberOfDrafts) {
   RequestTable reqs = MakeRequests({{8, 101}});
   VllmSchedulerConfig c = Config(1000, 100);

@@ -47,6 +47,7 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   sched.max_num_seqs = config.max_num_seqs();
   sched.kv_blocks = s.kv_blocks_per_rank;
   sched.block_size_tokens = config.kv_block_size();
+  sched.prefix_caching = config.prefix_caching();
   sched.spec = {config.num_speculative_tokens(), config.mean_accepted_drafts()};
   s.topology.make_scheduler = [sched](int, size_t n) {
     return std::make_unique<engine::VllmV1ReplicaScheduler>(sched, n);
