@@ -136,15 +136,21 @@ TEST(SglangReplicaSchedulerTest, RatioDecaysPerDecodeStepToItsFloor) {
   EXPECT_NEAR(s.new_token_ratio(), 0.098, 1e-12);
 }
 
+// 6 pages of 16, no output reserved at admission (everything is admitted),
+// retraction down to one token of room per remaining request.
+SglangSchedulerConfig RetractionConfig() {
+  SglangSchedulerConfig c = Config(1000, 6);
+  c.retract_decode_steps = 1;
+  c.clip_max_new_tokens = 0;
+  c.init_new_token_ratio = c.min_new_token_ratio = 0;
+  c.new_token_ratio_decay = 0;
+  return c;
+}
+
 TEST(SglangReplicaSchedulerTest, RetractsTheRequestWithFewestOutputsLongestInputFirst) {
   // 6 pages of 16. Three requests; the pool runs out on decode.
   RequestTable reqs = MakeRequests({{30, 50}, {31, 50}, {20, 50}});
-  SglangSchedulerConfig c = Config(1000, 6);
-  c.retract_decode_steps = 1;
-  c.clip_max_new_tokens = 0;  // reserve no future output: admit everything
-  c.init_new_token_ratio = c.min_new_token_ratio = 0;
-  c.new_token_ratio_decay = 0;
-  SglangReplicaScheduler s(c, reqs.size());
+  SglangReplicaScheduler s(RetractionConfig(), reqs.size());
   s.Enqueue(0, reqs);
   StepBatch b;
   Step(s, reqs, &b);  // 0 prefills alone, emits 1 token: 31 tokens in 2 pages
@@ -170,11 +176,7 @@ TEST(SglangReplicaSchedulerTest, RetractsTheRequestWithFewestOutputsLongestInput
 // until the retracted request 1 prefills again: its first chunk back.
 ScheduledSeq FirstChunkAfterRetraction(bool radix_cache) {
   RequestTable reqs = MakeRequests({{30, 4}, {31, 50}, {20, 4}});
-  SglangSchedulerConfig c = Config(1000, 6);
-  c.retract_decode_steps = 1;
-  c.clip_max_new_tokens = 0;
-  c.init_new_token_ratio = c.min_new_token_ratio = 0;
-  c.new_token_ratio_decay = 0;
+  SglangSchedulerConfig c = RetractionConfig();
   c.radix_cache = radix_cache;
   SglangReplicaScheduler s(c, reqs.size());
   s.Enqueue(0, reqs);

@@ -15,7 +15,8 @@ namespace {
 
 // Parameters are fitted in log space, within physical bounds (microseconds):
 // an iteration's host work between 10 us and 0.2 s, a sequence's between
-// 0.01 us and 2 ms, a kernel launch between 0.5 and 100 us, the API server's
+// 0.01 us and 2 ms, a kernel launch between 0.5 and 25 us (a bare launch costs
+// ~3 us, PyTorch's eager dispatch of one op ~5-20 us), the API server's
 // work per request between 10 us and 5 ms (tokenising a chat prompt takes
 // well under 1 ms; docs/fitting.md), the prefill path and a backend's time
 // between 0.5x / 0.2x and 10x the measured kernels'.
@@ -38,7 +39,7 @@ enum BaseParam : size_t {
 std::vector<ParamSpec> BaseParams() {
   return {{"step_cpu_us", 1000, 10, 2e5},
           {"per_seq_cpu_us", 20, 0.01, 2000},
-          {"eager_launch_us", 10, 0.5, 100},
+          {"eager_launch_us", 10, 0.5, 25},
           {"frontend_request_us", 1000, 10, 5000},
           {"prefill_time_scale", 1, 0.5, 10}};
 }
