@@ -69,9 +69,10 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
     bool all_decode = true;
     bool graphed = false;
     int64_t tokens = 0;
+    int64_t decode_rows = 0;  // sequences generating (one more draft token each)
   };
   std::vector<RankRun> runs(ranks.size());
-  int64_t sum = 0, largest = 0;
+  int64_t sum = 0, largest = 0, decode_sum = 0, largest_decode = 0;
   for (size_t r = 0; r < ranks.size(); ++r) {
     RankRun& run = runs[r];
     run.batch = &ranks[r];
@@ -82,7 +83,9 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
     }
     int64_t tokens = 0;
     for (const auto& s : run.batch->seqs) {
-      run.all_decode &= s.query_tokens <= 1 + config_.num_speculative_tokens;
+      const bool decode = s.query_tokens <= 1 + config_.num_speculative_tokens;
+      run.all_decode &= decode;
+      run.decode_rows += decode && !run.idle ? 1 : 0;
       tokens += s.query_tokens;
     }
     run.graphed = (run.all_decode || config_.graphs_cover_mixed_batches) &&
@@ -109,11 +112,15 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
     run.tokens = tokens;
     sum += tokens;
     largest = std::max(largest, tokens);
+    decode_sum += run.decode_rows;
+    largest_decode = std::max(largest_decode, run.decode_rows);
   }
   // Tokens entering the MoE: the group's sum, or every rank padded to the largest.
-  const int64_t moe_tokens = ranks.size() > 1 && config_.pad_moe_tokens_to_max_rank
-                                 ? largest * static_cast<int64_t>(ranks.size())
-                                 : sum;
+  const bool pad = ranks.size() > 1 && config_.pad_moe_tokens_to_max_rank;
+  const int64_t moe_tokens = pad ? largest * static_cast<int64_t>(ranks.size()) : sum;
+  // The same for a draft pass of one token per decoding sequence.
+  const int64_t decode_moe_tokens =
+      pad ? largest_decode * static_cast<int64_t>(ranks.size()) : decode_sum;
 
   // Each layer's phases synchronise across ranks at the MoE collectives, so
   // the step takes, phase by phase, the slowest rank's time.
@@ -125,12 +132,26 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
     const bool cached = r < kCachedRanks;
     std::vector<models::Op> ops = models::BuildRankIterationOps(
         config_.spec, config_.layout, *run.batch, moe_tokens, config_.graph);
-    if (config_.num_speculative_tokens > 0 && run.all_decode && !run.idle) {
-      // k sequential draft passes through the MTP module.
+    const int k = config_.num_speculative_tokens;
+    if (k > 0 && !run.idle) {
+      // The MTP module first runs over every token the target ran this step:
+      // vLLM's EagleProposer takes all of the step's target tokens, prefill
+      // chunks included (they fill the draft's KV cache), as SGLang's draft
+      // extend does. Then k - 1 more passes of one token per decoding sequence.
       std::vector<models::Op> draft = models::BuildMtpDraftOps(
           config_.spec, config_.layout, *run.batch, moe_tokens, config_.graph);
-      for (int k = 0; k < config_.num_speculative_tokens; ++k) {
-        ops.insert(ops.end(), draft.begin(), draft.end());
+      ops.insert(ops.end(), draft.begin(), draft.end());
+      if (k > 1) {
+        models::RankBatch next;
+        for (const models::SequenceWork& s : run.batch->seqs) {
+          if (s.query_tokens <= 1 + k) next.seqs.push_back({1, s.context_before_tokens + s.query_tokens});
+        }
+        if (!next.seqs.empty()) {
+          std::vector<models::Op> pass = models::BuildMtpDraftOps(
+              config_.spec, config_.layout, next,
+              std::max(decode_moe_tokens, static_cast<int64_t>(next.seqs.size())), config_.graph);
+          for (int i = 1; i < k; ++i) ops.insert(ops.end(), pass.begin(), pass.end());
+        }
       }
     }
     std::array<double, kNumPhases> phase{};

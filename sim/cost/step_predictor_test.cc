@@ -71,6 +71,23 @@ TEST(StepPredictorTest, PrefillTimeScaleStretchesOnlyTheChunksLinearWork) {
   EXPECT_LT(slow_prefill.GpuStepUs(m), decode_us + 3.0 * (mixed_us - decode_us));
 }
 
+TEST(StepPredictorTest, MtpDraftAlsoRunsOverAPrefillChunk) {
+  // The MTP module fills its own KV over every prefilled token: one decoder
+  // layer (attention, indexer, MoE) beside the main model's 61, so a prefill
+  // step with MTP costs a little more, by less than a twentieth.
+  StepPredictorConfig c = Config(8, 1, false);
+  StepPredictor plain(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  c.num_speculative_tokens = 1;
+  StepPredictor mtp(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  models::RankBatch prefill;
+  prefill.seqs.push_back({4096, 0});
+  const std::vector<models::RankBatch> p{prefill};
+  const double plain_us = plain.GpuStepUs(p);
+  const double mtp_us = mtp.GpuStepUs(p);
+  EXPECT_GT(mtp_us, plain_us * 1.005);
+  EXPECT_LT(mtp_us, plain_us * 1.05);
+}
+
 TEST(StepPredictorTest, LongerContextsNeverDecodeFaster) {
   StepPredictor p(Config(8, 1, false), std::make_unique<RooflineOpCost>(GpuRates{}));
   sim::SimTime last = sim::SimTime::Zero();
