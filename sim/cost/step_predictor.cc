@@ -144,7 +144,8 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
       if (k > 1) {
         models::RankBatch next;
         for (const models::SequenceWork& s : run.batch->seqs) {
-          if (s.query_tokens <= 1 + k) next.seqs.push_back({1, s.context_before_tokens + s.query_tokens});
+          if (s.query_tokens > 1 + k) continue;
+          next.seqs.push_back({1, s.context_before_tokens + s.query_tokens});
         }
         if (!next.seqs.empty()) {
           std::vector<models::Op> pass = models::BuildMtpDraftOps(
