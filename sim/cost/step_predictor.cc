@@ -116,11 +116,14 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
     largest_decode = std::max(largest_decode, run.decode_rows);
   }
   // Tokens entering the MoE: the group's sum, or every rank padded to the largest.
-  const bool pad = ranks.size() > 1 && config_.pad_moe_tokens_to_max_rank;
-  const int64_t moe_tokens = pad ? largest * static_cast<int64_t>(ranks.size()) : sum;
+  auto group_tokens = [&](int64_t largest_rank, int64_t total) {
+    return ranks.size() > 1 && config_.pad_moe_tokens_to_max_rank
+               ? largest_rank * static_cast<int64_t>(ranks.size())
+               : total;
+  };
+  const int64_t moe_tokens = group_tokens(largest, sum);
   // The same for a draft pass of one token per decoding sequence.
-  const int64_t decode_moe_tokens =
-      pad ? largest_decode * static_cast<int64_t>(ranks.size()) : decode_sum;
+  const int64_t decode_moe_tokens = group_tokens(largest_decode, decode_sum);
 
   // Each layer's phases synchronise across ranks at the MoE collectives, so
   // the step takes, phase by phase, the slowest rank's time.

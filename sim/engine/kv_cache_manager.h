@@ -13,6 +13,7 @@
 #ifndef SERVESIM_SIM_ENGINE_KV_CACHE_MANAGER_H_
 #define SERVESIM_SIM_ENGINE_KV_CACHE_MANAGER_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <list>
 #include <vector>
@@ -45,6 +46,12 @@ class KvCacheManager {
   void Release(RequestId id, int64_t cached_tokens);
   // Tokens of `id`'s released prefix still in the pool (whole blocks).
   int64_t CachedTokens(RequestId id) const;
+  // What of that prefix a returning request that knows `known_tokens` reuses:
+  // whole blocks, short of its last token, which must be computed to sample
+  // (vLLM's get_computed_blocks, SGLang's match_prefix, both at len - 1).
+  int64_t ReusablePrefixTokens(RequestId id, int64_t known_tokens) const {
+    return std::min(CachedTokens(id), (known_tokens - 1) / block_size_ * block_size_);
+  }
   // For a request that holds nothing: takes back the cached blocks of its
   // first `prefix_tokens` tokens (a multiple of the block size, at most
   // CachedTokens) and grows to cover `tokens`. Returns false (and changes

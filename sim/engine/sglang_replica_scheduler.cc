@@ -86,9 +86,8 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
     if (rem_total <= 0 || rem_input <= 0 || rem_chunk <= 0) break;
     const RequestId id = waiting_.front();
     Request& r = requests[id];
-    // match_prefix: a retracted request's prompt pages still in the tree,
-    // short of the last token (max_prefix_len = input_len - 1).
-    const int64_t hit = std::min(kv_.CachedTokens(id), (r.known_tokens() - 1) / page * page);
+    // match_prefix: a retracted request's prompt pages still in the tree.
+    const int64_t hit = kv_.ReusablePrefixTokens(id, r.known_tokens());
     const int64_t extend = r.known_tokens() - hit;
     const int64_t reserve = ClippedRemainingOutput(r);
     // add_one_req: NO_TOKEN when input + clipped max_new_tokens does not fit;

@@ -66,11 +66,7 @@ void VllmV1ReplicaScheduler::Schedule(RequestTable& requests, StepBatch* out) {
          static_cast<int64_t>(running_.size()) < config_.max_num_seqs) {
     const RequestId id = waiting_.front();
     Request& r = requests[id];
-    // get_computed_blocks: the cached prefix, whole blocks, short of the last
-    // token (which must be computed to sample).
-    const int64_t block = config_.block_size_tokens;
-    const int64_t hit =
-        std::min(kv_.CachedTokens(id), (r.known_tokens() - 1) / block * block);
+    const int64_t hit = kv_.ReusablePrefixTokens(id, r.known_tokens());
     const int64_t tokens = std::min(r.known_tokens() - hit, budget);
     if (!kv_.ReclaimAndGrowTo(id, hit, hit + tokens)) break;
     r.computed_tokens = hit;

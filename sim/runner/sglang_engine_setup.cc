@@ -11,11 +11,10 @@
 namespace servesim::runner {
 namespace {
 
-// FlashMLA's sparse kernels take 64 or 128 query heads on SM90: SGLang pads
-// the heads of a rank up to 64 for them; FA3 and TileLang take any count.
 bool IsFlashMla(const std::string& nsa_backend) { return nsa_backend.rfind("flashmla", 0) == 0; }
 
-// FlashMLA's sparse kernels take 64 or 128 heads; fa3 any.
+// FlashMLA's sparse kernels take 64 or 128 query heads on SM90: SGLang pads
+// the heads of a rank up to 64 for them; FA3 and TileLang take any count.
 int HeadPaddingFor(const std::string& nsa_backend) { return IsFlashMla(nsa_backend) ? 64 : 1; }
 
 }  // namespace

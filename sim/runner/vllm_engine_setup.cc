@@ -66,9 +66,9 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   // dense-MHA path for short prefills: use_dense_mha and the split "mixed
   // batch" came after v0.13 [U] (model-and-kernels.md, V1 is newer).
   p.graph.dense_mha_prefill_max_tokens = 0;
-  p.graph.sparse_kernel_routing = kv_dtype == models::KvCacheDtype::kFp8DsMla
-                                      ? models::SparseKernelRouting::kAllOnDecodeKernel
-                                      : models::SparseKernelRouting::kAllOnPrefillKernel;
+  const bool fp8_cache = kv_dtype == models::KvCacheDtype::kFp8DsMla;
+  p.graph.sparse_kernel_routing = fp8_cache ? models::SparseKernelRouting::kAllOnDecodeKernel
+                                            : models::SparseKernelRouting::kAllOnPrefillKernel;
   p.graph.sparse_prefill_full_topk = true;
   p.graph.sparse_decode_full_topk = true;
   p.graph.min_sparse_decode_heads = 64;
@@ -79,8 +79,9 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
 
   s.notes.push_back(absl::StrCat(
       "attention: FLASHMLA_SPARSE (every row through the ",
-      kv_dtype == models::KvCacheDtype::kFp8DsMla ? "FP8 sparse decode" : "BF16 sparse prefill",
-      " kernel, heads padded to 64, the whole top-k per row); GEMMs: ", config.deep_gemm() ? "DeepGEMM FP8" : "CUTLASS FP8",
+      fp8_cache ? "FP8 sparse decode" : "BF16 sparse prefill",
+      " kernel, heads padded to 64, the whole top-k per row); GEMMs: ",
+      config.deep_gemm() ? "DeepGEMM FP8" : "CUTLASS FP8",
       "; CUDA graphs up to ", config.cuda_graph_max_bs(), " tokens; async scheduling ",
       config.overlap_schedule() ? "on" : "off"));
   return s;
