@@ -24,7 +24,7 @@ StepPredictor::StepPredictor(StepPredictorConfig config, std::unique_ptr<OpCost>
 
 double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   const double full = MeasuredGpuStepUs(ranks);
-  if (config_.prefill_time_scale == 1.0) return full;
+  if (config_.prefill_time_scale == 1.0 && config_.prefill_kind_time_scale.empty()) return full;
   // The decodes of the step alone, to tell what the prefill chunks add.
   decode_scratch_.resize(ranks.size());
   bool any_prefill = false;
@@ -49,9 +49,20 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   const double linear_full = MeasuredGpuStepUs(ranks);
   evaluation_ = 2;
   const double linear_decodes = any_decode ? MeasuredGpuStepUs(decode_scratch_) : 0.0;
+  const double s = config_.prefill_time_scale;
+  double added = (s - 1.0) * std::max(linear_full - linear_decodes, 0.0);
+  for (const auto& [kind, scale] : config_.prefill_kind_time_scale) {
+    only_kind_ = &kind;
+    evaluation_ = 1;
+    const double kind_full = MeasuredGpuStepUs(ranks);
+    evaluation_ = 2;
+    const double kind_decodes = any_decode ? MeasuredGpuStepUs(decode_scratch_) : 0.0;
+    added += s * (scale - 1.0) * std::max(kind_full - kind_decodes, 0.0);
+  }
+  only_kind_ = nullptr;
   evaluation_ = 0;
   skip_attention_ = false;
-  return full + (config_.prefill_time_scale - 1.0) * std::max(linear_full - linear_decodes, 0.0);
+  return full + added;
 }
 
 double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks) {
@@ -168,7 +179,7 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
       launches += op.repeat;
     }
     for (int p = 0; p < kNumPhases; ++p) slowest[p] = std::max(slowest[p], phase[p]);
-    if (!run.graphed) {
+    if (!run.graphed && only_kind_ == nullptr) {
       eager_floor_us = std::max(eager_floor_us,
                                 static_cast<double>(launches) * config_.overheads.eager_launch_us);
     }
@@ -179,6 +190,7 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
 }
 
 double StepPredictor::KindScale(const std::string& kind) const {
+  if (only_kind_ != nullptr) return kind == *only_kind_ ? 1.0 : 0.0;
   if (skip_attention_ && IsAttentionKind(kind)) return 0.0;
   for (const auto& [k, scale] : config_.kind_time_scale) {
     if (k == kind) return scale;

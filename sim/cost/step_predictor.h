@@ -56,6 +56,10 @@ struct StepPredictorConfig {
   // Per op kind, the time of the engine's kernel relative to the measured one
   // (a fitted backend factor, scenarios/fitted_params.proto). Absent = 1.
   std::vector<std::pair<std::string, double>> kind_time_scale;
+  // The same, applied only to what a step's prefill chunks add to that kind
+  // (on top of prefill_time_scale): a kernel path slow at compute-bound
+  // prefill shapes but not at decode's memory-bound ones.
+  std::vector<std::pair<std::string, double>> prefill_kind_time_scale;
 };
 
 class StepPredictor : public ExecutionTimePredictor {
@@ -77,6 +81,7 @@ class StepPredictor : public ExecutionTimePredictor {
   std::vector<models::RankBatch> scratch_;
   std::vector<models::RankBatch> decode_scratch_;
   bool skip_attention_ = false;  // MeasuredGpuStepUs leaves attention ops out
+  const std::string* only_kind_ = nullptr;  // ... or times only this kind, no eager floor
   // OpCost's per-slot cache is keyed by an op's position in its list. The
   // step's whole batch, its token-linear part and its decodes alone are
   // different lists, as are the DP ranks' batches: each (evaluation, rank)

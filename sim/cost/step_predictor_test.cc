@@ -71,6 +71,39 @@ TEST(StepPredictorTest, PrefillTimeScaleStretchesOnlyTheChunksLinearWork) {
   EXPECT_LT(slow_prefill.GpuStepUs(m), decode_us + 3.0 * (mixed_us - decode_us));
 }
 
+TEST(StepPredictorTest, PrefillOnlyKindFactorStretchesOnlyWhatTheChunkAddsToThatKind) {
+  StepPredictorConfig c = Config(8, 1, false);
+  StepPredictor as_measured(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  c.prefill_time_scale = 2.0;
+  StepPredictor slow_prefill(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  c.prefill_kind_time_scale = {{"grouped_gemm_fp8", 5.0}};
+  StepPredictor slow_moe(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  models::RankBatch decodes;
+  for (int i = 0; i < 32; ++i) decodes.seqs.push_back({1, 1000});
+  models::RankBatch mixed = decodes;
+  mixed.seqs.push_back({4096, 0});
+  const std::vector<models::RankBatch> d{decodes}, m{mixed};
+  // A decode step's MoE is untouched.
+  EXPECT_DOUBLE_EQ(slow_moe.GpuStepUs(d), as_measured.GpuStepUs(d));
+  // The grouped GEMMs' share of the step, from a predictor that prices
+  // every other kind at zero (the GEMMs run on every rank at once: no
+  // other phase hides them).
+  StepPredictorConfig moe_only_config = Config(8, 1, false);
+  for (const char* kind :
+       {"dense_mha_prefill", "dense_mla_decode", "indexer_decode", "indexer_prefill",
+        "sparse_mla_decode", "sparse_mla_prefill", "topk", "gemm_fp8", "gemm_bf16",
+        "batched_gemm_bf16", "rmsnorm", "rope", "silu_mul", "all_reduce", "all_gather",
+        "copy_d2d", "router_topk", "sampling", "reduce_scatter", "all_to_all", "grouped_gemm_bf16"}) {
+    moe_only_config.kind_time_scale.emplace_back(kind, 0.0);
+  }
+  StepPredictor moe_only(moe_only_config, std::make_unique<RooflineOpCost>(GpuRates{}));
+  const double moe_added = moe_only.GpuStepUs(m) - moe_only.GpuStepUs(d);
+  ASSERT_GT(moe_added, 0);
+  // On top of the prefill path's 2x, the chunk's grouped-GEMM work is 5x:
+  // 2 x (5 - 1) x what the chunk adds to it.
+  EXPECT_NEAR(slow_moe.GpuStepUs(m), slow_prefill.GpuStepUs(m) + 2.0 * 4.0 * moe_added, 1e-6);
+}
+
 TEST(StepPredictorTest, MtpDraftAlsoRunsOverAPrefillChunk) {
   // The MTP module fills its own KV over every prefilled token: one decoder
   // layer (attention, indexer, MoE) beside the main model's 61, so a prefill

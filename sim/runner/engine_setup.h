@@ -60,9 +60,13 @@ std::string DescribeKvPool(const models::ModelSpec& spec, const models::KvBudget
 struct BackendChoice {
   std::string name;                   // e.g. "nsa_decode=flashmla_kv"
   std::vector<std::string> op_kinds;  // e.g. {"sparse_mla_decode"}
+  // The factor applies only to the work a step's prefill chunks add (the
+  // compute-bound GEMM shapes), not to decode.
+  bool prefill_only = false;
 };
 std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& config);
-// Copies the fitted factors of `config`'s backends into predictor.kind_time_scale.
+// Copies the fitted factors of `config`'s backends into predictor.kind_time_scale
+// (or prefill_kind_time_scale for a prefill-only backend).
 void ApplyBackendFactors(const scenarios::EngineConfig& config,
                          const scenarios::EngineParams& params,
                          cost::StepPredictorConfig* predictor);
