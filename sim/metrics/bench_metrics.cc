@@ -22,9 +22,12 @@ double SelectPercentile(std::vector<double>& values, double percentile) {
 }
 
 // Takes the list by value: the percentiles reorder it.
-LatencyStats StatsMs(std::vector<double> seconds) {
+LatencyStats StatsMs(std::vector<double> seconds, const std::vector<double>& percentiles) {
   LatencyStats s;
-  if (seconds.empty()) return s;  // numpy over [0]: every statistic is 0
+  if (seconds.empty()) {  // numpy over [0]: every statistic is 0
+    for (double p : percentiles) s.percentiles_ms.emplace_back(p, 0.0);
+    return s;
+  }
   const double n = static_cast<double>(seconds.size());
   const double mean = std::accumulate(seconds.begin(), seconds.end(), 0.0) / n;
   double sq = 0;
@@ -33,6 +36,7 @@ LatencyStats StatsMs(std::vector<double> seconds) {
   s.std_ms = std::sqrt(sq / n) * 1e3;
   s.median_ms = SelectPercentile(seconds, 50) * 1e3;
   s.p99_ms = SelectPercentile(seconds, 99) * 1e3;
+  for (double p : percentiles) s.percentiles_ms.emplace_back(p, SelectPercentile(seconds, p) * 1e3);
   return s;
 }
 
@@ -43,7 +47,7 @@ double Percentile(std::vector<double> values, double percentile) {
 }
 
 BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
-                                 sim::SimTime duration) {
+                                 sim::SimTime duration, const std::vector<double>& percentiles) {
   BenchMetrics m;
   m.duration_s = duration.seconds();
   std::vector<double> ttfts, tpots, itls, e2els;
@@ -87,10 +91,10 @@ BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
     m.total_token_throughput =
         static_cast<double>(m.total_input_tokens + m.total_output_tokens) / m.duration_s;
   }
-  m.ttft = StatsMs(std::move(ttfts));
-  m.tpot = StatsMs(std::move(tpots));
-  m.itl = StatsMs(std::move(itls));
-  m.e2el = StatsMs(std::move(e2els));
+  m.ttft = StatsMs(std::move(ttfts), percentiles);
+  m.tpot = StatsMs(std::move(tpots), percentiles);
+  m.itl = StatsMs(std::move(itls), percentiles);
+  m.e2el = StatsMs(std::move(e2els), percentiles);
 
   // 1-second buckets from the first send, as the client builds them: one
   // count per chunk, and per request one count in every second it is active.

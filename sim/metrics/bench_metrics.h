@@ -5,18 +5,21 @@
 #define SERVESIM_SIM_METRICS_BENCH_METRICS_H_
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "sim/metrics/request_record.h"
 
 namespace servesim::metrics {
 
-// Mean, median, std (population, as numpy) and P99 of one latency, in ms.
+// Mean, median, std (population, as numpy) and percentiles of one latency, in ms.
 struct LatencyStats {
   double mean_ms = 0;
   double median_ms = 0;
   double std_ms = 0;
   double p99_ms = 0;
+  // The client's --metric-percentiles, in its order: (percentile, ms).
+  std::vector<std::pair<double, double>> percentiles_ms;
 };
 
 struct BenchMetrics {
@@ -42,8 +45,10 @@ struct BenchMetrics {
 double Percentile(std::vector<double> values, double percentile);
 
 // `duration` is the benchmark's wall time: first send to last completion.
+// `percentiles` are the client's --metric-percentiles (vllm's default: 99).
 BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
-                                 sim::SimTime duration);
+                                 sim::SimTime duration,
+                                 const std::vector<double>& percentiles = {99.0});
 
 }  // namespace servesim::metrics
 

@@ -75,6 +75,30 @@ TEST(ReportTest, LinesFollowVllmFormat) {
   EXPECT_EQ(text.find("Request rate configured"), std::string::npos);
 }
 
+TEST(ReportTest, SelectedMetricsAndPercentilesAsTheClientAsksForThem) {
+  // --percentile-metrics e2el,ttft --metric-percentiles 50,99.9: vllm prints
+  // the blocks in its own order (TTFT before E2EL), each with its P lines.
+  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0), {50.0, 99.9});
+  ReportOptions options;
+  options.percentile_metrics = {"e2el", "ttft"};
+  const std::string text = FormatBenchReport(m, options);
+  EXPECT_EQ(text.find("Inter-token Latency"), std::string::npos);
+  EXPECT_EQ(text.find("P99 TTFT"), std::string::npos);
+  const size_t ttft = text.find("---------------Time to First Token----------------\n");
+  const size_t e2el = text.find("----------------End-to-end Latency----------------\n");
+  ASSERT_NE(ttft, std::string::npos);
+  ASSERT_NE(e2el, std::string::npos);
+  EXPECT_LT(ttft, e2el);
+  // TTFTs {0.5, 1.0, 2.8} s: P50 is the middle one, P99.9 is
+  // 1.0 + 0.998 * (2.8 - 1.0) = 2.7964 s.
+  EXPECT_NE(text.find("P50 TTFT (ms):                           1000.00   \n"), std::string::npos);
+  EXPECT_NE(text.find("P99.9 TTFT (ms):                         2796.40   \n"), std::string::npos);
+  const std::string json = FormatResultJson(m, options, "");
+  EXPECT_NE(json.find("\"p99.9_e2el_ms\": "), std::string::npos);
+  EXPECT_NE(json.find("\"p50_ttft_ms\": 1000.0"), std::string::npos);
+  EXPECT_EQ(json.find("mean_itl_ms"), std::string::npos);
+}
+
 TEST(ReportTest, JsonNumbersReadLikePython) {
   EXPECT_EQ(JsonNumber(1000.0), "1000.0");
   EXPECT_EQ(JsonNumber(0.1), "0.1");

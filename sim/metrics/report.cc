@@ -1,5 +1,6 @@
 #include "sim/metrics/report.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -26,12 +27,41 @@ std::string Centered(const std::string& s, char fill, int width) {
   return std::string(left, fill) + s + std::string(pad - left, fill) + "\n";
 }
 
+// vllm's p_word: "99" for 99.0, "99.9" for 99.9 (Python's str of a float).
+std::string PercentileWord(double p) {
+  if (p == std::floor(p)) return absl::StrCat(static_cast<int64_t>(p));
+  return JsonNumber(p);
+}
+
+struct LatencyMetric {
+  const char* key;     // --percentile-metrics name and JSON key part
+  const char* name;    // in "Mean TTFT (ms):"
+  const char* header;  // the block's centred title
+  const LatencyStats BenchMetrics::*stats;
+};
+
+// The blocks in vllm's fixed order; a block is printed when selected.
+constexpr LatencyMetric kLatencyMetrics[] = {
+    {"ttft", "TTFT", "Time to First Token", &BenchMetrics::ttft},
+    {"tpot", "TPOT", "Time per Output Token (excl. 1st token)", &BenchMetrics::tpot},
+    {"itl", "ITL", "Inter-token Latency", &BenchMetrics::itl},
+    {"e2el", "E2EL", "End-to-end Latency", &BenchMetrics::e2el},
+};
+
+bool Selected(const ReportOptions& options, const char* key) {
+  return std::find(options.percentile_metrics.begin(), options.percentile_metrics.end(), key) !=
+         options.percentile_metrics.end();
+}
+
 std::string MetricBlock(const std::string& name, const std::string& header,
                         const LatencyStats& s) {
-  return absl::StrCat(Centered(header, '-', 50),
-                      Line(absl::StrCat("Mean ", name, " (ms):"), s.mean_ms),
-                      Line(absl::StrCat("Median ", name, " (ms):"), s.median_ms),
-                      Line(absl::StrCat("P99 ", name, " (ms):"), s.p99_ms));
+  std::string out = absl::StrCat(Centered(header, '-', 50),
+                                 Line(absl::StrCat("Mean ", name, " (ms):"), s.mean_ms),
+                                 Line(absl::StrCat("Median ", name, " (ms):"), s.median_ms));
+  for (const auto& [p, ms] : s.percentiles_ms) {
+    absl::StrAppend(&out, Line(absl::StrCat("P", PercentileWord(p), " ", name, " (ms):"), ms));
+  }
+  return out;
 }
 
 }  // namespace
@@ -55,10 +85,9 @@ std::string FormatBenchReport(const BenchMetrics& m, const ReportOptions& option
                   Line("Peak output token throughput (tok/s):", m.max_output_tokens_per_s));
   absl::StrAppend(&out, Line("Peak concurrent requests:", m.max_concurrent_requests));
   absl::StrAppend(&out, Line("Total token throughput (tok/s):", m.total_token_throughput));
-  absl::StrAppend(&out, MetricBlock("TTFT", "Time to First Token", m.ttft));
-  absl::StrAppend(&out,
-                  MetricBlock("TPOT", "Time per Output Token (excl. 1st token)", m.tpot));
-  absl::StrAppend(&out, MetricBlock("ITL", "Inter-token Latency", m.itl));
+  for (const LatencyMetric& l : kLatencyMetrics) {
+    if (Selected(options, l.key)) absl::StrAppend(&out, MetricBlock(l.name, l.header, m.*l.stats));
+  }
   absl::StrAppend(&out, std::string(50, '='), "\n");
   return out;
 }
@@ -123,16 +152,16 @@ std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options
       {"max_output_tokens_per_s", num(m.max_output_tokens_per_s)},
       {"max_concurrent_requests", num(m.max_concurrent_requests)},
   };
-  auto add_stats = [&](const std::string& name, const LatencyStats& s) {
-    kv.emplace_back(absl::StrCat("mean_", name, "_ms"), num(s.mean_ms));
-    kv.emplace_back(absl::StrCat("median_", name, "_ms"), num(s.median_ms));
-    kv.emplace_back(absl::StrCat("std_", name, "_ms"), num(s.std_ms));
-    kv.emplace_back(absl::StrCat("p99_", name, "_ms"), num(s.p99_ms));
-  };
-  add_stats("ttft", m.ttft);
-  add_stats("tpot", m.tpot);
-  add_stats("itl", m.itl);
-  add_stats("e2el", m.e2el);
+  for (const LatencyMetric& l : kLatencyMetrics) {
+    if (!Selected(options, l.key)) continue;
+    const LatencyStats& s = m.*l.stats;
+    kv.emplace_back(absl::StrCat("mean_", l.key, "_ms"), num(s.mean_ms));
+    kv.emplace_back(absl::StrCat("median_", l.key, "_ms"), num(s.median_ms));
+    kv.emplace_back(absl::StrCat("std_", l.key, "_ms"), num(s.std_ms));
+    for (const auto& [p, ms] : s.percentiles_ms) {
+      kv.emplace_back(absl::StrCat("p", PercentileWord(p), "_", l.key, "_ms"), num(ms));
+    }
+  }
   kv.emplace_back("input_lens", ints(m.input_lens));
   kv.emplace_back("output_lens", ints(m.output_lens));
   kv.emplace_back("ttfts", doubles(m.ttfts_s));

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/metrics/bench_metrics.h"
 
@@ -13,6 +14,9 @@ namespace servesim::metrics {
 struct ReportOptions {
   std::optional<int64_t> max_concurrency;  // printed only when set
   double request_rate = 0;                 // printed only when finite
+  // The client's --percentile-metrics: which latency blocks are printed and
+  // saved (ttft, tpot, itl, e2el; always in that order, as vllm prints them).
+  std::vector<std::string> percentile_metrics = {"ttft", "tpot", "itl"};
 };
 
 // The "==== Serving Benchmark Result ====" block, byte for byte in vllm's
