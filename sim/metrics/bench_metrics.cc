@@ -47,12 +47,18 @@ double Percentile(std::vector<double> values, double percentile) {
 }
 
 BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
-                                 sim::SimTime duration, const std::vector<double>& percentiles) {
+                                 sim::SimTime duration, const MetricOptions& options) {
+  const std::vector<double>& percentiles = options.percentiles;
   BenchMetrics m;
   m.duration_s = duration.seconds();
   std::vector<double> ttfts, tpots, itls, e2els;
   double min_start_s = 0, max_end_s = 0;
   bool any = false;
+  int64_t good_completed = 0;
+  auto within = [&](const char* metric, double seconds) {
+    auto slo = options.goodput_slo_ms.find(metric);
+    return slo == options.goodput_slo_ms.end() || seconds <= slo->second / 1e3;
+  };
   for (const RequestRecord& r : records) {
     if (!r.success || r.chunk_times.empty()) {
       ++m.failed;
@@ -69,8 +75,12 @@ BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
     }
     m.total_input_tokens += r.prompt_tokens;
     m.total_output_tokens += r.output_tokens;
-    if (r.output_tokens > 1) {
-      tpots.push_back((latency_s - ttft_s) / static_cast<double>(r.output_tokens - 1));
+    // For goodput a one-token request's TPOT counts as 0, as vllm's all_tpots.
+    const double tpot_s =
+        r.output_tokens > 1 ? (latency_s - ttft_s) / static_cast<double>(r.output_tokens - 1) : 0;
+    if (r.output_tokens > 1) tpots.push_back(tpot_s);
+    if (within("ttft", ttft_s) && within("tpot", tpot_s) && within("e2el", latency_s)) {
+      ++good_completed;
     }
     itls.insert(itls.end(), gaps.begin(), gaps.end());
     ttfts.push_back(ttft_s);
@@ -90,6 +100,10 @@ BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
     m.output_throughput = static_cast<double>(m.total_output_tokens) / m.duration_s;
     m.total_token_throughput =
         static_cast<double>(m.total_input_tokens + m.total_output_tokens) / m.duration_s;
+  }
+  if (!options.goodput_slo_ms.empty()) {
+    m.request_goodput =
+        m.duration_s > 0 ? static_cast<double>(good_completed) / m.duration_s : 0.0;
   }
   m.ttft = StatsMs(std::move(ttfts), percentiles);
   m.tpot = StatsMs(std::move(tpots), percentiles);

@@ -5,6 +5,9 @@
 #define SERVESIM_SIM_METRICS_BENCH_METRICS_H_
 
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -31,6 +34,9 @@ struct BenchMetrics {
   double request_throughput = 0;
   double output_throughput = 0;
   double total_token_throughput = 0;
+  // Successful requests within every --goodput SLO per second; unset
+  // without --goodput (vllm saves null).
+  std::optional<double> request_goodput;
   double max_output_tokens_per_s = 0;  // chunks in the busiest 1-s bucket
   double max_concurrent_requests = 0;  // most requests active in one 1-s bucket
   LatencyStats ttft, tpot, itl, e2el;
@@ -44,11 +50,16 @@ struct BenchMetrics {
 // passes `x or 0`).
 double Percentile(std::vector<double> values, double percentile);
 
+// What the client was asked to compute beyond the fixed figures.
+struct MetricOptions {
+  std::vector<double> percentiles = {99.0};  // --metric-percentiles
+  // --goodput: SLO in ms per metric (ttft, tpot, e2el); empty = no goodput.
+  std::map<std::string, double> goodput_slo_ms;
+};
+
 // `duration` is the benchmark's wall time: first send to last completion.
-// `percentiles` are the client's --metric-percentiles (vllm's default: 99).
 BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
-                                 sim::SimTime duration,
-                                 const std::vector<double>& percentiles = {99.0});
+                                 sim::SimTime duration, const MetricOptions& options = {});
 
 }  // namespace servesim::metrics
 

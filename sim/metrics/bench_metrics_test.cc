@@ -78,7 +78,9 @@ TEST(ReportTest, LinesFollowVllmFormat) {
 TEST(ReportTest, SelectedMetricsAndPercentilesAsTheClientAsksForThem) {
   // --percentile-metrics e2el,ttft --metric-percentiles 50,99.9: vllm prints
   // the blocks in its own order (TTFT before E2EL), each with its P lines.
-  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0), {50.0, 99.9});
+  MetricOptions metric_options;
+  metric_options.percentiles = {50.0, 99.9};
+  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0), metric_options);
   ReportOptions options;
   options.percentile_metrics = {"e2el", "ttft"};
   const std::string text = FormatBenchReport(m, options);
@@ -97,6 +99,25 @@ TEST(ReportTest, SelectedMetricsAndPercentilesAsTheClientAsksForThem) {
   EXPECT_NE(json.find("\"p99.9_e2el_ms\": "), std::string::npos);
   EXPECT_NE(json.find("\"p50_ttft_ms\": 1000.0"), std::string::npos);
   EXPECT_EQ(json.find("mean_itl_ms"), std::string::npos);
+}
+
+TEST(BenchMetricsTest, GoodputCountsRequestsWithinEverySlo) {
+  // TTFTs 1.0, 0.5, 2.8 s; TPOTs 0.5, 0.5 and 0 (one token, vllm counts it
+  // as 0); E2ELs 2.0, 1.0, 2.8 s.
+  MetricOptions options;
+  options.goodput_slo_ms = {{"ttft", 1000}, {"tpot", 500}};
+  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(4.0), options);
+  ASSERT_TRUE(m.request_goodput.has_value());
+  EXPECT_DOUBLE_EQ(*m.request_goodput, 2.0 / 4.0);  // the third misses its TTFT
+  options.goodput_slo_ms = {{"e2el", 1999}};
+  m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(4.0), options);
+  EXPECT_DOUBLE_EQ(*m.request_goodput, 1.0 / 4.0);
+  // Without --goodput there is no goodput: no line, null in the JSON.
+  m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(4.0));
+  EXPECT_FALSE(m.request_goodput.has_value());
+  EXPECT_EQ(FormatBenchReport(m, ReportOptions{}).find("goodput"), std::string::npos);
+  EXPECT_NE(FormatResultJson(m, ReportOptions{}, "").find("\"request_goodput\": null"),
+            std::string::npos);
 }
 
 TEST(ReportTest, JsonNumbersReadLikePython) {

@@ -80,6 +80,9 @@ std::string FormatBenchReport(const BenchMetrics& m, const ReportOptions& option
   absl::StrAppend(&out, Line("Total input tokens:", m.total_input_tokens));
   absl::StrAppend(&out, Line("Total generated tokens:", m.total_output_tokens));
   absl::StrAppend(&out, Line("Request throughput (req/s):", m.request_throughput));
+  if (m.request_goodput.has_value()) {
+    absl::StrAppend(&out, Line("Request goodput (req/s):", *m.request_goodput));
+  }
   absl::StrAppend(&out, Line("Output token throughput (tok/s):", m.output_throughput));
   absl::StrAppend(&out,
                   Line("Peak output token throughput (tok/s):", m.max_output_tokens_per_s));
@@ -147,6 +150,7 @@ std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options
       {"total_input_tokens", absl::StrCat(m.total_input_tokens)},
       {"total_output_tokens", absl::StrCat(m.total_output_tokens)},
       {"request_throughput", num(m.request_throughput)},
+      {"request_goodput", m.request_goodput ? num(*m.request_goodput) : std::string("null")},
       {"output_throughput", num(m.output_throughput)},
       {"total_token_throughput", num(m.total_token_throughput)},
       {"max_output_tokens_per_s", num(m.max_output_tokens_per_s)},

@@ -162,8 +162,11 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   ASSIGN_OR_RETURN(input.requests, BuildClientRequests(context, p.bench, &notice));
   std::set<std::string> fallbacks;
   ASSIGN_OR_RETURN(p.simulation, SimulatePrepared(context, run, input, &fallbacks));
-  p.metrics = metrics::ComputeBenchMetrics(p.simulation.records, p.simulation.duration,
-                                           p.bench.metric_percentiles);
+  metrics::MetricOptions metric_options;
+  metric_options.percentiles = p.bench.metric_percentiles;
+  metric_options.goodput_slo_ms = p.bench.goodput_slo_ms;
+  p.metrics =
+      metrics::ComputeBenchMetrics(p.simulation.records, p.simulation.duration, metric_options);
   p.report.max_concurrency = p.bench.max_concurrency;
   p.report.request_rate = p.bench.request_rate;
   p.report.percentile_metrics = p.bench.percentile_metrics;

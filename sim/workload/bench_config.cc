@@ -43,10 +43,11 @@ std::vector<FlagSpec> BenchFlagSpecs() {
       {"--percentile-metrics", {}, true},
       {"--metric-percentiles", {}, true},
       {"--trace-time-scale", {}, true},
+      {"--goodput", {}, true, /*multiple_values=*/true},
   };
   for (const IgnoredBenchFlag& flag : IgnoredBenchFlags()) {
     specs.push_back({std::string(flag.name), {}, flag.takes_value,
-                     /*multiple_values=*/flag.name == "--metadata" || flag.name == "--goodput"});
+                     /*multiple_values=*/flag.name == "--metadata"});
   }
   return specs;
 }
@@ -97,7 +98,6 @@ const std::vector<IgnoredBenchFlag>& IgnoredBenchFlags() {
       {"--ready-check-timeout-sec", true,
        "server readiness probe before the timed run (engine-defaults.md B3)"},
       {"--request-id-prefix", true, "request-id text only"},
-      {"--goodput", true, "SLO goodput is not reported by servesim"},
   };
   return *kFlags;
 }
@@ -196,6 +196,29 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
                    absl::StrCat("expected numbers in [0, 100], got \"", item, "\""));
       }
       config.metric_percentiles.push_back(p);
+    }
+  }
+
+  if (flags.Has("--goodput")) {
+    // vllm's parse_goodput: KEY:VALUE pairs, KEY in ttft/tpot/e2el, VALUE
+    // non-negative milliseconds.
+    ASSIGN_OR_RETURN(std::vector<std::string> items, flags.GetStrings("--goodput"));
+    for (const std::string& item : items) {
+      std::vector<std::string> kv = absl::StrSplit(item, ':');
+      double ms = 0;
+      if (kv.size() != 2 || !absl::SimpleAtod(kv[1], &ms)) {
+        return Bad("--goodput", absl::StrCat("expected KEY:VALUE pairs such as ttft:500, got \"",
+                                             item, "\""));
+      }
+      if (kv[0] != "ttft" && kv[0] != "tpot" && kv[0] != "e2el") {
+        return Bad("--goodput", absl::StrCat("invalid metric name \"", kv[0],
+                                             "\" (the SLO name should be one of ttft, tpot, e2el)"));
+      }
+      if (!(ms >= 0) || std::isinf(ms)) {
+        return Bad("--goodput", absl::StrCat("invalid value \"", kv[1], "\" for ", kv[0],
+                                             " (the SLO value should be non-negative)"));
+      }
+      config.goodput_slo_ms[kv[0]] = ms;
     }
   }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -69,6 +70,9 @@ struct BenchConfig {
   std::vector<std::string> percentile_metrics = {"ttft", "tpot", "itl"};
   // --metric-percentiles: which percentiles, each in [0, 100]. Default 99.
   std::vector<double> metric_percentiles = {99.0};
+  // --goodput ttft:MS tpot:MS e2el:MS: the SLOs a request must all meet to
+  // count towards "Request goodput". Empty: no goodput line.
+  std::map<std::string, double> goodput_slo_ms;
   // --trace-time-scale (servesim): trace arrival offsets are multiplied by this
   // (2 = half the rate). Default 1, > 0; not combinable with --request-rate.
   double trace_time_scale = 1.0;

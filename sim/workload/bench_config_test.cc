@@ -1,6 +1,7 @@
 #include "sim/workload/bench_config.h"
 
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -77,6 +78,14 @@ TEST(ParseBenchCommandTest, AcceptsEveryDocumentedNoEffectFlag) {
   EXPECT_TRUE(config.ok()) << config.status();
 }
 
+TEST(ParseBenchCommandTest, ReadsGoodputSlos) {
+  auto config = ParseBenchCommand(std::string(kLive) + " --goodput ttft:500 tpot:50.5 --seed 1");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->goodput_slo_ms, (std::map<std::string, double>{{"ttft", 500}, {"tpot", 50.5}}));
+  EXPECT_EQ(config->seed, 1);
+  EXPECT_TRUE(ParseBenchCommand(kLive)->goodput_slo_ms.empty());
+}
+
 TEST(ParseBenchCommandTest, AcceptsUnderscoreSpellings) {
   auto config = ParseBenchCommand("vllm bench serve --num_prompts 7 --request_rate=3");
   ASSERT_TRUE(config.ok()) << config.status();
@@ -123,6 +132,11 @@ TEST(ParseBenchCommandTest, EachBadFlagGivesOneLineNamingIt) {
        "--bench: --percentile-metrics: unknown metric \"foo\" (ttft, tpot, itl, e2el)"},
       {"--metric-percentiles 50,101",
        "--bench: --metric-percentiles: expected numbers in [0, 100], got \"101\""},
+      {"--goodput ttft=500", "--bench: --goodput: expected KEY:VALUE pairs such as ttft:500, got \"ttft=500\""},
+      {"--goodput itl:50",
+       "--bench: --goodput: invalid metric name \"itl\" (the SLO name should be one of ttft, tpot, e2el)"},
+      {"--goodput ttft:-1",
+       "--bench: --goodput: invalid value \"-1\" for ttft (the SLO value should be non-negative)"},
       {"--temperature 0.7", "--bench: unknown flag --temperature"},
       {"--ignore-eos=yes", "--bench: --ignore-eos: is a switch and takes no value, got \"yes\""},
       {"--num-prompts", "--bench: --num-prompts: expected a value"},
