@@ -55,6 +55,26 @@ TEST(EndToEndTest, SameInputsGiveByteIdenticalReportAndJson) {
   EXPECT_NE(a.out.find("Request rate configured (RPS):           20.00"), std::string::npos);
 }
 
+TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
+  // --save-result --result-dir D --result-filename F writes D/F as
+  // --result-json does (without its trailing newline, as json.dump);
+  // --append-result adds the next run on a new line.
+  const std::string dir = testing::TempDir();
+  std::remove((dir + "/saved.json").c_str());
+  const std::string bench =
+      "--bench 'vllm bench serve --dataset-name sharegpt --num-prompts 200 --request-rate 20 "
+      "--save-result --append-result --result-dir " + dir + " --result-filename saved.json'";
+  Result a = Servesim(std::string("run ") + kServe + " " + bench + " --result-json " + dir + "/ref.json");
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  std::string ref = ReadFile(dir + "/ref.json");
+  ASSERT_FALSE(ref.empty());
+  ref.pop_back();  // the trailing newline
+  EXPECT_EQ(ReadFile(dir + "/saved.json"), ref);
+  Result b = Servesim(std::string("run ") + kServe + " " + bench);
+  ASSERT_EQ(b.exit_code, 0) << b.out;
+  EXPECT_EQ(ReadFile(dir + "/saved.json"), ref + "\n" + ref);
+}
+
 TEST(EndToEndTest, StepLogConservesEveryPromptAndOutputToken) {
   // 60 random requests of 300 prompt and 20 output tokens on vLLM TP8 (no
   // speculation, a KV pool far larger than they need, so no preemption):

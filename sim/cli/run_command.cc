@@ -62,17 +62,35 @@ int RunCommand(const CliArgs& args) {
   absl::StrAppend(&out, metrics::FormatBenchReport(p->metrics, p->report));
   std::fwrite(out.data(), 1, out.size(), stdout);
 
+  const std::string json = metrics::FormatResultJson(
+      p->metrics, p->report,
+      absl::StrCat("\"servesim_engine\": ", metrics::JsonString(p->engine.engine_version()),
+                   ", \"servesim_iterations\": ", p->simulation.steps,
+                   ", \"servesim_preemptions\": ", p->simulation.preempted_or_retracted));
   if (args.Has("--result-json")) {
     const std::string path = args.Get("--result-json");
     std::ofstream f(path, std::ios::binary);
-    const std::string extra = absl::StrCat(
-        "\"servesim_engine\": ", metrics::JsonString(p->engine.engine_version()),
-        ", \"servesim_iterations\": ", p->simulation.steps,
-        ", \"servesim_preemptions\": ", p->simulation.preempted_or_retracted);
-    f << metrics::FormatResultJson(p->metrics, p->report, extra);
+    f << json;
     if (!f) {
       return ReportError(absl::InvalidArgumentError(
           absl::StrCat("--result-json: cannot write ", path)));
+    }
+  }
+  if (!p->bench.save_result_path.empty()) {
+    // As vllm: --append-result adds the JSON on a new line of an existing file.
+    const std::string& path = p->bench.save_result_path;
+    bool has_content = false;
+    if (p->bench.append_result) {
+      std::ifstream existing(path, std::ios::binary | std::ios::ate);
+      has_content = existing && existing.tellg() > 0;
+    }
+    std::ofstream f(path, std::ios::binary | (p->bench.append_result ? std::ios::app
+                                                                      : std::ios::trunc));
+    // vllm's json.dump writes no trailing newline.
+    f << (has_content ? "\n" : "") << std::string_view(json).substr(0, json.size() - 1);
+    if (!f) {
+      return ReportError(absl::InvalidArgumentError(
+          absl::StrCat("--bench: --save-result: cannot write ", path)));
     }
   }
   if (args.Has("--step-log")) {

@@ -44,6 +44,10 @@ std::vector<FlagSpec> BenchFlagSpecs() {
       {"--metric-percentiles", {}, true},
       {"--trace-time-scale", {}, true},
       {"--goodput", {}, true, /*multiple_values=*/true},
+      {"--save-result", {}, false},
+      {"--append-result", {}, false},
+      {"--result-dir", {}, true},
+      {"--result-filename", {}, true},
   };
   for (const IgnoredBenchFlag& flag : IgnoredBenchFlags()) {
     specs.push_back({std::string(flag.name), {}, flag.takes_value,
@@ -87,11 +91,8 @@ const std::vector<IgnoredBenchFlag>& IgnoredBenchFlags() {
       {"--tokenizer-mode", true, "servesim counts tokens from tables, not text"},
       {"--trust-remote-code", false, "tokenizer loading only"},
       {"--served-model-name", true, "name in the request payload only"},
-      {"--save-result", false, "output destination, not the workload"},
-      {"--save-detailed", false, "output destination"},
-      {"--append-result", false, "output destination"},
-      {"--result-dir", true, "output destination"},
-      {"--result-filename", true, "output destination"},
+      {"--save-detailed", false,
+       "servesim's saved JSON always carries the per-request arrays (no generated texts)"},
       {"--metadata", true, "free-form key=value pairs stored in the result file"},
       {"--label", true, "result-file label"},
       {"--disable-tqdm", false, "progress bar"},
@@ -220,6 +221,23 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
       }
       config.goodput_slo_ms[kv[0]] = ms;
     }
+  }
+
+  // --save-result writes the result JSON where vllm would. vllm's default
+  // file name carries the wall-clock time, which a deterministic tool cannot
+  // reproduce, so a name must be given. Without --save-result vllm ignores
+  // the directory and name, and so does servesim.
+  ASSIGN_OR_RETURN(config.append_result, flags.GetBool("--append-result"));
+  ASSIGN_OR_RETURN(bool save_result, flags.GetBool("--save-result"));
+  if (save_result) {
+    if (!flags.Has("--result-filename")) {
+      return Bad("--save-result",
+                 "vllm names the file by the current time; give --result-filename NAME "
+                 "(or servesim's --result-json PATH)");
+    }
+    ASSIGN_OR_RETURN(std::string name, flags.GetString("--result-filename"));
+    ASSIGN_OR_RETURN(std::string dir, flags.GetStringOr("--result-dir", ""));
+    config.save_result_path = dir.empty() ? name : absl::StrCat(dir, "/", name);
   }
 
   ASSIGN_OR_RETURN(config.trace_time_scale, flags.GetDoubleOr("--trace-time-scale", 1.0));

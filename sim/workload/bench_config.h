@@ -73,6 +73,10 @@ struct BenchConfig {
   // --goodput ttft:MS tpot:MS e2el:MS: the SLOs a request must all meet to
   // count towards "Request goodput". Empty: no goodput line.
   std::map<std::string, double> goodput_slo_ms;
+  // --save-result with --result-dir/--result-filename: where the result JSON
+  // goes ("" = not saved); --append-result adds it as a new line.
+  std::string save_result_path;
+  bool append_result = false;
   // --trace-time-scale (servesim): trace arrival offsets are multiplied by this
   // (2 = half the rate). Default 1, > 0; not combinable with --request-rate.
   double trace_time_scale = 1.0;

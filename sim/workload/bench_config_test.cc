@@ -86,6 +86,18 @@ TEST(ParseBenchCommandTest, ReadsGoodputSlos) {
   EXPECT_TRUE(ParseBenchCommand(kLive)->goodput_slo_ms.empty());
 }
 
+TEST(ParseBenchCommandTest, SaveResultPathIsDirAndFilename) {
+  auto config = ParseBenchCommand(std::string(kLive) +
+                                  " --save-result --result-dir out --result-filename r.json");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->save_result_path, "out/r.json");
+  EXPECT_FALSE(config->append_result);
+  // Without --save-result the name changes nothing, as in vllm.
+  config = ParseBenchCommand(std::string(kLive) + " --result-filename r.json");
+  ASSERT_TRUE(config.ok());
+  EXPECT_EQ(config->save_result_path, "");
+}
+
 TEST(ParseBenchCommandTest, AcceptsUnderscoreSpellings) {
   auto config = ParseBenchCommand("vllm bench serve --num_prompts 7 --request_rate=3");
   ASSERT_TRUE(config.ok()) << config.status();
@@ -137,6 +149,9 @@ TEST(ParseBenchCommandTest, EachBadFlagGivesOneLineNamingIt) {
        "--bench: --goodput: invalid metric name \"itl\" (the SLO name should be one of ttft, tpot, e2el)"},
       {"--goodput ttft:-1",
        "--bench: --goodput: invalid value \"-1\" for ttft (the SLO value should be non-negative)"},
+      {"--save-result",
+       "--bench: --save-result: vllm names the file by the current time; give --result-filename "
+       "NAME (or servesim's --result-json PATH)"},
       {"--temperature 0.7", "--bench: unknown flag --temperature"},
       {"--ignore-eos=yes", "--bench: --ignore-eos: is a switch and takes no value, got \"yes\""},
       {"--num-prompts", "--bench: --num-prompts: expected a value"},
