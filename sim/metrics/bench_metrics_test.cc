@@ -120,6 +120,15 @@ TEST(BenchMetricsTest, GoodputCountsRequestsWithinEverySlo) {
             std::string::npos);
 }
 
+TEST(ReportTest, AnUnboundedRequestRateIsSavedAsVllmsInfString) {
+  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0));
+  ReportOptions options;
+  options.request_rate = std::numeric_limits<double>::infinity();
+  EXPECT_NE(FormatResultJson(m, options, "").find("\"request_rate\": \"inf\""), std::string::npos);
+  options.request_rate = 2.5;
+  EXPECT_NE(FormatResultJson(m, options, "").find("\"request_rate\": 2.5,"), std::string::npos);
+}
+
 TEST(ReportTest, JsonNumbersReadLikePython) {
   EXPECT_EQ(JsonNumber(1000.0), "1000.0");
   EXPECT_EQ(JsonNumber(0.1), "0.1");

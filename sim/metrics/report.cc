@@ -146,7 +146,9 @@ std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options
       {"failed", absl::StrCat(m.failed)},
       {"max_concurrency", options.max_concurrency ? absl::StrCat(*options.max_concurrency)
                                                   : std::string("null")},
-      {"request_rate", num(options.request_rate)},
+      // vllm saves an unbounded rate as the string "inf".
+      {"request_rate", std::isfinite(options.request_rate) ? num(options.request_rate)
+                                                           : std::string("\"inf\"")},
       {"total_input_tokens", absl::StrCat(m.total_input_tokens)},
       {"total_output_tokens", absl::StrCat(m.total_output_tokens)},
       {"request_throughput", num(m.request_throughput)},
