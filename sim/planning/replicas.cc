@@ -13,6 +13,11 @@ absl::StatusOr<PreparedWorkload> PrepareWorkload(const runner::PredictionContext
                                                  const std::string& bench_command) {
   PreparedWorkload w;
   ASSIGN_OR_RETURN(w.bench, workload::ParseBenchCommand(bench_command));
+  if (!w.bench.save_result_path.empty()) {
+    return absl::InvalidArgumentError(
+        "plan: --save-result in --bench is not supported: a plan runs many simulations; its "
+        "report is the output");
+  }
   if (w.bench.max_concurrency) {
     return absl::UnimplementedError(
         "plan: --max-concurrency is not supported: replicas behind a load balancer see an "

@@ -106,6 +106,14 @@ TEST(SimulateReplicasTest, LeastOutstandingOnOneNodeIsExactlyRunnerPredict) {
   EXPECT_LT(four->tpot.mean_ms, one->tpot.mean_ms);
 }
 
+TEST(PrepareWorkloadTest, SaveResultIsRefused) {
+  absl::Status s = PrepareWorkload(Context(), "vllm bench serve --dataset-name random "
+                                              "--save-result --result-filename r.json")
+                       .status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("--save-result"), absl::string_view::npos);
+}
+
 TEST(PrepareWorkloadTest, ClientConcurrencyCapIsUnimplemented) {
   absl::Status s =
       PrepareWorkload(Context(), "vllm bench serve --dataset-name random --max-concurrency 4")

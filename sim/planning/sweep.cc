@@ -151,6 +151,15 @@ absl::StatusOr<std::string> SetFlag(const std::string& command, const std::strin
 absl::StatusOr<std::vector<SweepPoint>> ExpandGrid(const std::string& serve_command,
                                                    const std::string& bench_command,
                                                    const std::vector<Axis>& axes) {
+  // Every point would save its JSON to the same file; the sweep's table
+  // (--out-dir) holds each point's results.
+  absl::StatusOr<std::vector<std::string>> bench_words = workload::SplitShellWords(bench_command);
+  if (bench_words.ok() &&
+      std::find(bench_words->begin(), bench_words->end(), "--save-result") != bench_words->end()) {
+    return absl::InvalidArgumentError(
+        "sweep: --save-result in --bench is not supported: each point's results are in the "
+        "sweep's table (--out-dir)");
+  }
   int64_t total = 1;
   for (const Axis& a : axes) {
     if (a.values.empty()) {

@@ -74,6 +74,13 @@ TEST(SetFlagTest, QuotesWordsThatNeedItAndTheyReadBackUnchanged) {
   EXPECT_EQ(ShellQuote("/a/b.csv"), "/a/b.csv");
 }
 
+TEST(ExpandGridTest, SaveResultInTheBenchCommandIsRefused) {
+  absl::StatusOr<std::vector<SweepPoint>> points =
+      ExpandGrid("s", "vllm bench serve --save-result --result-filename r.json", {});
+  ASSERT_FALSE(points.ok());
+  EXPECT_NE(points.status().message().find("--save-result"), absl::string_view::npos);
+}
+
 TEST(ExpandGridTest, LastAxisVariesFastest) {
   std::vector<Axis> axes = {*ParseAxis("--dp-size=1,2"), *ParseAxis("--request-rate=1,2,4")};
   absl::StatusOr<std::vector<SweepPoint>> points =
