@@ -24,19 +24,24 @@ double SelectPercentile(std::vector<double>& values, double percentile) {
 // Takes the list by value: the percentiles reorder it.
 LatencyStats StatsMs(std::vector<double> seconds, const std::vector<double>& percentiles) {
   LatencyStats s;
-  if (seconds.empty()) {  // numpy over [0]: every statistic is 0
-    for (double p : percentiles) s.percentiles_ms.emplace_back(p, 0.0);
-    return s;
-  }
+  // numpy over [0]: every statistic is 0.
+  auto ms_at = [&](double p) {
+    return seconds.empty() ? 0.0 : SelectPercentile(seconds, p) * 1e3;
+  };
+  for (double p : percentiles) s.percentiles_ms.emplace_back(p, ms_at(p));
+  // P99 (what validation and planning read) is usually among the client's
+  // percentiles already; each selection is a pass over the list.
+  auto p99 = std::find_if(s.percentiles_ms.begin(), s.percentiles_ms.end(),
+                          [](const auto& pm) { return pm.first == 99.0; });
+  s.p99_ms = p99 != s.percentiles_ms.end() ? p99->second : ms_at(99);
+  if (seconds.empty()) return s;
   const double n = static_cast<double>(seconds.size());
   const double mean = std::accumulate(seconds.begin(), seconds.end(), 0.0) / n;
   double sq = 0;
   for (double v : seconds) sq += (v - mean) * (v - mean);
   s.mean_ms = mean * 1e3;
   s.std_ms = std::sqrt(sq / n) * 1e3;
-  s.median_ms = SelectPercentile(seconds, 50) * 1e3;
-  s.p99_ms = SelectPercentile(seconds, 99) * 1e3;
-  for (double p : percentiles) s.percentiles_ms.emplace_back(p, SelectPercentile(seconds, p) * 1e3);
+  s.median_ms = ms_at(50);
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
 #include "sim/planning/parallel_for.h"
+#include "sim/workload/bench_config.h"
 #include "sim/workload/command_line.h"
 
 namespace servesim::planning {
@@ -152,10 +153,10 @@ absl::StatusOr<std::vector<SweepPoint>> ExpandGrid(const std::string& serve_comm
                                                    const std::string& bench_command,
                                                    const std::vector<Axis>& axes) {
   // Every point would save its JSON to the same file; the sweep's table
-  // (--out-dir) holds each point's results.
-  absl::StatusOr<std::vector<std::string>> bench_words = workload::SplitShellWords(bench_command);
-  if (bench_words.ok() &&
-      std::find(bench_words->begin(), bench_words->end(), "--save-result") != bench_words->end()) {
+  // (--out-dir) holds each point's results. A bench command that does not
+  // parse fails at each point with the parser's reason.
+  absl::StatusOr<workload::BenchConfig> bench = workload::ParseBenchCommand(bench_command);
+  if (bench.ok() && !bench->save_result_path.empty()) {
     return absl::InvalidArgumentError(
         "sweep: --save-result in --bench is not supported: each point's results are in the "
         "sweep's table (--out-dir)");
