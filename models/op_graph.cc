@@ -249,8 +249,8 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
   const int64_t absorbed = w.decode_rows + w.sparse_prefill_tokens;
   Bmm("attn_w_uk", heads, a.qk_nope_head_dim(), a.kv_lora_rank(), absorbed,
       layers);
-  const int64_t kv_entry = KvBytesPerTokenPerLayer(spec_, o_.kv_dtype);
-  const bool kv_fp8 = o_.kv_dtype == KvCacheDtype::kFp8DsMla;
+  int64_t kv_entry = KvBytesPerTokenPerLayer(spec_, o_.kv_dtype);
+  bool kv_fp8 = o_.kv_dtype == KvCacheDtype::kFp8DsMla;
   const double mqa_flops_per_pair =
       2.0 * (latent + a.kv_lora_rank());  // QK^T over 576, PV over 512
   // The (rows, key pairs) each sparse kernel runs, as the engine routes them.
@@ -267,6 +267,16 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
     }
   }
   if (decode_kernel_rows > 0) {
+    if (spec_.has_indexer() && !kv_fp8 && o_.decode_quantizes_kv_pool_tokens > 0) {
+      // An elementwise pass: x is the bytes a device copy moving the same
+      // traffic would copy, (read + written) / 2 (docs/profile-tables.md).
+      const int64_t fp8_entry = KvBytesPerTokenPerLayer(spec_, KvCacheDtype::kFp8DsMla);
+      const double moved = static_cast<double>(o_.decode_quantizes_kv_pool_tokens) *
+                           static_cast<double>(kv_entry + fp8_entry);
+      Add("kv_cache_quantize", "kv_cache_quantize", {}, moved / 2, 0, moved, ph, layers);
+      kv_entry = fp8_entry;
+      kv_fp8 = true;
+    }
     if (spec_.has_indexer()) {
       const int64_t padded =
           RoundUp(heads, std::max(1, o_.min_sparse_decode_heads));

@@ -63,6 +63,11 @@ struct OpGraphOptions {
   // A sequence with query_tokens <= 1 + num_speculative_tokens is a decode
   // (speculative verification); longer ones are prefill chunks.
   int num_speculative_tokens = 0;
+  // SGLang's flashmla_kv decode on a BF16 cache: FlashMLA's sparse decode
+  // reads only its FP8 layout, so every decode pass first quantizes the
+  // layer's whole KV buffer (this many tokens, one DP rank's pool, used or
+  // not) into it and then runs the FP8 kernel. 0 = no such pass.
+  int64_t decode_quantizes_kv_pool_tokens = 0;
 };
 
 // Every op one GPU of `layout` runs in one forward pass of the main model for

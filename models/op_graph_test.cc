@@ -156,6 +156,32 @@ TEST(OpGraphTest, SparseDecodePadsHeads) {
             (OpKeyDim{"heads", 16}));
 }
 
+// SGLang's flashmla_kv decode on a BF16 cache: per layer, one pass reading
+// the whole pool in BF16 (1152 B/token) and writing FlashMLA's FP8 layout
+// (656 B/token), x = half the traffic (a copy's size); then the FP8 kernel.
+// No pass on an FP8 cache, nor in a step without decodes.
+TEST(OpGraphTest, Bf16CacheQuantizedWholeBeforeFlashMlaKvDecode) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const ParallelLayout layout = Must(VllmLayout(spec, 1, 1, false, 8));
+  OpGraphOptions o;
+  o.decode_quantizes_kv_pool_tokens = 1000;
+  const auto ops = BuildRankIterationOps(spec, layout, Decodes(3, 100), 3, o);
+  const Op* quantize = Find(ops, "kv_cache_quantize");
+  ASSERT_NE(quantize, nullptr);
+  EXPECT_EQ(quantize->x, 1000 * (1152 + 656) / 2);
+  EXPECT_EQ(quantize->hbm_bytes, 1000 * (1152 + 656));
+  EXPECT_EQ(quantize->repeat, 61);
+  EXPECT_EQ(Find(ops, "sparse_mla_decode")->key[1], (OpKeyDim{"kv_fp8", 1}));
+
+  RankBatch prefill;
+  prefill.seqs = {{4096, 0}};
+  EXPECT_EQ(Find(BuildRankIterationOps(spec, layout, prefill, 4096, o), "kv_cache_quantize"),
+            nullptr);
+  o.kv_dtype = KvCacheDtype::kFp8DsMla;
+  EXPECT_EQ(Find(BuildRankIterationOps(spec, layout, Decodes(3, 100), 3, o), "kv_cache_quantize"),
+            nullptr);
+}
+
 // Decode x: keys scored by the indexer = context + 1; keys attended = min(that,
 // 2048).
 TEST(OpGraphTest, SparseDecodeAttendsAtMostTopK) {

@@ -25,6 +25,17 @@ bool IsCollective(const std::string& kind) {
          kind == "all_to_all";
 }
 
+// The profile table that prices an op kind. An op with no kernel of its own
+// in the profile is priced by a measured stand-in at equal work: SGLang's
+// whole-cache KV quantization is one elementwise pass over memory, which
+// costs at least what a device copy moving the same bytes costs (its op x is
+// that copy's size); the engine's own speed relative to it is a fitted
+// backend factor (docs/fitting.md).
+const std::string& TableKind(const std::string& kind) {
+  static const std::string kCopy = "copy_d2d";
+  return kind == "kv_cache_quantize" ? kCopy : kind;
+}
+
 }  // namespace
 
 std::string DescribeOpKey(const models::Op& op) {
@@ -54,7 +65,7 @@ double RooflineOpCost::OpUs(const models::Op& op) {
 const ProfileOpCost::Resolved& ProfileOpCost::Resolve(const models::Op& op) {
   auto [it, inserted] = resolved_.try_emplace(std::make_pair(op.kind, op.key), Resolved{});
   if (inserted) {
-    it->second.curve = profile_.FindCurve(op.kind, op.key);
+    it->second.curve = profile_.FindCurve(TableKind(op.kind), op.key);
     if (it->second.curve == nullptr) fallbacks_.insert(DescribeOpKey(op));
     for (const auto& [kind, scale] : kind_scales_) {
       if (kind == op.kind) it->second.scale = scale;

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace servesim::cost {
 namespace {
 
@@ -50,18 +54,21 @@ TEST(RooflineOpCostTest, CollectiveSpanningNodesMovesAtInfinibandRate) {
   EXPECT_NEAR(roofline.OpUs(ar), 4186.67, 0.01);
 }
 
-calibration::Profile OneTableProfile() {
+// A profile of one table, `kind` with `key`, measured at (x, us) points.
+calibration::Profile OneTableProfile(const std::string& kind,
+                                     std::vector<std::pair<std::string, int64_t>> key,
+                                     std::vector<std::pair<double, double>> points) {
   calibration::ProfileProto proto;
   proto.set_schema_version(calibration::Profile::kSchemaVersion);
   auto* t = proto.add_tables();
-  t->set_kind("gemm_fp8");
-  for (auto [name, v] : {std::pair{"k", 2048}, {"n", 7168}}) {
+  t->set_kind(kind);
+  for (const auto& [name, v] : key) {
     auto* d = t->add_key();
     d->set_name(name);
     d->set_value(v);
   }
-  t->set_x_name("m_tokens");
-  for (auto [x, us] : {std::pair{1.0, 8.0}, {1024.0, 30.0}}) {
+  t->set_x_name("x");
+  for (auto [x, us] : points) {
     auto* p = t->add_points();
     p->set_x(x);
     p->set_median_us(us);
@@ -72,6 +79,10 @@ calibration::Profile OneTableProfile() {
   auto profile = calibration::Profile::FromProto(proto, "test");
   EXPECT_TRUE(profile.ok()) << profile.status();
   return *std::move(profile);
+}
+
+calibration::Profile OneTableProfile() {
+  return OneTableProfile("gemm_fp8", {{"k", 2048}, {"n", 7168}}, {{1.0, 8.0}, {1024.0, 30.0}});
 }
 
 TEST(ProfileOpCostTest, UsesTheMeasuredTableAtItsSamplePoints) {
@@ -89,6 +100,19 @@ TEST(ProfileOpCostTest, FallsBackToTheRooflineAndSaysSo) {
   EXPECT_DOUBLE_EQ(cost.OpUs(other), roofline.OpUs(other));
   ASSERT_EQ(cost.fallbacks().size(), 1u);
   EXPECT_EQ(*cost.fallbacks().begin(), "gemm_fp8{k=7168,n=4096}");
+}
+
+// SGLang's whole-cache KV quantization has no table of its own: the copy_d2d
+// table prices it at its x (half its traffic), with no roofline fallback.
+TEST(ProfileOpCostTest, KvCacheQuantizeIsPricedAsADeviceCopy) {
+  calibration::Profile profile = OneTableProfile("copy_d2d", {}, {{1e6, 2.0}, {1e9, 500.0}});
+  ProfileOpCost cost(profile, GpuRates{});
+  models::Op quantize;
+  quantize.kind = "kv_cache_quantize";
+  quantize.x = 1e9;
+  quantize.hbm_bytes = 2e9;
+  EXPECT_DOUBLE_EQ(cost.OpUs(quantize), 500.0);
+  EXPECT_TRUE(cost.fallbacks().empty());
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
-#include <set>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -19,7 +19,8 @@ namespace {
 // ~3 us, PyTorch's eager dispatch of one op ~5-20 us), the API server's
 // work per request between 10 us and 5 ms (tokenising a chat prompt takes
 // well under 1 ms; docs/fitting.md), the prefill path and a backend's time
-// between 0.5x / 0.2x and 10x the measured kernels'.
+// between 0.5x / 0.2x and 10x the measured kernels' (1x where a backend's op
+// is priced at a measured hardware ceiling).
 struct ParamSpec {
   std::string name;
   double start, lower, upper;
@@ -49,11 +50,60 @@ std::vector<ParamSpec> BaseParams() {
 // decode stalls, TensorRT-LLM's context phase), whose pull it caps.
 constexpr double kRobustScale = 0.2;
 
+// Whether the factor of `backend` changes any prediction for `runs` between
+// `lower` and `upper`, the other parameters at their starts.
+absl::StatusOr<bool> FactorMovesPredictions(const runner::PredictionContext& context,
+                                            scenarios::EngineKind engine,
+                                            const std::vector<LiveRun>& runs,
+                                            const std::string& backend, double lower,
+                                            double upper) {
+  auto predictions = [&](double time_scale) -> absl::StatusOr<std::vector<CaseResult>> {
+    scenarios::EngineParams p;
+    p.set_engine(engine);
+    const std::vector<ParamSpec> base = BaseParams();
+    p.set_step_cpu_us(base[kStepCpu].start);
+    p.set_per_seq_cpu_us(base[kPerSeqCpu].start);
+    p.set_eager_launch_us(base[kEagerLaunch].start);
+    p.set_frontend_request_us(base[kFrontendRequest].start);
+    p.set_prefill_time_scale(base[kPrefillTimeScale].start);
+    scenarios::BackendFactor* f = p.add_backend_factors();
+    f->set_backend(backend);
+    f->set_time_scale(time_scale);
+    const runner::PredictionContext c = WithEngineParams(context, p);
+    std::vector<CaseResult> out;
+    for (const LiveRun& r : runs) {
+      ASSIGN_OR_RETURN(CaseResult result, ValidateRun(c, r));
+      out.push_back(std::move(result));
+    }
+    return out;
+  };
+  ASSIGN_OR_RETURN(std::vector<CaseResult> at_lower, predictions(lower));
+  ASSIGN_OR_RETURN(std::vector<CaseResult> at_upper, predictions(upper));
+  for (size_t i = 0; i < at_lower.size(); ++i) {
+    if (at_lower[i].predicted != at_upper[i].predicted) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 double RobustLoss(double squared_log_error) {
   const double c2 = kRobustScale * kRobustScale;
   return 2.0 * c2 * (std::sqrt(1.0 + squared_log_error / c2) - 1.0);
+}
+
+double ScanForMinimum(const std::function<double(double)>& loss, double current, double lower,
+                      double upper, int points) {
+  double best = current, best_loss = loss(current);
+  for (int k = 0; k < points; ++k) {
+    const double x = points > 1 ? lower + (upper - lower) * k / (points - 1) : lower;
+    const double l = loss(x);
+    if (l < best_loss) {
+      best_loss = l;
+      best = x;
+    }
+  }
+  return best;
 }
 
 const std::vector<std::string>& FittedMetrics() {
@@ -101,13 +151,31 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   if (runs.empty()) return absl::InvalidArgumentError("no runs to fit");
   std::vector<ParamSpec> specs = BaseParams();
   // One factor per non-default kernel backend the runs exercise.
-  std::set<std::string> backends;
+  std::map<std::string, double> backends;  // name -> the factor's lower bound
+  std::map<std::string, std::vector<LiveRun>> users;
   for (const LiveRun& r : runs) {
     ASSIGN_OR_RETURN(scenarios::EngineConfig c,
                      scenarios::ParseServeCommand(r.serve_command, r.env, scenarios::ServeContext{}));
-    for (const runner::BackendChoice& b : runner::NonDefaultBackends(c)) backends.insert(b.name);
+    for (const runner::BackendChoice& b : runner::NonDefaultBackends(c)) {
+      backends[b.name] = b.min_time_scale;
+      users[b.name].push_back(r);
+    }
   }
-  for (const std::string& b : backends) specs.push_back({b, 1.0, 0.2, 10});
+  // A factor that moves none of its runs' predictions between its bounds
+  // cannot be fitted: the optimizer would leave it wherever its path
+  // wandered, and it would then scale predictions the runs say nothing
+  // about (SGLang's prefill backends: ShareGPT prompts take dense MHA).
+  std::vector<std::string> not_fitted;
+  constexpr double kMaxTimeScale = 10;
+  for (const auto& [name, lower] : backends) {
+    ASSIGN_OR_RETURN(bool moves, FactorMovesPredictions(context, engine, users[name], name,
+                                                        lower, kMaxTimeScale));
+    if (moves) {
+      specs.push_back({name, 1.0, lower, kMaxTimeScale});
+    } else {
+      not_fitted.push_back(name);
+    }
+  }
 
   auto to_params = [&](const std::vector<double>& theta) {
     scenarios::EngineParams p;
@@ -127,12 +195,12 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   absl::Status failure = absl::OkStatus();
   int residual_count = 0;
   double squared_sum = 0;  // plain sum of squared log errors, for the RMS
-  auto objective = [&](const std::vector<double>& theta) {
+  auto loss_on = [&](const std::vector<double>& theta, const std::vector<LiveRun>& on) {
     const runner::PredictionContext c = WithEngineParams(context, to_params(theta));
     double sum = 0;
     residual_count = 0;
     squared_sum = 0;
-    for (const LiveRun& r : runs) {
+    for (const LiveRun& r : on) {
       absl::StatusOr<CaseResult> result = ValidateRun(c, r);
       if (!result.ok()) {
         failure = result.status();
@@ -149,6 +217,7 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
     }
     return sum;
   };
+  auto objective = [&](const std::vector<double>& theta) { return loss_on(theta, runs); };
   std::vector<double> start, step, lower, upper;
   for (const ParamSpec& s : specs) {
     start.push_back(std::log(s.start));
@@ -175,8 +244,23 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
                                             options.max_evaluations / std::size(kStarts), 1e-4);
     if (r.value < best.value) best = std::move(r);
   }
+  // A backend factor moves only the runs that use the backend, and often
+  // not at all near its start (a step bound by host work hides a slower
+  // kernel until it exceeds the host time), a plateau where the simplex
+  // collapses. Each factor is therefore settled last by a scan of its whole
+  // range on its own runs, the shared parameters held at the best point.
+  for (size_t i = kNumBaseParams; i < specs.size(); ++i) {
+    std::vector<double> x = best.x;
+    best.x[i] = ScanForMinimum(
+        [&](double value) {
+          x[i] = value;
+          return loss_on(x, users[specs[i].name]);
+        },
+        best.x[i], lower[i], upper[i], /*points=*/25);
+  }
   if (!failure.ok()) return failure;
   scenarios::EngineParams params = to_params(best.x);
+  for (const std::string& name : not_fitted) params.add_not_fitted(name);
   for (const LiveRun& r : runs) params.add_fitted_on(r.name);
   objective(best.x);
   params.set_rms_log_error(residual_count ? std::sqrt(squared_sum / residual_count) : 0);

@@ -4,6 +4,7 @@
 #ifndef SERVESIM_SIM_FIT_ENGINE_FIT_H_
 #define SERVESIM_SIM_FIT_ENGINE_FIT_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,13 @@ const std::vector<std::string>& FittedMetrics();
 // as sqrt(z) beyond it, so that a row the model cannot explain pulls the
 // shared parameters no harder than a linear penalty.
 double RobustLoss(double squared_log_error);
+
+// The best of `current` and `points` evenly spaced values over [lower,
+// upper] (both included) by `loss`; ties keep the earlier value, `current`
+// first. A grid, not a local search: it crosses plateaus where a simplex
+// stalls.
+double ScanForMinimum(const std::function<double(double)>& loss, double current, double lower,
+                      double upper, int points);
 
 struct EngineFitOptions {
   int max_evaluations = 80;

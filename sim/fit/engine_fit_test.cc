@@ -1,5 +1,6 @@
 #include "sim/fit/engine_fit.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "gtest/gtest.h"
@@ -15,6 +16,18 @@ TEST(RobustLossTest, SquaredNearZeroLinearFarOut) {
   EXPECT_NEAR(RobustLoss(1.0), 0.08 * (std::sqrt(26.0) - 1.0), 1e-12);
   EXPECT_NEAR(RobustLoss(100.0) / RobustLoss(25.0), 2.0, 0.05);
   EXPECT_EQ(RobustLoss(0.0), 0.0);
+}
+
+// A loss flat up to x = 1 (a host-bound step hiding a slower kernel), then a
+// parabola with its minimum at 2: from a start on the plateau the scan of
+// [0, 2.5] in 11 points (step 0.25) lands on 2; a start already at the
+// minimum stays, and a flat loss keeps the start.
+TEST(ScanForMinimumTest, CrossesAPlateauAndKeepsABetterStart) {
+  auto plateau = [](double x) { return x <= 1 ? 1.0 : std::min(1.0, (x - 2) * (x - 2)); };
+  EXPECT_DOUBLE_EQ(ScanForMinimum(plateau, 0.3, 0, 2.5, 11), 2.0);
+  EXPECT_DOUBLE_EQ(ScanForMinimum([](double x) { return (x - 1.9) * (x - 1.9); }, 1.9, 0, 2.5, 11),
+                   1.9);
+  EXPECT_DOUBLE_EQ(ScanForMinimum([](double) { return 0.5; }, 0.3, 0, 2.5, 11), 0.3);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "sim/runner/engine_setup.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -52,10 +54,17 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
   if (config.engine() == scenarios::SGLANG) {
     // SGLang's NSA defaults on H200: prefill flashmla_sparse, decode fa3
     // (shared/reference/engine-defaults.md §C2); servesim's kernels stand for those.
-    if (!config.decode_attention_backend().empty() &&
-        config.decode_attention_backend() != "fa3") {
-      out.push_back({absl::StrCat("nsa_decode=", config.decode_attention_backend()),
-                     {"sparse_mla_decode"}});
+    // flashmla_kv runs FlashMLA's FP8 sparse decode, which the profile
+    // measures; on a BF16 cache what it adds is the whole-cache quantize
+    // pass (models/op_graph.h), whose speed is the fitted part.
+    const std::string& decode = config.decode_attention_backend();
+    if (decode == "flashmla_kv") {
+      if (config.kv_cache_dtype() != scenarios::KV_FP8) {
+        out.push_back({"nsa_decode=flashmla_kv", {"kv_cache_quantize"}, /*prefill_only=*/false,
+                       /*min_time_scale=*/1.0});
+      }
+    } else if (!decode.empty() && decode != "fa3") {
+      out.push_back({absl::StrCat("nsa_decode=", decode), {"sparse_mla_decode"}});
     }
     if (!config.prefill_attention_backend().empty() &&
         config.prefill_attention_backend() != "flashmla_sparse") {
@@ -121,6 +130,21 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
                                         setup->layout.attn_dp)});
     setup->topology.frontend_per_request = sim::Microseconds(params.frontend_request_us());
     ApplyBackendFactors(config, params, &setup->predictor);
+    for (const BackendChoice& b : NonDefaultBackends(config)) {
+      const auto& fitted = params.backend_factors();
+      if (std::any_of(fitted.begin(), fitted.end(),
+                      [&](const scenarios::BackendFactor& f) { return f.backend() == b.name; })) {
+        continue;
+      }
+      const bool unexercised =
+          std::find(params.not_fitted().begin(), params.not_fitted().end(), b.name) !=
+          params.not_fitted().end();
+      setup->notes.push_back(absl::StrCat(
+          "no fitted factor for ", b.name,
+          unexercised ? " (the live runs that select it never reach its kernel)"
+                      : " (no live run selects it)",
+          ": priced as servesim's measured kernel"));
+    }
     for (const auto& [kind, scale] : setup->predictor.kind_time_scale) {
       setup->notes.push_back(absl::StrCat("fitted backend factor: ", kind, " x", scale));
     }

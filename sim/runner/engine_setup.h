@@ -63,6 +63,9 @@ struct BackendChoice {
   // The factor applies only to the work a step's prefill chunks add (the
   // compute-bound GEMM shapes), not to decode.
   bool prefill_only = false;
+  // The factor's lower bound in the fit: 1 where the op is priced at a
+  // measured hardware ceiling (nothing runs faster than it), else 0.2.
+  double min_time_scale = 0.2;
 };
 std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& config);
 // Copies the fitted factors of `config`'s backends into predictor.kind_time_scale

@@ -1,5 +1,6 @@
 #include "sim/runner/engine_setup.h"
 
+#include <algorithm>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -9,15 +10,21 @@
 namespace servesim::runner {
 namespace {
 
-models::OpGraphOptions GraphOf(const std::string& serve) {
+scenarios::EngineConfig ConfigOf(const std::string& serve) {
   absl::StatusOr<scenarios::EngineConfig> config =
       scenarios::ParseServeCommand(serve, {}, scenarios::ServeContext{});
   EXPECT_TRUE(config.ok()) << config.status();
-  absl::StatusOr<EngineSetup> setup =
-      PrepareEngine(*config, RepoPredictionContext().spec, scenarios::EngineParams{});
-  EXPECT_TRUE(setup.ok()) << setup.status();
-  return setup->predictor.graph;
+  return config.ok() ? *config : scenarios::EngineConfig();
 }
+
+EngineSetup SetupOf(const std::string& serve) {
+  absl::StatusOr<EngineSetup> setup =
+      PrepareEngine(ConfigOf(serve), RepoPredictionContext().spec, scenarios::EngineParams{});
+  EXPECT_TRUE(setup.ok()) << setup.status();
+  return setup.ok() ? *setup : EngineSetup();
+}
+
+models::OpGraphOptions GraphOf(const std::string& serve) { return SetupOf(serve).predictor.graph; }
 
 // vLLM v0.13's FlashMLA sparse backend: one kernel for every row, chosen by
 // the cache dtype, heads padded to 64, the whole top-k per row, no dense MHA.
@@ -52,6 +59,53 @@ TEST(EngineSetupTest, SglangChargesTheWholeTopkOnlyOnFlashMlaBackends) {
       "--nsa-prefill-backend fa3 --nsa-decode-backend fa3");
   EXPECT_FALSE(g.sparse_prefill_full_topk);
   EXPECT_FALSE(g.sparse_decode_full_topk);
+}
+
+// flashmla_kv decodes from FlashMLA's FP8 layout: on a BF16 cache each decode
+// pass quantizes the rank's whole pool first, and its fitted factor names that
+// pass (lower bound 1: priced at the measured copy ceiling); on an FP8 cache
+// there is no such pass and no decode factor.
+TEST(EngineSetupTest, SglangFlashmlaKvQuantizesOnlyABf16Cache) {
+  const std::string base =
+      "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 "
+      "--nsa-decode-backend flashmla_kv";
+  const EngineSetup setup = SetupOf(base);
+  EXPECT_EQ(setup.predictor.graph.decode_quantizes_kv_pool_tokens,
+            setup.kv_blocks_per_rank * 64);
+  EXPECT_GT(setup.predictor.graph.decode_quantizes_kv_pool_tokens, 0);
+  std::vector<BackendChoice> backends = NonDefaultBackends(ConfigOf(base));
+  ASSERT_EQ(backends.size(), 1u);
+  EXPECT_EQ(backends[0].name, "nsa_decode=flashmla_kv");
+  EXPECT_EQ(backends[0].op_kinds, std::vector<std::string>{"kv_cache_quantize"});
+  EXPECT_EQ(backends[0].min_time_scale, 1.0);
+
+  const std::string fp8 = base + " --kv-cache-dtype fp8_e4m3";
+  EXPECT_EQ(GraphOf(fp8).decode_quantizes_kv_pool_tokens, 0);
+  for (const BackendChoice& b : NonDefaultBackends(ConfigOf(fp8))) {
+    EXPECT_NE(b.name, "nsa_decode=flashmla_kv");
+  }
+}
+
+// A backend without a fitted factor runs as the measured kernel, and the
+// header says why: listed under not_fitted, or never selected by a live run.
+TEST(EngineSetupTest, HeaderNamesBackendsWithoutAFittedFactor) {
+  scenarios::EngineParams params;
+  params.add_not_fitted("nsa_prefill=fa3");
+  absl::StatusOr<EngineSetup> setup = PrepareEngine(
+      ConfigOf("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
+               "--tp-size 8 --nsa-prefill-backend fa3 --nsa-decode-backend flashmla_sparse"),
+      RepoPredictionContext().spec, params);
+  ASSERT_TRUE(setup.ok()) << setup.status();
+  auto has_note = [&](const std::string& text) {
+    return std::find(setup->notes.begin(), setup->notes.end(), text) != setup->notes.end();
+  };
+  EXPECT_TRUE(has_note(
+      "no fitted factor for nsa_prefill=fa3 (the live runs that select it never reach its "
+      "kernel): priced as servesim's measured kernel"));
+  EXPECT_TRUE(has_note(
+      "no fitted factor for nsa_decode=flashmla_sparse (no live run selects it): priced as "
+      "servesim's measured kernel"));
+  EXPECT_TRUE(setup->predictor.kind_time_scale.empty());
 }
 
 }  // namespace
