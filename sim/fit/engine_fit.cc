@@ -50,8 +50,27 @@ std::vector<ParamSpec> BaseParams() {
 // decode stalls, TensorRT-LLM's context phase), whose pull it caps.
 constexpr double kRobustScale = 0.2;
 
-// Whether the factor of `backend` changes any prediction for `runs` between
-// `lower` and `upper`, the other parameters at their starts.
+}  // namespace
+
+double RobustLoss(double squared_log_error) {
+  const double c2 = kRobustScale * kRobustScale;
+  return 2.0 * c2 * (std::sqrt(1.0 + squared_log_error / c2) - 1.0);
+}
+
+double ScanForMinimum(const std::function<double(double)>& loss, double current, double lower,
+                      double upper, int points) {
+  double best = current, best_loss = loss(current);
+  for (int k = 0; k < points; ++k) {
+    const double x = points > 1 ? lower + (upper - lower) * k / (points - 1) : lower;
+    const double l = loss(x);
+    if (l < best_loss) {
+      best_loss = l;
+      best = x;
+    }
+  }
+  return best;
+}
+
 absl::StatusOr<bool> FactorMovesPredictions(const runner::PredictionContext& context,
                                             scenarios::EngineKind engine,
                                             const std::vector<LiveRun>& runs,
@@ -83,27 +102,6 @@ absl::StatusOr<bool> FactorMovesPredictions(const runner::PredictionContext& con
     if (at_lower[i].predicted != at_upper[i].predicted) return true;
   }
   return false;
-}
-
-}  // namespace
-
-double RobustLoss(double squared_log_error) {
-  const double c2 = kRobustScale * kRobustScale;
-  return 2.0 * c2 * (std::sqrt(1.0 + squared_log_error / c2) - 1.0);
-}
-
-double ScanForMinimum(const std::function<double(double)>& loss, double current, double lower,
-                      double upper, int points) {
-  double best = current, best_loss = loss(current);
-  for (int k = 0; k < points; ++k) {
-    const double x = points > 1 ? lower + (upper - lower) * k / (points - 1) : lower;
-    const double l = loss(x);
-    if (l < best_loss) {
-      best_loss = l;
-      best = x;
-    }
-  }
-  return best;
 }
 
 const std::vector<std::string>& FittedMetrics() {

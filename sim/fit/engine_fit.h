@@ -31,6 +31,15 @@ double RobustLoss(double squared_log_error);
 double ScanForMinimum(const std::function<double(double)>& loss, double current, double lower,
                       double upper, int points);
 
+// Whether `backend`'s factor changes any prediction for `runs` (of
+// `engine`) between `lower` and `upper`, the other parameters at their
+// fit's starts. A factor that moves nothing is not fitted.
+absl::StatusOr<bool> FactorMovesPredictions(const runner::PredictionContext& context,
+                                            scenarios::EngineKind engine,
+                                            const std::vector<LiveRun>& runs,
+                                            const std::string& backend, double lower,
+                                            double upper);
+
 struct EngineFitOptions {
   int max_evaluations = 80;
 };

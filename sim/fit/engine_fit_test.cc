@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "sim/runner/repo_context_for_test.h"
 
 namespace servesim::fit {
 namespace {
@@ -28,6 +30,33 @@ TEST(ScanForMinimumTest, CrossesAPlateauAndKeepsABetterStart) {
   EXPECT_DOUBLE_EQ(ScanForMinimum([](double x) { return (x - 1.9) * (x - 1.9); }, 1.9, 0, 2.5, 11),
                    1.9);
   EXPECT_DOUBLE_EQ(ScanForMinimum([](double) { return 0.5; }, 0.3, 0, 2.5, 11), 0.3);
+}
+
+// SGLang prefills sequences of at most 2048 tokens with dense MHA, so its
+// sparse prefill backend's factor moves nothing for 1000-token prompts and
+// moves a 4000-token prompt's prediction.
+TEST(FactorMovesPredictionsTest, SglangPrefillBackendOnlyPastTheDenseMhaLimit) {
+  auto run_with_prompts = [](int input_len) {
+    LiveRun r;
+    r.name = "fa3-prefill";
+    r.serve_command =
+        "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 "
+        "--nsa-prefill-backend fa3";
+    r.bench_command = absl::StrCat(
+        "vllm bench serve --model deepseek-ai/DeepSeek-V3.2 --dataset-name random "
+        "--random-input-len ", input_len, " --random-output-len 4 --num-prompts 4");
+    r.measured["total_token_throughput"] = 1000;
+    return r;
+  };
+  const runner::PredictionContext& context = runner::RepoPredictionContext();
+  absl::StatusOr<bool> short_prompts = FactorMovesPredictions(
+      context, scenarios::SGLANG, {run_with_prompts(1000)}, "nsa_prefill=fa3", 0.2, 10);
+  ASSERT_TRUE(short_prompts.ok()) << short_prompts.status();
+  EXPECT_FALSE(*short_prompts);
+  absl::StatusOr<bool> long_prompts = FactorMovesPredictions(
+      context, scenarios::SGLANG, {run_with_prompts(4000)}, "nsa_prefill=fa3", 0.2, 10);
+  ASSERT_TRUE(long_prompts.ok()) << long_prompts.status();
+  EXPECT_TRUE(*long_prompts);
 }
 
 }  // namespace
