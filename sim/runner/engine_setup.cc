@@ -37,6 +37,12 @@ std::string ContextLengthRejection(int64_t max_model_len, int64_t prompt_tokens,
                       " in the completion).");
 }
 
+bool SglangQuantizesKvCacheEachDecode(const scenarios::EngineConfig& config) {
+  return config.engine() == scenarios::SGLANG &&
+         config.decode_attention_backend() == "flashmla_kv" &&
+         config.kv_cache_dtype() != scenarios::KV_FP8;
+}
+
 std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& config) {
   std::vector<BackendChoice> out;
   // TensorRT-LLM's MoE with experts sharded by width (ep_size unset): every
@@ -56,10 +62,10 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
     // (shared/reference/engine-defaults.md §C2); servesim's kernels stand for those.
     // flashmla_kv runs FlashMLA's FP8 sparse decode, which the profile
     // measures; on a BF16 cache what it adds is the whole-cache quantize
-    // pass (models/op_graph.h), whose speed is the fitted part.
+    // pass, whose speed is the fitted part.
     const std::string& decode = config.decode_attention_backend();
     if (decode == "flashmla_kv") {
-      if (config.kv_cache_dtype() != scenarios::KV_FP8) {
+      if (SglangQuantizesKvCacheEachDecode(config)) {
         out.push_back({"nsa_decode=flashmla_kv", {"kv_cache_quantize"}, /*prefill_only=*/false,
                        /*min_time_scale=*/1.0});
       }

@@ -68,6 +68,11 @@ struct BackendChoice {
   double min_time_scale = 0.2;
 };
 std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& config);
+// SGLang's flashmla_kv decode on a BF16 cache: FlashMLA decodes only from its
+// FP8 layout, so nsa_backend.py's _forward_flashmla_kv quantizes each layer's
+// whole KV buffer before every decode pass ("inefficiently quantize the whole
+// cache") [U: read in SGLang's source of late 2025, not pinned to v0.5.6.post2].
+bool SglangQuantizesKvCacheEachDecode(const scenarios::EngineConfig& config);
 // Copies the fitted factors of `config`'s backends into predictor.kind_time_scale
 // (or prefill_kind_time_scale for a prefill-only backend).
 void ApplyBackendFactors(const scenarios::EngineConfig& config,

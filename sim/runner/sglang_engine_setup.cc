@@ -118,12 +118,7 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
   p.graph.sparse_decode_full_topk = IsFlashMla(config.decode_attention_backend());
   p.graph.sparse_prefill_full_topk = IsFlashMla(config.prefill_attention_backend());
   p.graph.fp8_gemms = true;  // DeepGEMM is mandatory for this model in SGLang
-  // flashmla_kv decodes from FlashMLA's FP8 layout only; with a BF16 cache
-  // nsa_backend.py's _forward_flashmla_kv quantizes the layer's whole buffer
-  // first ("inefficiently quantize the whole cache") [U: read in SGLang's
-  // source of late 2025, not pinned to v0.5.6.post2].
-  const bool quantizes_cache =
-      config.decode_attention_backend() == "flashmla_kv" && kv_dtype == models::KvCacheDtype::kBf16;
+  const bool quantizes_cache = SglangQuantizesKvCacheEachDecode(config);
   if (quantizes_cache) p.graph.decode_quantizes_kv_pool_tokens = pool_tokens;
   p.graphs_cover_mixed_batches = false;  // SGLang captures decode batches only
   p.pad_moe_tokens_to_max_rank = false;  // DP attention gathers each rank's real tokens
