@@ -42,6 +42,35 @@ constexpr char kServe[] = "--serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8'"
 constexpr char kBench[] =
     "--bench 'vllm bench serve --dataset-name sharegpt --num-prompts 200 --request-rate 20'";
 
+// `explain` lists a reference decode step op by op: on one rank (no
+// lockstep) the ops' times, fitted backend factors included, add up to the
+// step's GPU total. SGLang's flashmla_kv on a BF16 cache carries the fitted
+// whole-cache quantize factor.
+TEST(EndToEndTest, ExplainDecodeOpsAddUpToTheStep) {
+  Result r = Servesim(
+      "explain --serve 'python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
+      "--tp-size 8 --nsa-decode-backend flashmla_kv' --decode-seqs 64 --context 1000");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::istringstream lines(r.out);
+  std::string line;
+  double total_ms = -1, sum_us = 0;
+  bool in_decode = false, saw_quantize = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind("reference decode step", 0) == 0) {
+      in_decode = true;
+      total_ms = std::stod(line.substr(line.find("): ") + 3));
+    } else if (line.rfind("reference prefill step", 0) == 0) {
+      in_decode = false;
+    } else if (in_decode && line.rfind("  ", 0) == 0 && line.find("us total") == std::string::npos) {
+      sum_us += std::stod(line.substr(line.find_last_of(' ') + 1));
+      saw_quantize |= line.find("kv_cache_quantize") != std::string::npos;
+    }
+  }
+  ASSERT_GT(total_ms, 0) << r.out;
+  EXPECT_TRUE(saw_quantize) << r.out;
+  EXPECT_NEAR(sum_us / 1e3, total_ms, total_ms * 1e-3) << r.out;
+}
+
 TEST(EndToEndTest, SameInputsGiveByteIdenticalReportAndJson) {
   const std::string dir = testing::TempDir();
   Result a = Servesim(std::string("run ") + kServe + " " + kBench + " --result-json " + dir + "/a.json");

@@ -60,14 +60,18 @@ absl::StatusOr<int64_t> PositiveFlag(const CliArgs& args, const std::string& fla
 }
 
 // One row per op of a rank's iteration: its measured-or-modelled time over
-// all layers, as the predictor charges it (backend factors included).
+// all layers, as the predictor charges it (backend factors included; the
+// prefill-path factor applies to a step's prefill chunks as a whole and is
+// in the step's total only).
 void AppendOpTable(const std::vector<models::Op>& ops, cost::StepPredictor& predictor,
                    std::string& out) {
   absl::StrAppendFormat(&out, "  %-28s %-20s %12s %6s %12s\n", "op", "kind", "x", "layers",
                         "us total");
   for (const models::Op& op : ops) {
     absl::StrAppendFormat(&out, "  %-28s %-20s %12.0f %6d %12.1f\n", op.name, op.kind, op.x,
-                          op.repeat, op.repeat * predictor.op_cost().OpUs(op));
+                          op.repeat,
+                          op.repeat * predictor.op_cost().OpUs(op) *
+                              cost::KindTimeScale(predictor.config(), op.kind));
   }
 }
 

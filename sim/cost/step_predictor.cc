@@ -189,13 +189,17 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
   return std::max(gpu_us, eager_floor_us);
 }
 
-double StepPredictor::KindScale(const std::string& kind) const {
-  if (only_kind_ != nullptr) return kind == *only_kind_ ? 1.0 : 0.0;
-  if (skip_attention_ && IsAttentionKind(kind)) return 0.0;
-  for (const auto& [k, scale] : config_.kind_time_scale) {
+double KindTimeScale(const StepPredictorConfig& config, const std::string& kind) {
+  for (const auto& [k, scale] : config.kind_time_scale) {
     if (k == kind) return scale;
   }
   return 1.0;
+}
+
+double StepPredictor::KindScale(const std::string& kind) const {
+  if (only_kind_ != nullptr) return kind == *only_kind_ ? 1.0 : 0.0;
+  if (skip_attention_ && IsAttentionKind(kind)) return 0.0;
+  return KindTimeScale(config_, kind);
 }
 
 sim::SimTime StepPredictor::PredictStep(std::span<const engine::StepBatch> rank_batches) {

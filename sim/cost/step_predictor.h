@@ -62,6 +62,9 @@ struct StepPredictorConfig {
   std::vector<std::pair<std::string, double>> prefill_kind_time_scale;
 };
 
+// The fitted backend factor `config` applies to ops of `kind` (1 if none).
+double KindTimeScale(const StepPredictorConfig& config, const std::string& kind);
+
 class StepPredictor : public ExecutionTimePredictor {
  public:
   StepPredictor(StepPredictorConfig config, std::unique_ptr<OpCost> op_cost);
