@@ -26,6 +26,19 @@ std::vector<engine::StepBatch> Decodes(int ranks, int seqs, int64_t context) {
   return std::vector<engine::StepBatch>(ranks, b);
 }
 
+// 32 decodes at context 1000 on one rank, and the same with a fresh
+// 4096-token prefill chunk beside them.
+struct DecodesAndChunk {
+  std::vector<models::RankBatch> decodes, mixed;
+};
+DecodesAndChunk DecodesWithAndWithoutAChunk() {
+  models::RankBatch decodes;
+  for (int i = 0; i < 32; ++i) decodes.seqs.push_back({1, 1000});
+  models::RankBatch mixed = decodes;
+  mixed.seqs.push_back({4096, 0});
+  return {{decodes}, {mixed}};
+}
+
 TEST(StepPredictorTest, HostOverheadAddsUnlessOverlapped) {
   StepPredictorConfig c = Config(8, 1, false);
   c.overheads.step_cpu_us = 1000;
@@ -46,11 +59,7 @@ TEST(StepPredictorTest, PrefillTimeScaleStretchesOnlyTheChunksLinearWork) {
   StepPredictor as_measured(c, std::make_unique<RooflineOpCost>(GpuRates{}));
   c.prefill_time_scale = 3.0;
   StepPredictor slow_prefill(c, std::make_unique<RooflineOpCost>(GpuRates{}));
-  models::RankBatch decodes;
-  for (int i = 0; i < 32; ++i) decodes.seqs.push_back({1, 1000});
-  models::RankBatch mixed = decodes;
-  mixed.seqs.push_back({4096, 0});
-  const std::vector<models::RankBatch> d{decodes}, m{mixed};
+  const auto [d, m] = DecodesWithAndWithoutAChunk();
   const double decode_us = as_measured.GpuStepUs(d);
   const double mixed_us = as_measured.GpuStepUs(m);
   ASSERT_GT(mixed_us, decode_us);
@@ -78,11 +87,7 @@ TEST(StepPredictorTest, PrefillOnlyKindFactorStretchesOnlyWhatTheChunkAddsToThat
   StepPredictor slow_prefill(c, std::make_unique<RooflineOpCost>(GpuRates{}));
   c.prefill_kind_time_scale = {{"grouped_gemm_fp8", 5.0}};
   StepPredictor slow_moe(c, std::make_unique<RooflineOpCost>(GpuRates{}));
-  models::RankBatch decodes;
-  for (int i = 0; i < 32; ++i) decodes.seqs.push_back({1, 1000});
-  models::RankBatch mixed = decodes;
-  mixed.seqs.push_back({4096, 0});
-  const std::vector<models::RankBatch> d{decodes}, m{mixed};
+  const auto [d, m] = DecodesWithAndWithoutAChunk();
   // A decode step's MoE is untouched.
   EXPECT_DOUBLE_EQ(slow_moe.GpuStepUs(d), as_measured.GpuStepUs(d));
   // The grouped GEMMs' share of the step, from a predictor that prices

@@ -45,6 +45,25 @@ std::vector<ParamSpec> BaseParams() {
           {"prefill_time_scale", 1, 0.5, 10}};
 }
 
+// The parameters `specs` name, at `values` (natural units, in specs' order:
+// the base parameters, then one factor per backend).
+scenarios::EngineParams ParamsAt(scenarios::EngineKind engine, const std::vector<ParamSpec>& specs,
+                                 const std::vector<double>& values) {
+  scenarios::EngineParams p;
+  p.set_engine(engine);
+  p.set_step_cpu_us(values[kStepCpu]);
+  p.set_per_seq_cpu_us(values[kPerSeqCpu]);
+  p.set_eager_launch_us(values[kEagerLaunch]);
+  p.set_frontend_request_us(values[kFrontendRequest]);
+  p.set_prefill_time_scale(values[kPrefillTimeScale]);
+  for (size_t i = kNumBaseParams; i < specs.size(); ++i) {
+    scenarios::BackendFactor* f = p.add_backend_factors();
+    f->set_backend(specs[i].name);
+    f->set_time_scale(values[i]);
+  }
+  return p;
+}
+
 // The robust loss's scale, a 20 % error: above the live runs' own 14 %
 // run-to-run spread, well below the rows no mechanism explains (SGLang TP8's
 // decode stalls, TensorRT-LLM's context phase), whose pull it caps.
@@ -76,19 +95,13 @@ absl::StatusOr<bool> FactorMovesPredictions(const runner::PredictionContext& con
                                             const std::vector<LiveRun>& runs,
                                             const std::string& backend, double lower,
                                             double upper) {
+  std::vector<ParamSpec> specs = BaseParams();
+  specs.push_back({backend, 1.0, lower, upper});
+  std::vector<double> values;
+  for (const ParamSpec& s : specs) values.push_back(s.start);
   auto predictions = [&](double time_scale) -> absl::StatusOr<std::vector<CaseResult>> {
-    scenarios::EngineParams p;
-    p.set_engine(engine);
-    const std::vector<ParamSpec> base = BaseParams();
-    p.set_step_cpu_us(base[kStepCpu].start);
-    p.set_per_seq_cpu_us(base[kPerSeqCpu].start);
-    p.set_eager_launch_us(base[kEagerLaunch].start);
-    p.set_frontend_request_us(base[kFrontendRequest].start);
-    p.set_prefill_time_scale(base[kPrefillTimeScale].start);
-    scenarios::BackendFactor* f = p.add_backend_factors();
-    f->set_backend(backend);
-    f->set_time_scale(time_scale);
-    const runner::PredictionContext c = WithEngineParams(context, p);
+    values.back() = time_scale;
+    const runner::PredictionContext c = WithEngineParams(context, ParamsAt(engine, specs, values));
     std::vector<CaseResult> out;
     for (const LiveRun& r : runs) {
       ASSIGN_OR_RETURN(CaseResult result, ValidateRun(c, r));
@@ -176,19 +189,9 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   }
 
   auto to_params = [&](const std::vector<double>& theta) {
-    scenarios::EngineParams p;
-    p.set_engine(engine);
-    p.set_step_cpu_us(std::exp(theta[kStepCpu]));
-    p.set_per_seq_cpu_us(std::exp(theta[kPerSeqCpu]));
-    p.set_eager_launch_us(std::exp(theta[kEagerLaunch]));
-    p.set_frontend_request_us(std::exp(theta[kFrontendRequest]));
-    p.set_prefill_time_scale(std::exp(theta[kPrefillTimeScale]));
-    for (size_t i = kNumBaseParams; i < specs.size(); ++i) {
-      scenarios::BackendFactor* f = p.add_backend_factors();
-      f->set_backend(specs[i].name);
-      f->set_time_scale(std::exp(theta[i]));
-    }
-    return p;
+    std::vector<double> values;
+    for (double t : theta) values.push_back(std::exp(t));
+    return ParamsAt(engine, specs, values);
   };
   absl::Status failure = absl::OkStatus();
   int residual_count = 0;

@@ -81,18 +81,23 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
   return out;
 }
 
-void ApplyBackendFactors(const scenarios::EngineConfig& config,
-                         const scenarios::EngineParams& params,
-                         cost::StepPredictorConfig* predictor) {
+std::vector<std::string> ApplyBackendFactors(const scenarios::EngineConfig& config,
+                                             const scenarios::EngineParams& params,
+                                             cost::StepPredictorConfig* predictor) {
+  std::vector<std::string> unfitted;
   for (const BackendChoice& b : NonDefaultBackends(config)) {
+    bool fitted = false;
     for (const scenarios::BackendFactor& f : params.backend_factors()) {
       if (f.backend() != b.name) continue;
+      fitted = true;
       for (const std::string& kind : b.op_kinds) {
         (b.prefill_only ? predictor->prefill_kind_time_scale : predictor->kind_time_scale)
             .emplace_back(kind, f.time_scale());
       }
     }
+    if (!fitted) unfitted.push_back(b.name);
   }
+  return unfitted;
 }
 
 double PrefillTimeScale(const scenarios::EngineParams& params) {
@@ -135,18 +140,12 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
                          DescribeKvPool(spec, setup->kv, ToModelKvDtype(config.kv_cache_dtype()),
                                         setup->layout.attn_dp)});
     setup->topology.frontend_per_request = sim::Microseconds(params.frontend_request_us());
-    ApplyBackendFactors(config, params, &setup->predictor);
-    for (const BackendChoice& b : NonDefaultBackends(config)) {
-      const auto& fitted = params.backend_factors();
-      if (std::any_of(fitted.begin(), fitted.end(),
-                      [&](const scenarios::BackendFactor& f) { return f.backend() == b.name; })) {
-        continue;
-      }
+    for (const std::string& name : ApplyBackendFactors(config, params, &setup->predictor)) {
       const bool unexercised =
-          std::find(params.not_fitted().begin(), params.not_fitted().end(), b.name) !=
+          std::find(params.not_fitted().begin(), params.not_fitted().end(), name) !=
           params.not_fitted().end();
       setup->notes.push_back(absl::StrCat(
-          "no fitted factor for ", b.name,
+          "no fitted factor for ", name,
           unexercised ? " (the live runs that select it never reach its kernel)"
                       : " (no live run selects it)",
           ": priced as servesim's measured kernel"));

@@ -74,8 +74,9 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
 // cache") [U: read in SGLang's source of late 2025, not pinned to v0.5.6.post2].
 bool SglangQuantizesKvCacheEachDecode(const scenarios::EngineConfig& config);
 // Copies the fitted factors of `config`'s backends into predictor.kind_time_scale
-// (or prefill_kind_time_scale for a prefill-only backend).
-void ApplyBackendFactors(const scenarios::EngineConfig& config,
+// (or prefill_kind_time_scale for a prefill-only backend). Returns the
+// backends `params` has no factor for (they run as the measured kernel).
+std::vector<std::string> ApplyBackendFactors(const scenarios::EngineConfig& config,
                          const scenarios::EngineParams& params,
                          cost::StepPredictorConfig* predictor);
 
