@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -102,6 +103,46 @@ TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
   Result b = Servesim(std::string("run ") + kServe + " " + bench);
   ASSERT_EQ(b.exit_code, 0) << b.out;
   EXPECT_EQ(ReadFile(dir + "/saved.json"), ref + "\n" + ref);
+}
+
+// A confirmation run's files read back as the prediction that made them:
+// servesim's own --result-json and printed report, each with the commands
+// beside it, validate with no error on any figure, and a result without its
+// commands is a one-line error.
+TEST(EndToEndTest, ValidateReadsSaveResultJsonAndPrintedReports) {
+  const std::string dir = testing::TempDir() + "/confirmation_run";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string serve = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8";
+  const std::string bench =
+      "vllm bench serve --dataset-name random --random-input-len 1000 --random-output-len 50 "
+      "--num-prompts 100 --request-rate 10";
+  Result run = Servesim("run --serve '" + serve + "' --bench '" + bench + "' --result-json " +
+                        dir + "/as-json.json");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  std::ofstream(dir + "/as-report.txt") << run.out;
+  for (const char* stem : {"as-json", "as-report"}) {
+    std::ofstream(dir + "/" + stem + ".cmd") << serve << "\n" << bench << "\n";
+  }
+  Result v = Servesim("validate --runs " + dir);
+  ASSERT_EQ(v.exit_code, 0) << v.out;
+  EXPECT_NE(v.out.find("\nas-json "), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("\nas-report "), std::string::npos) << v.out;
+  std::istringstream lines(v.out);
+  std::string line;
+  int summaries = 0;
+  while (std::getline(lines, line)) {
+    if (line.find("(2 cases)") == std::string::npos) continue;
+    ++summaries;
+    EXPECT_NE(line.find("max    0.0  (2 cases)"), std::string::npos) << line;
+  }
+  EXPECT_EQ(summaries, 7) << v.out;
+
+  std::filesystem::remove(dir + "/as-json.cmd");
+  Result missing = Servesim("validate --runs " + dir);
+  EXPECT_EQ(missing.exit_code, 2) << missing.out;
+  EXPECT_EQ(std::count(missing.out.begin(), missing.out.end(), '\n'), 1) << missing.out;
+  EXPECT_NE(missing.out.find("as-json.cmd"), std::string::npos) << missing.out;
 }
 
 TEST(EndToEndTest, StepLogConservesEveryPromptAndOutputToken) {

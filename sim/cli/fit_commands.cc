@@ -20,7 +20,7 @@ namespace {
 
 absl::StatusOr<std::vector<fit::LiveRun>> RunsFromArgs(const CliArgs& args) {
   if (!args.Has("--runs")) {
-    return absl::InvalidArgumentError("--runs PATH (a results CSV or a directory of them) is required");
+    return absl::InvalidArgumentError("--runs PATH (a results CSV, a --save-result JSON or console log with its .cmd, or a directory of them) is required");
   }
   return fit::ReadLiveRunsFrom(args.Get("--runs"));
 }

@@ -1,14 +1,19 @@
 #include "sim/fit/live_runs.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "base/status_macros.h"
+#include "sim/metrics/result_reader.h"
+#include "sim/workload/command_line.h"
 
 namespace servesim::fit {
 
@@ -123,21 +128,203 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
   return runs;
 }
 
+namespace {
+
+absl::StatusOr<std::string> ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat("--runs: cannot read ", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool IsEnvAssignment(const std::string& word) {
+  const size_t eq = word.find('=');
+  if (eq == 0 || eq == std::string::npos) return false;
+  for (size_t i = 0; i < eq; ++i) {
+    const char c = word[i];
+    if (!(c == '_' || std::isalnum(static_cast<unsigned char>(c))) ||
+        (i == 0 && std::isdigit(static_cast<unsigned char>(c)))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Words back to one line that SplitShellWords reads as the same words.
+std::string JoinShellWords(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) {
+    if (!out.empty()) out += ' ';
+    const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) ||
+             std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
+    });
+    if (plain) {
+      out += w;
+    } else {
+      out += '\'';
+      for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      out += '\'';
+    }
+  }
+  return out;
+}
+
+bool StartsWith(const std::vector<std::string>& words, std::initializer_list<const char*> head,
+                size_t from) {
+  if (words.size() - from < head.size()) return false;
+  size_t i = from;
+  for (const char* h : head) {
+    if (words[i++] != h) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
+  RunCommands out;
+  scenarios::EnvVars exported, serve_env;
+  int serve_lines = 0, bench_lines = 0, line_no = 0;
+  std::string logical;
+  int logical_start = 1;
+  std::vector<std::pair<int, std::string>> lines;  // (first line number, text)
+  for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+    ++line_no;
+    std::string line(absl::StripTrailingAsciiWhitespace(raw));
+    if (logical.empty()) logical_start = line_no;
+    if (!line.empty() && line.back() == '\\') {
+      line.pop_back();
+      logical += line + " ";
+      continue;
+    }
+    logical += line;
+    lines.emplace_back(logical_start, std::move(logical));
+    logical.clear();
+  }
+  if (!logical.empty()) lines.emplace_back(logical_start, std::move(logical));
+  for (const auto& [number, line] : lines) {
+    const absl::string_view stripped = absl::StripAsciiWhitespace(line);
+    if (stripped.empty() || stripped[0] == '#') continue;
+    absl::StatusOr<std::vector<std::string>> words =
+        workload::SplitShellWords(std::string(stripped));
+    if (!words.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("line ", number, ": ", words.status().message()));
+    }
+    // A trailing "# comment" is not part of the command.
+    auto comment = std::find_if(words->begin(), words->end(),
+                                [](const std::string& w) { return !w.empty() && w[0] == '#'; });
+    words->erase(comment, words->end());
+    if (StartsWith(*words, {"export"}, 0)) {
+      for (size_t i = 1; i < words->size(); ++i) {
+        ASSIGN_OR_RETURN(auto kv, scenarios::ParseEnvAssignment((*words)[i]));
+        exported.push_back(std::move(kv));
+      }
+      continue;
+    }
+    size_t first = 0;
+    while (first < words->size() && IsEnvAssignment((*words)[first])) ++first;
+    const std::vector<std::string> command(words->begin() + first, words->end());
+    if (StartsWith(*words, {"vllm", "bench", "serve"}, first)) {
+      ++bench_lines;
+      out.bench_command = JoinShellWords(command);
+    } else if (StartsWith(*words, {"vllm", "serve"}, first) ||
+               StartsWith(*words, {"python3", "-m", "sglang.launch_server"}, first) ||
+               StartsWith(*words, {"python", "-m", "sglang.launch_server"}, first) ||
+               StartsWith(*words, {"trtllm-serve"}, first)) {
+      ++serve_lines;
+      out.serve_command = JoinShellWords(command);
+      for (size_t i = 0; i < first; ++i) {
+        ASSIGN_OR_RETURN(auto kv, scenarios::ParseEnvAssignment((*words)[i]));
+        serve_env.push_back(std::move(kv));
+      }
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "line ", number, ": neither a serve command (vllm serve, python3 -m "
+          "sglang.launch_server, trtllm-serve), `vllm bench serve` nor `export K=V`: '",
+          stripped, "'"));
+    }
+  }
+  if (serve_lines != 1 || bench_lines != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "needs one serve command and one `vllm bench serve` command, has ", serve_lines, " and ",
+        bench_lines));
+  }
+  out.env = std::move(exported);
+  for (auto& kv : serve_env) out.env.push_back(std::move(kv));
+  return out;
+}
+
+absl::StatusOr<LiveRun> ReadLiveRunResult(const std::string& result) {
+  const std::filesystem::path path(result);
+  const std::string commands_path = std::filesystem::path(path).replace_extension(".cmd").string();
+  std::error_code ec;
+  if (!std::filesystem::exists(commands_path, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--runs: ", result, ": no ", commands_path,
+        " beside it (the serve command, its env and the vllm bench serve command)"));
+  }
+  ASSIGN_OR_RETURN(std::string commands_text, ReadText(commands_path));
+  absl::StatusOr<RunCommands> commands = ParseRunCommands(commands_text);
+  if (!commands.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--runs: ", commands_path, ": ", commands.status().message()));
+  }
+  ASSIGN_OR_RETURN(std::string text, ReadText(result));
+  absl::StatusOr<std::map<std::string, double>> figures =
+      path.extension() == ".json" ? metrics::ReadResultJsonFigures(text)
+                                  : metrics::ReadBenchReportFigures(text);
+  if (!figures.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--runs: ", result, ": ", figures.status().message()));
+  }
+  LiveRun run;
+  run.name = path.stem().string();
+  run.serve_command = std::move(commands->serve_command);
+  run.bench_command = std::move(commands->bench_command);
+  run.env = std::move(commands->env);
+  run.measured = std::move(*figures);
+  return run;
+}
+
 absl::StatusOr<std::vector<LiveRun>> ReadLiveRunsFrom(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::is_directory(path, ec)) return ReadLiveRuns(path);
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(path, ec)) {
-    if (e.path().extension() == ".csv") files.push_back(e.path().string());
+  if (!std::filesystem::exists(path, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat("--runs: no such file or directory: ", path));
   }
-  std::sort(files.begin(), files.end());
-  if (files.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("--runs: no .csv files in ", path));
+  if (!std::filesystem::is_directory(path, ec)) {
+    if (std::filesystem::path(path).extension() == ".csv") return ReadLiveRuns(path);
+    ASSIGN_OR_RETURN(LiveRun run, ReadLiveRunResult(path));
+    return std::vector<LiveRun>{std::move(run)};
+  }
+  std::vector<std::string> csvs;
+  std::map<std::string, std::vector<std::string>> results;  // stem -> result files
+  for (const auto& e : std::filesystem::directory_iterator(path, ec)) {
+    const std::string ext = e.path().extension().string();
+    if (ext == ".csv") csvs.push_back(e.path().string());
+    if (ext == ".json" || ext == ".txt" || ext == ".log") {
+      results[e.path().stem().string()].push_back(e.path().string());
+    }
+  }
+  std::sort(csvs.begin(), csvs.end());
+  if (csvs.empty() && results.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--runs: no results in ", path, " (*.csv, or *.json / *.txt / *.log with a *.cmd)"));
   }
   std::vector<LiveRun> all;
-  for (const std::string& f : files) {
+  for (const std::string& f : csvs) {
     ASSIGN_OR_RETURN(std::vector<LiveRun> runs, ReadLiveRuns(f));
     for (auto& r : runs) all.push_back(std::move(r));
+  }
+  for (auto& [stem, files] : results) {
+    // The JSON when there is one: it has every figure at full precision.
+    std::sort(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+      const bool ja = absl::EndsWith(a, ".json"), jb = absl::EndsWith(b, ".json");
+      return ja != jb ? ja : a < b;
+    });
+    ASSIGN_OR_RETURN(LiveRun run, ReadLiveRunResult(files.front()));
+    all.push_back(std::move(run));
   }
   return all;
 }

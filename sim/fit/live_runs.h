@@ -1,6 +1,8 @@
 // Live benchmark results to validate and fit against: the CSV layout of
 // shared/validation (one row per configuration, vllm bench's --save-result
-// keys as columns) and its expected-failures list.
+// keys as columns) and its expected-failures list, or one run's own files as
+// a confirmation run leaves them: its --save-result JSON or its printed
+// report, with the commands that made it beside them.
 #ifndef SERVESIM_SIM_FIT_LIVE_RUNS_H_
 #define SERVESIM_SIM_FIT_LIVE_RUNS_H_
 
@@ -32,7 +34,30 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseCsv(const std::string
 // observed). `env` holds K=V pairs separated by ';' or spaces.
 absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path);
 
-// Every *.csv under `path` if it is a directory, else the file.
+// The commands of one live run, as a shell script would hold them (the
+// `NAME.cmd` beside a NAME.json or NAME.txt result):
+//   export VLLM_USE_DEEP_GEMM=0              # env of the engine
+//   vllm serve deepseek-ai/DeepSeek-V3.2 \
+//     -tp 8                                   # the serve command (leading K=V: env)
+//   vllm bench serve --dataset-name random ...  # the bench command
+// Exactly one serve command (`vllm serve`, `python3 -m sglang.launch_server`,
+// `trtllm-serve`) and one `vllm bench serve`; `#` comments and blank lines
+// are skipped (a word starting with '#' ends its line); any other line is an
+// error naming it.
+struct RunCommands {
+  std::string serve_command;
+  std::string bench_command;
+  scenarios::EnvVars env;
+};
+absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text);
+
+// One run from `result` (a --save-result .json, or any other file holding
+// the printed report, e.g. the console log) and `result`'s stem + ".cmd".
+absl::StatusOr<LiveRun> ReadLiveRunResult(const std::string& result);
+
+// A directory: every *.csv in it, and every run's *.json or *.txt / *.log
+// (the JSON when a run has both) with its *.cmd. A file: a CSV, else one
+// run's result as ReadLiveRunResult reads it.
 absl::StatusOr<std::vector<LiveRun>> ReadLiveRunsFrom(const std::string& path);
 
 }  // namespace servesim::fit

@@ -108,7 +108,7 @@ double SpearmanRho(const std::vector<double>& a, const std::vector<double>& b) {
     return r;
   };
   const size_t n = a.size();
-  if (n < 2) return 0;
+  if (n < 2) return std::nan("");
   const std::vector<double> ra = ranks(a), rb = ranks(b);
   const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / n;
   const double mb = std::accumulate(rb.begin(), rb.end(), 0.0) / n;
@@ -118,7 +118,7 @@ double SpearmanRho(const std::vector<double>& a, const std::vector<double>& b) {
     da += (ra[i] - ma) * (ra[i] - ma);
     db += (rb[i] - mb) * (rb[i] - mb);
   }
-  return da > 0 && db > 0 ? num / std::sqrt(da * db) : 0;
+  return da > 0 && db > 0 ? num / std::sqrt(da * db) : std::nan("");
 }
 
 ValidationReport Summarize(std::vector<CaseResult> cases) {
@@ -184,8 +184,13 @@ std::string FormatValidationTable(const ValidationReport& report) {
     absl::StrAppendFormat(&out, "  %-14s median %6.1f  max %6.1f  (%d cases)\n", m.label,
                           s.median_abs_pct, s.max_abs_pct, s.cases);
   }
-  absl::StrAppendFormat(&out, "  Spearman rho of total tok/s: %.3f\n",
-                        report.spearman_total_throughput);
+  if (std::isnan(report.spearman_total_throughput)) {
+    absl::StrAppend(&out, "  Spearman rho of total tok/s: n/a (needs two cases of different "
+                          "throughput, measured and predicted)\n");
+  } else {
+    absl::StrAppendFormat(&out, "  Spearman rho of total tok/s: %.3f\n",
+                          report.spearman_total_throughput);
+  }
   absl::StrAppendFormat(&out, "  outcomes (ran / refused) as live: %d of %d\n",
                         report.outcomes_correct, static_cast<int>(report.cases.size()));
   return out;
@@ -219,7 +224,10 @@ std::string FormatValidationJson(const ValidationReport& report) {
     first = false;
   }
   absl::StrAppend(&out, ", \"spearman_total_token_throughput\": ",
-                  JsonNumber(report.spearman_total_throughput), ", \"outcomes_correct\": ",
+                  std::isnan(report.spearman_total_throughput)
+                      ? std::string("null")
+                      : JsonNumber(report.spearman_total_throughput),
+                  ", \"outcomes_correct\": ",
                   report.outcomes_correct, ", \"cases\": ", report.cases.size(), "}}\n");
   return out;
 }

@@ -38,7 +38,7 @@ struct MetricSummary {
 struct ValidationReport {
   std::vector<CaseResult> cases;
   std::map<std::string, MetricSummary> per_metric;
-  double spearman_total_throughput = 0;
+  double spearman_total_throughput = 0;  // NaN when undefined (see SpearmanRho)
   int outcomes_correct = 0;
 };
 
@@ -48,7 +48,8 @@ absl::StatusOr<CaseResult> ValidateRun(const runner::PredictionContext& context,
                                        const LiveRun& run);
 ValidationReport Summarize(std::vector<CaseResult> cases);
 
-// Spearman's rho with average ranks for ties.
+// Spearman's rho with average ranks for ties; NaN for fewer than two pairs or
+// when either side has a single distinct value (rho is undefined there).
 double SpearmanRho(const std::vector<double>& a, const std::vector<double>& b);
 
 std::string FormatValidationTable(const ValidationReport& report);

@@ -2,12 +2,20 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace servesim::fit {
 namespace {
 
 TEST(SpearmanTest, PerfectAndReversedRankings) {
   EXPECT_DOUBLE_EQ(SpearmanRho({1, 2, 3, 4}, {10, 20, 35, 90}), 1.0);
   EXPECT_DOUBLE_EQ(SpearmanRho({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
+}
+
+// Undefined without two distinct values on each side: not a zero.
+TEST(SpearmanTest, UndefinedForOneCaseOrNoSpread) {
+  EXPECT_TRUE(std::isnan(SpearmanRho({5}, {7})));
+  EXPECT_TRUE(std::isnan(SpearmanRho({5, 5}, {7, 8})));
 }
 
 TEST(SpearmanTest, HandComputedWithOneSwap) {

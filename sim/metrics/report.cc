@@ -4,6 +4,9 @@
 #include <charconv>
 #include <cmath>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -64,30 +67,78 @@ std::string MetricBlock(const std::string& name, const std::string& header,
   return out;
 }
 
+// The report's fixed lines and the --save-result keys of the same figures.
+struct SummaryLine {
+  const char* label;
+  const char* key;
+};
+constexpr SummaryLine kSummaryLines[] = {
+    {"Successful requests:", "completed"},
+    {"Failed requests:", "failed"},
+    {"Maximum request concurrency:", "max_concurrency"},
+    {"Request rate configured (RPS):", "request_rate"},
+    {"Benchmark duration (s):", "duration"},
+    {"Total input tokens:", "total_input_tokens"},
+    {"Total generated tokens:", "total_output_tokens"},
+    {"Request throughput (req/s):", "request_throughput"},
+    {"Request goodput (req/s):", "request_goodput"},
+    {"Output token throughput (tok/s):", "output_throughput"},
+    {"Peak output token throughput (tok/s):", "max_output_tokens_per_s"},
+    {"Peak concurrent requests:", "max_concurrent_requests"},
+    {"Total token throughput (tok/s):", "total_token_throughput"},
+};
+
+const char* LabelOf(absl::string_view key) {
+  for (const SummaryLine& l : kSummaryLines) {
+    if (key == l.key) return l.label;
+  }
+  return "";  // unreachable: every caller names a key of the table
+}
+
 }  // namespace
+
+std::optional<std::string> ResultKeyOfReportLabel(absl::string_view label) {
+  for (const SummaryLine& l : kSummaryLines) {
+    if (label == l.label) return std::string(l.key);
+  }
+  // "<Mean|Median|P<word>> <NAME> (ms):"
+  for (const LatencyMetric& l : kLatencyMetrics) {
+    const std::string tail = absl::StrCat(" ", l.name, " (ms):");
+    if (!absl::EndsWith(label, tail)) continue;
+    const absl::string_view stat = label.substr(0, label.size() - tail.size());
+    if (stat == "Mean" || stat == "Median") {
+      return absl::StrCat(absl::AsciiStrToLower(stat), "_", l.key, "_ms");
+    }
+    double p = 0;
+    if (stat.size() > 1 && stat[0] == 'P' && absl::SimpleAtod(stat.substr(1), &p)) {
+      return absl::StrCat("p", stat.substr(1), "_", l.key, "_ms");
+    }
+  }
+  return std::nullopt;
+}
 
 std::string FormatBenchReport(const BenchMetrics& m, const ReportOptions& options) {
   std::string out = Centered(" Serving Benchmark Result ", '=', 50);
-  absl::StrAppend(&out, Line("Successful requests:", m.completed));
-  absl::StrAppend(&out, Line("Failed requests:", m.failed));
+  absl::StrAppend(&out, Line(LabelOf("completed"), m.completed));
+  absl::StrAppend(&out, Line(LabelOf("failed"), m.failed));
   if (options.max_concurrency.has_value()) {
-    absl::StrAppend(&out, Line("Maximum request concurrency:", *options.max_concurrency));
+    absl::StrAppend(&out, Line(LabelOf("max_concurrency"), *options.max_concurrency));
   }
   if (std::isfinite(options.request_rate)) {
-    absl::StrAppend(&out, Line("Request rate configured (RPS):", options.request_rate));
+    absl::StrAppend(&out, Line(LabelOf("request_rate"), options.request_rate));
   }
-  absl::StrAppend(&out, Line("Benchmark duration (s):", m.duration_s));
-  absl::StrAppend(&out, Line("Total input tokens:", m.total_input_tokens));
-  absl::StrAppend(&out, Line("Total generated tokens:", m.total_output_tokens));
-  absl::StrAppend(&out, Line("Request throughput (req/s):", m.request_throughput));
+  absl::StrAppend(&out, Line(LabelOf("duration"), m.duration_s));
+  absl::StrAppend(&out, Line(LabelOf("total_input_tokens"), m.total_input_tokens));
+  absl::StrAppend(&out, Line(LabelOf("total_output_tokens"), m.total_output_tokens));
+  absl::StrAppend(&out, Line(LabelOf("request_throughput"), m.request_throughput));
   if (m.request_goodput.has_value()) {
-    absl::StrAppend(&out, Line("Request goodput (req/s):", *m.request_goodput));
+    absl::StrAppend(&out, Line(LabelOf("request_goodput"), *m.request_goodput));
   }
-  absl::StrAppend(&out, Line("Output token throughput (tok/s):", m.output_throughput));
+  absl::StrAppend(&out, Line(LabelOf("output_throughput"), m.output_throughput));
   absl::StrAppend(&out,
-                  Line("Peak output token throughput (tok/s):", m.max_output_tokens_per_s));
-  absl::StrAppend(&out, Line("Peak concurrent requests:", m.max_concurrent_requests));
-  absl::StrAppend(&out, Line("Total token throughput (tok/s):", m.total_token_throughput));
+                  Line(LabelOf("max_output_tokens_per_s"), m.max_output_tokens_per_s));
+  absl::StrAppend(&out, Line(LabelOf("max_concurrent_requests"), m.max_concurrent_requests));
+  absl::StrAppend(&out, Line(LabelOf("total_token_throughput"), m.total_token_throughput));
   for (const LatencyMetric& l : kLatencyMetrics) {
     if (Selected(options, l.key)) absl::StrAppend(&out, MetricBlock(l.name, l.header, m.*l.stats));
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "sim/metrics/bench_metrics.h"
 
 namespace servesim::metrics {
@@ -27,6 +28,11 @@ std::string FormatBenchReport(const BenchMetrics& m, const ReportOptions& option
 // `extra` is a JSON object body (without braces) of servesim's own keys, or "".
 std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options,
                              const std::string& extra);
+
+// The --save-result key of a line of the printed report, by its label
+// ("Mean TTFT (ms):" -> "mean_ttft_ms", "Successful requests:" ->
+// "completed"); nullopt for a label the report does not print.
+std::optional<std::string> ResultKeyOfReportLabel(absl::string_view label);
 
 // Shortest text that reads back as the same double (Python's repr).
 std::string JsonNumber(double v);

@@ -1,0 +1,31 @@
+// Reads back what `vllm bench serve` prints and what its --save-result JSON
+// holds, so that a live run can be compared with a prediction figure by
+// figure. Both give the figures under the JSON's key names
+// ("total_token_throughput", "mean_ttft_ms", ...).
+#ifndef SERVESIM_SIM_METRICS_RESULT_READER_H_
+#define SERVESIM_SIM_METRICS_RESULT_READER_H_
+
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace servesim::metrics {
+
+// The numeric top-level values of a --save-result JSON object. Strings,
+// nulls, booleans, arrays (the per-request lists) and non-finite numbers are
+// skipped. Malformed JSON, or a result without "completed" and "duration",
+// is an error.
+absl::StatusOr<std::map<std::string, double>> ReadResultJsonFigures(absl::string_view json);
+
+// The figures of the "Serving Benchmark Result" block in `text` (the whole
+// console output of a run may be given; lines outside the block are
+// ignored, and so are lines of the block that vllm may add and servesim does
+// not print). No block, a repeated block, or a block without "Successful
+// requests" and "Benchmark duration" is an error.
+absl::StatusOr<std::map<std::string, double>> ReadBenchReportFigures(absl::string_view text);
+
+}  // namespace servesim::metrics
+
+#endif  // SERVESIM_SIM_METRICS_RESULT_READER_H_

@@ -1,0 +1,122 @@
+#include "sim/metrics/result_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/metrics/bench_metrics.h"
+#include "sim/metrics/report.h"
+
+namespace servesim::metrics {
+namespace {
+
+BenchMetrics FourRequests() {
+  std::vector<RequestRecord> records;
+  const double starts[] = {0.0, 0.0, 0.2, 0.7};
+  const std::vector<std::vector<double>> chunks = {
+      {1.0, 1.5, 2.0}, {0.5, 1.0}, {3.0}, {1.25, 1.5, 1.875, 2.5}};
+  for (int i = 0; i < 4; ++i) {
+    RequestRecord r;
+    r.prompt_tokens = 10 * (i + 1);
+    r.output_tokens = static_cast<int64_t>(chunks[i].size());
+    r.success = true;
+    r.start = sim::Seconds(starts[i]);
+    for (double t : chunks[i]) r.chunk_times.push_back(sim::Seconds(t));
+    records.push_back(r);
+  }
+  MetricOptions options;
+  options.percentiles = {50.0, 99.0, 99.9};
+  options.goodput_slo_ms = {{"ttft", 1200.0}};
+  return ComputeBenchMetrics(records, sim::Seconds(3.0), options);
+}
+
+// What the report prints reads back as the same figures, under the same
+// keys, as the --save-result JSON of the same run holds (to the report's two
+// decimals): the report's labels and the JSON's keys are one mapping.
+TEST(ResultReaderTest, ReportReadsBackAsTheJsonFigures) {
+  const BenchMetrics m = FourRequests();
+  ReportOptions options;
+  options.percentile_metrics = {"ttft", "tpot", "itl", "e2el"};
+  options.request_rate = 4.0;
+  absl::StatusOr<std::map<std::string, double>> report =
+      ReadBenchReportFigures(FormatBenchReport(m, options));
+  absl::StatusOr<std::map<std::string, double>> json =
+      ReadResultJsonFigures(FormatResultJson(m, options, "\"servesim\": {\"x\": [1, {\"y\": \"}\"}]}"));
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_TRUE(json.ok()) << json.status();
+  for (const auto& [key, value] : *report) {
+    ASSERT_TRUE(json->count(key)) << key;
+    EXPECT_NEAR(value, json->at(key), 0.005 + 1e-9) << key;
+  }
+  // The report prints every JSON figure but the standard deviations.
+  for (const auto& [key, value] : *json) {
+    if (key.rfind("std_", 0) == 0) continue;
+    EXPECT_TRUE(report->count(key)) << key;
+  }
+  EXPECT_EQ(report->at("completed"), 4);
+  EXPECT_EQ(report->at("request_rate"), 4.0);
+  EXPECT_TRUE(report->count("p99.9_e2el_ms"));
+  EXPECT_TRUE(report->count("p50_itl_ms"));
+  EXPECT_TRUE(report->count("request_goodput"));
+}
+
+// A console log as vllm prints it, with lines before the block and a line
+// servesim does not print (a speculative-decoding figure).
+TEST(ResultReaderTest, ReadsTheBlockOutOfAConsoleLog) {
+  const char* log =
+      "INFO 12-02 10:00:00 Starting initial single prompt test run...\n"
+      "100%|##########| 1000/1000 [01:12<00:00, 13.74it/s]\n"
+      "============ Serving Benchmark Result ============\n"
+      "Successful requests:                     984       \n"
+      "Failed requests:                         16        \n"
+      "Benchmark duration (s):                  236.70    \n"
+      "Total input tokens:                      215176    \n"
+      "Total generated tokens:                  194893    \n"
+      "Request throughput (req/s):              4.16      \n"
+      "Output token throughput (tok/s):         823.39    \n"
+      "Peak output token throughput (tok/s):    4212.00   \n"
+      "Peak concurrent requests:                984.00    \n"
+      "Total token throughput (tok/s):          1732.48   \n"
+      "---------------Time to First Token----------------\n"
+      "Mean TTFT (ms):                          65710.22  \n"
+      "Median TTFT (ms):                        66076.17  \n"
+      "P99 TTFT (ms):                           125723.14 \n"
+      "---------------Speculative Decoding---------------\n"
+      "Acceptance rate (%):                     71.20     \n"
+      "==================================================\n"
+      "INFO shutting down\n";
+  absl::StatusOr<std::map<std::string, double>> figures = ReadBenchReportFigures(log);
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  EXPECT_EQ(figures->size(), 13u);
+  EXPECT_EQ(figures->at("completed"), 984);
+  EXPECT_EQ(figures->at("failed"), 16);
+  EXPECT_DOUBLE_EQ(figures->at("duration"), 236.70);
+  EXPECT_DOUBLE_EQ(figures->at("total_token_throughput"), 1732.48);
+  EXPECT_DOUBLE_EQ(figures->at("p99_ttft_ms"), 125723.14);
+}
+
+TEST(ResultReaderTest, RefusesWhatIsNotAResult) {
+  EXPECT_FALSE(ReadBenchReportFigures("INFO nothing here\n").ok());
+  EXPECT_FALSE(ReadBenchReportFigures("============ Serving Benchmark Result ============\n"
+                                      "Successful requests:                     x\n"
+                                      "==================================================\n")
+                   .ok());
+  // A block cut short (the run died mid-print).
+  EXPECT_FALSE(ReadBenchReportFigures("============ Serving Benchmark Result ============\n"
+                                      "Successful requests:                     10\n"
+                                      "Benchmark duration (s):                  2.0\n")
+                   .ok());
+  EXPECT_FALSE(ReadResultJsonFigures("{\"completed\": 10, \"duration\": 2.0").ok());
+  EXPECT_FALSE(ReadResultJsonFigures("{\"completed\": 10}").ok());
+  EXPECT_FALSE(ReadResultJsonFigures("[1, 2]").ok());
+  absl::StatusOr<std::map<std::string, double>> ok = ReadResultJsonFigures(
+      "{\"date\": \"20261202\", \"completed\": 10, \"duration\": 2.5, \"request_rate\": \"inf\", "
+      "\"request_goodput\": null, \"std_ttft_ms\": NaN, \"ttfts\": [0.1, 0.2], "
+      "\"errors\": [\"\", \"a \\\"quoted\\\" ]\"]}");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->size(), 2u);
+  EXPECT_DOUBLE_EQ(ok->at("duration"), 2.5);
+}
+
+}  // namespace
+}  // namespace servesim::metrics
