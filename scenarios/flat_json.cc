@@ -1,63 +1,41 @@
 #include "scenarios/flat_json.h"
 
-#include <cctype>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "base/json_scanner.h"
 
 namespace servesim::scenarios {
 namespace {
 
 class Reader {
  public:
-  explicit Reader(std::string_view s) : s_(s) {}
-  void SkipSpace() {
-    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
-  }
-  bool Eat(char c) {
-    SkipSpace();
-    if (i_ < s_.size() && s_[i_] == c) {
-      ++i_;
-      return true;
-    }
-    return false;
-  }
-  bool AtEnd() {
-    SkipSpace();
-    return i_ >= s_.size();
-  }
+  explicit Reader(std::string_view s) : text_(s), scan_(absl::string_view(s.data(), s.size())) {}
+  bool Eat(char c) { return scan_.Eat(c); }
+  bool AtEnd() { return scan_.AtEnd(); }
   absl::StatusOr<std::string> String() {
-    if (!Eat('"')) return Error("expected a string");
-    std::string out;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      if (s_[i_] == '\\' && i_ + 1 < s_.size()) ++i_;
-      out += s_[i_++];
-    }
-    if (i_ >= s_.size()) return Error("unterminated string");
-    ++i_;
-    return out;
+    if (scan_.Peek() != '"') return Error("expected a string");
+    std::optional<std::string> s = scan_.String();
+    if (!s) return Error("unterminated string");
+    return *s;
   }
   absl::StatusOr<std::string> Scalar() {
-    SkipSpace();
-    if (i_ < s_.size() && s_[i_] == '"') return String();
-    if (i_ < s_.size() && (s_[i_] == '{' || s_[i_] == '[')) {
-      return Error("nested objects and arrays are not supported");
-    }
-    const size_t start = i_;
-    while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != '}' &&
-           !std::isspace(static_cast<unsigned char>(s_[i_]))) {
-      ++i_;
-    }
-    if (start == i_) return Error("expected a value");
-    return std::string(s_.substr(start, i_ - start));
+    const char c = scan_.Peek();
+    if (c == '"') return String();
+    if (c == '{' || c == '[') return Error("nested objects and arrays are not supported");
+    const absl::string_view word = scan_.Word();
+    if (word.empty()) return Error("expected a value");
+    return std::string(word);
   }
   absl::Status Error(std::string_view what) const {
-    return absl::InvalidArgumentError(
-        absl::StrCat("JSON: ", std::string(what), " at offset ", i_, " of '", std::string(s_), "'"));
+    return absl::InvalidArgumentError(absl::StrCat("JSON: ", std::string(what), " at offset ",
+                                                   scan_.offset(), " of '", std::string(text_),
+                                                   "'"));
   }
 
  private:
-  std::string_view s_;
-  size_t i_ = 0;
+  std::string_view text_;
+  JsonScanner scan_;
 };
 
 }  // namespace

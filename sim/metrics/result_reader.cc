@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/json_scanner.h"
 #include "sim/metrics/report.h"
 
 namespace servesim::metrics {
@@ -22,109 +23,40 @@ absl::Status NeedsCoreFigures(const std::map<std::string, double>& figures, absl
   return absl::OkStatus();
 }
 
-// A JSON reader that keeps the top level's numbers and skips every other
-// value, nested ones included.
-class JsonFigureReader {
- public:
-  explicit JsonFigureReader(absl::string_view s) : s_(s) {}
-
-  absl::StatusOr<std::map<std::string, double>> TopLevelNumbers() {
-    std::map<std::string, double> out;
-    if (!Eat('{')) return Error("expected '{'");
-    if (!Eat('}')) {
-      while (true) {
-        std::optional<std::string> key = String();
-        if (!key) return Error("expected a key");
-        if (!Eat(':')) return Error("expected ':'");
-        SkipSpace();
-        if (i_ < s_.size() && (s_[i_] == '-' || std::isdigit(static_cast<unsigned char>(s_[i_])))) {
-          const size_t start = i_;
-          while (i_ < s_.size() && absl::string_view("+-.0123456789eE").find(s_[i_]) !=
-                                       absl::string_view::npos) {
-            ++i_;
-          }
-          double v = 0;
-          if (!absl::SimpleAtod(s_.substr(start, i_ - start), &v)) return Error("bad number");
-          if (std::isfinite(v)) out[*key] = v;
-        } else if (!SkipValue(0)) {
-          return Error(absl::StrCat("bad value of \"", *key, "\""));
-        }
-        if (Eat(',')) continue;
-        if (Eat('}')) break;
-        return Error("expected ',' or '}'");
+// The top level's numbers of a JSON object; every other value is skipped.
+absl::StatusOr<std::map<std::string, double>> TopLevelNumbers(absl::string_view json) {
+  JsonScanner scan(json);
+  auto error = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(absl::StrCat("JSON: ", what, " at offset ", scan.offset()));
+  };
+  std::map<std::string, double> out;
+  if (!scan.Eat('{')) return error("expected '{'");
+  if (!scan.Eat('}')) {
+    while (true) {
+      std::optional<std::string> key = scan.String();
+      if (!key) return error("expected a key");
+      if (!scan.Eat(':')) return error("expected ':'");
+      const char c = scan.Peek();
+      if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
+        double v = 0;
+        if (!absl::SimpleAtod(scan.Word(), &v)) return error("bad number");
+        if (std::isfinite(v)) out[*key] = v;
+      } else if (!scan.SkipValue()) {
+        return error(absl::StrCat("bad value of \"", *key, "\""));
       }
+      if (scan.Eat(',')) continue;
+      if (scan.Eat('}')) break;
+      return error("expected ',' or '}'");
     }
-    SkipSpace();
-    if (i_ != s_.size()) return Error("trailing characters");
-    return out;
   }
-
- private:
-  void SkipSpace() {
-    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
-  }
-  bool Eat(char c) {
-    SkipSpace();
-    if (i_ < s_.size() && s_[i_] == c) {
-      ++i_;
-      return true;
-    }
-    return false;
-  }
-  // A string's content (escapes kept as the escaped character; keys of
-  // vllm's result need no more).
-  std::optional<std::string> String() {
-    if (!Eat('"')) return std::nullopt;
-    std::string out;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      if (s_[i_] == '\\') {
-        if (++i_ >= s_.size()) return std::nullopt;
-      }
-      out += s_[i_++];
-    }
-    if (i_ >= s_.size()) return std::nullopt;
-    ++i_;
-    return out;
-  }
-  bool SkipValue(int depth) {
-    if (depth > 64) return false;
-    SkipSpace();
-    if (i_ >= s_.size()) return false;
-    const char c = s_[i_];
-    if (c == '"') return String().has_value();
-    if (c == '[' || c == '{') {
-      const char close = c == '[' ? ']' : '}';
-      ++i_;
-      if (Eat(close)) return true;
-      while (true) {
-        if (c == '{') {
-          if (!String() || !Eat(':')) return false;
-        }
-        if (!SkipValue(depth + 1)) return false;
-        if (Eat(',')) continue;
-        return Eat(close);
-      }
-    }
-    // A bare word: number, true, false, null, NaN, Infinity (Python writes them).
-    const size_t start = i_;
-    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) ||
-                              absl::string_view("+-.").find(s_[i_]) != absl::string_view::npos)) {
-      ++i_;
-    }
-    return i_ > start;
-  }
-  absl::Status Error(absl::string_view what) const {
-    return absl::InvalidArgumentError(absl::StrCat("JSON: ", what, " at offset ", i_));
-  }
-
-  absl::string_view s_;
-  size_t i_ = 0;
-};
+  if (!scan.AtEnd()) return error("trailing characters");
+  return out;
+}
 
 }  // namespace
 
 absl::StatusOr<std::map<std::string, double>> ReadResultJsonFigures(absl::string_view json) {
-  absl::StatusOr<std::map<std::string, double>> figures = JsonFigureReader(json).TopLevelNumbers();
+  absl::StatusOr<std::map<std::string, double>> figures = TopLevelNumbers(json);
   if (!figures.ok()) return figures.status();
   if (absl::Status s = NeedsCoreFigures(*figures, "the result JSON"); !s.ok()) return s;
   return figures;
