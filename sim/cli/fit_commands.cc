@@ -1,5 +1,6 @@
 // `servesim validate` and `servesim fit`: predicted against live runs, and the
 // fit of the few parameters no kernel measurement gives.
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -83,35 +84,62 @@ int FitCommand(const CliArgs& args) {
   params.set_generated_by(absl::StrCat("servesim fit --runs ", args.Get("--runs")));
   params.set_generated_at(UtcDate());
   params.set_profile(runner::RepoRelative(*context, context->paths.profile));
-  std::vector<fit::CaseResult> held_out;
+  // Every fit is independent: each engine's fit on all its runs and, with
+  // --leave-one-out, each fold's fit without one run. They share the cores;
+  // results are gathered in engine and case order whatever the thread count.
+  struct EngineRuns {
+    scenarios::EngineKind kind;
+    std::vector<fit::LiveRun> runs;
+  };
+  std::vector<EngineRuns> engines;
   for (const auto& [name, kind] : Engines()) {
     if (std::find(wanted.begin(), wanted.end(), name) == wanted.end()) continue;
     absl::StatusOr<std::vector<fit::LiveRun>> mine = fit::RunsOfEngine(*context, *runs, kind);
     if (!mine.ok()) return ReportError(mine.status());
     if (mine->empty()) continue;
     std::fprintf(stderr, "fitting %s on %zu runs\n", name.c_str(), mine->size());
-    absl::StatusOr<scenarios::EngineParams> fitted = fit::FitEngine(*context, *mine, kind, options);
-    if (!fitted.ok()) return ReportError(fitted.status());
-    *params.add_engines() = *fitted;
-    if (!args.Has("--leave-one-out")) continue;
-    // Each fold is an independent fit: run them on every core, results in
-    // case order whatever the thread count.
-    std::vector<absl::StatusOr<fit::CaseResult>> folds(mine->size(),
-                                                       absl::UnknownError("not run"));
-    planning::ParallelFor(mine->size(), threads, [&](size_t i) {
-      std::vector<fit::LiveRun> rest;
-      for (size_t j = 0; j < mine->size(); ++j) {
-        if (j != i) rest.push_back((*mine)[j]);
+    engines.push_back({kind, std::move(*mine)});
+  }
+  struct FitTask {
+    size_t engine;
+    int held_out;  // -1: the fit on every run
+  };
+  std::vector<FitTask> tasks;
+  for (size_t e = 0; e < engines.size(); ++e) tasks.push_back({e, -1});
+  if (args.Has("--leave-one-out")) {
+    for (size_t e = 0; e < engines.size(); ++e) {
+      // A lone run's fold has nothing to fit on: it reuses the full fit.
+      if (engines[e].runs.size() < 2) continue;
+      for (size_t i = 0; i < engines[e].runs.size(); ++i) tasks.push_back({e, static_cast<int>(i)});
+    }
+  }
+  std::vector<absl::StatusOr<scenarios::EngineParams>> fits(tasks.size(),
+                                                            absl::UnknownError("not run"));
+  planning::ParallelFor(tasks.size(), threads, [&](size_t t) {
+    const EngineRuns& e = engines[tasks[t].engine];
+    std::vector<fit::LiveRun> on;
+    for (size_t j = 0; j < e.runs.size(); ++j) {
+      if (static_cast<int>(j) != tasks[t].held_out) on.push_back(e.runs[j]);
+    }
+    fits[t] = fit::FitEngine(*context, on, e.kind, options);
+  });
+  for (const auto& f : fits) {
+    if (!f.ok()) return ReportError(f.status());
+  }
+  for (size_t e = 0; e < engines.size(); ++e) *params.add_engines() = *fits[e];
+  std::vector<fit::CaseResult> held_out;
+  if (args.Has("--leave-one-out")) {
+    for (size_t e = 0; e < engines.size(); ++e) {
+      for (size_t i = 0; i < engines[e].runs.size(); ++i) {
+        const scenarios::EngineParams* without = &*fits[e];
+        for (size_t t = engines.size(); t < tasks.size(); ++t) {
+          if (tasks[t].engine == e && tasks[t].held_out == static_cast<int>(i)) without = &*fits[t];
+        }
+        absl::StatusOr<fit::CaseResult> c =
+            fit::ValidateRun(fit::WithEngineParams(*context, *without), engines[e].runs[i]);
+        if (!c.ok()) return ReportError(c.status());
+        held_out.push_back(std::move(*c));
       }
-      absl::StatusOr<scenarios::EngineParams> without =
-          rest.empty() ? fitted : fit::FitEngine(*context, rest, kind, options);
-      folds[i] = without.ok()
-                     ? fit::ValidateRun(fit::WithEngineParams(*context, *without), (*mine)[i])
-                     : absl::StatusOr<fit::CaseResult>(without.status());
-    });
-    for (auto& c : folds) {
-      if (!c.ok()) return ReportError(c.status());
-      held_out.push_back(std::move(*c));
     }
   }
   if (args.Has("--out")) {
