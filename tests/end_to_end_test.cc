@@ -121,8 +121,9 @@ TEST(EndToEndTest, ValidateReadsSaveResultJsonAndPrintedReports) {
                         dir + "/as-json.json");
   ASSERT_EQ(run.exit_code, 0) << run.out;
   std::ofstream(dir + "/as-report.txt") << run.out;
+  // As run live, saving under vllm's time-stamped name: nothing to write here.
   for (const char* stem : {"as-json", "as-report"}) {
-    std::ofstream(dir + "/" + stem + ".cmd") << serve << "\n" << bench << "\n";
+    std::ofstream(dir + "/" + stem + ".cmd") << serve << "\n" << bench << " --save-result\n";
   }
   Result v = Servesim("validate --runs " + dir);
   ASSERT_EQ(v.exit_code, 0) << v.out;
@@ -190,6 +191,7 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve' --profile /nonexistent.textproto",
       "run --serve 'vllm serve m -tp 8'",
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --dataset-name trace'",
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --save-result'",
       "frobnicate",
   };
   for (const char* args : bad) {

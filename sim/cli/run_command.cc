@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/cli/commands.h"
+#include "sim/workload/bench_config.h"
 
 namespace servesim::cli {
 namespace {
@@ -54,6 +55,15 @@ int RunCommand(const CliArgs& args) {
     request.mtp_mean_accepted_drafts = v;
   }
   request.record_steps = args.Has("--step-log");
+  // Where the JSON would go is known before the run: refuse a nameless
+  // --save-result now rather than after the simulation.
+  absl::StatusOr<workload::BenchConfig> bench = workload::ParseBenchCommand(request.bench_command);
+  if (!bench.ok()) return ReportError(bench.status());
+  if (bench->save_result && bench->save_result_path.empty()) {
+    return ReportError(absl::InvalidArgumentError(
+        "--bench: --save-result: vllm names the file by the current time; give "
+        "--result-filename NAME (or servesim's --result-json PATH)"));
+  }
   absl::StatusOr<runner::Prediction> p = runner::Predict(*context, request);
   if (!p.ok()) return ReportError(p.status());
 

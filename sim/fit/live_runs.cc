@@ -216,9 +216,17 @@ absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
     auto comment = std::find_if(words->begin(), words->end(),
                                 [](const std::string& w) { return !w.empty() && w[0] == '#'; });
     words->erase(comment, words->end());
+    auto env_assignment = [&, number = number](const std::string& word)
+        -> absl::StatusOr<std::pair<std::string, std::string>> {
+      absl::StatusOr<std::pair<std::string, std::string>> kv = scenarios::ParseEnvAssignment(word);
+      if (!kv.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("line ", number, ": ", kv.status().message()));
+      }
+      return kv;
+    };
     if (StartsWith(*words, {"export"}, 0)) {
       for (size_t i = 1; i < words->size(); ++i) {
-        ASSIGN_OR_RETURN(auto kv, scenarios::ParseEnvAssignment((*words)[i]));
+        ASSIGN_OR_RETURN(auto kv, env_assignment((*words)[i]));
         exported.push_back(std::move(kv));
       }
       continue;
@@ -236,7 +244,7 @@ absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
       ++serve_lines;
       out.serve_command = JoinShellWords(command);
       for (size_t i = 0; i < first; ++i) {
-        ASSIGN_OR_RETURN(auto kv, scenarios::ParseEnvAssignment((*words)[i]));
+        ASSIGN_OR_RETURN(auto kv, env_assignment((*words)[i]));
         serve_env.push_back(std::move(kv));
       }
     } else {

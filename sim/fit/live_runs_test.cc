@@ -83,6 +83,10 @@ TEST(ParseRunCommandsTest, NeedsOneServeAndOneBenchCommandAndNothingElse) {
       ParseRunCommands("vllm serve m\nsleep 600\nvllm bench serve\n");
   ASSERT_FALSE(other.ok());
   EXPECT_NE(other.status().message().find("line 2"), std::string::npos) << other.status();
+  absl::StatusOr<RunCommands> bad_export =
+      ParseRunCommands("export NOVALUE\nvllm serve m\nvllm bench serve\n");
+  ASSERT_FALSE(bad_export.ok());
+  EXPECT_NE(bad_export.status().message().find("line 1"), std::string::npos) << bad_export.status();
   EXPECT_TRUE(ParseRunCommands("python3 -m sglang.launch_server --model-path m\n"
                                "vllm bench serve\n")
                   .ok());

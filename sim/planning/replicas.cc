@@ -13,7 +13,7 @@ absl::StatusOr<PreparedWorkload> PrepareWorkload(const runner::PredictionContext
                                                  const std::string& bench_command) {
   PreparedWorkload w;
   ASSIGN_OR_RETURN(w.bench, workload::ParseBenchCommand(bench_command));
-  if (!w.bench.save_result_path.empty()) {
+  if (w.bench.save_result) {
     return absl::InvalidArgumentError(
         "plan: --save-result in --bench is not supported: a plan runs many simulations; its "
         "report is the output");

@@ -156,7 +156,7 @@ absl::StatusOr<std::vector<SweepPoint>> ExpandGrid(const std::string& serve_comm
   // (--out-dir) holds each point's results. A bench command that does not
   // parse fails at each point with the parser's reason.
   absl::StatusOr<workload::BenchConfig> bench = workload::ParseBenchCommand(bench_command);
-  if (bench.ok() && !bench->save_result_path.empty()) {
+  if (bench.ok() && bench->save_result) {
     return absl::InvalidArgumentError(
         "sweep: --save-result in --bench is not supported: each point's results are in the "
         "sweep's table (--out-dir)");

@@ -223,18 +223,11 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
     }
   }
 
-  // --save-result writes the result JSON where vllm would. vllm's default
-  // file name carries the wall-clock time, which a deterministic tool cannot
-  // reproduce, so a name must be given. Without --save-result vllm ignores
-  // the directory and name, and so does servesim.
+  // --save-result writes the result JSON where vllm would. Without
+  // --save-result vllm ignores the directory and name, and so does servesim.
   ASSIGN_OR_RETURN(config.append_result, flags.GetBool("--append-result"));
-  ASSIGN_OR_RETURN(bool save_result, flags.GetBool("--save-result"));
-  if (save_result) {
-    if (!flags.Has("--result-filename")) {
-      return Bad("--save-result",
-                 "vllm names the file by the current time; give --result-filename NAME "
-                 "(or servesim's --result-json PATH)");
-    }
+  ASSIGN_OR_RETURN(config.save_result, flags.GetBool("--save-result"));
+  if (config.save_result && flags.Has("--result-filename")) {
     ASSIGN_OR_RETURN(std::string name, flags.GetString("--result-filename"));
     ASSIGN_OR_RETURN(std::string dir, flags.GetStringOr("--result-dir", ""));
     config.save_result_path = dir.empty() ? name : absl::StrCat(dir, "/", name);

@@ -74,7 +74,11 @@ struct BenchConfig {
   // count towards "Request goodput". Empty: no goodput line.
   std::map<std::string, double> goodput_slo_ms;
   // --save-result with --result-dir/--result-filename: where the result JSON
-  // goes ("" = not saved); --append-result adds it as a new line.
+  // goes; --append-result adds it as a new line. Without --result-filename
+  // vllm names the file by the wall-clock time, which a deterministic tool
+  // cannot: save_result is set and the path is "", and `servesim run`
+  // refuses it, while `validate` reads such a live command unharmed.
+  bool save_result = false;
   std::string save_result_path;
   bool append_result = false;
   // --trace-time-scale (servesim): trace arrival offsets are multiplied by this
