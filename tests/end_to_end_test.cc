@@ -137,7 +137,7 @@ TEST(EndToEndTest, ValidateReadsSaveResultJsonAndPrintedReports) {
     ++summaries;
     EXPECT_NE(line.find("max    0.0  (2 cases)"), std::string::npos) << line;
   }
-  EXPECT_EQ(summaries, 7) << v.out;
+  EXPECT_EQ(summaries, 8) << v.out;
 
   std::filesystem::remove(dir + "/as-json.cmd");
   Result missing = Servesim("validate --runs " + dir);

@@ -22,7 +22,7 @@ constexpr ComparedMetric kComparedMetrics[] = {
     {"total_token_throughput", "total tok/s"}, {"mean_ttft_ms", "mean TTFT ms"},
     {"p99_ttft_ms", "p99 TTFT ms"},            {"mean_tpot_ms", "mean TPOT ms"},
     {"mean_itl_ms", "mean ITL ms"},            {"median_itl_ms", "median ITL ms"},
-    {"p99_itl_ms", "p99 ITL ms"},
+    {"p99_itl_ms", "p99 ITL ms"},              {"max_output_tokens_per_s", "peak out tok/s"},
 };
 
 }  // namespace
@@ -46,6 +46,7 @@ double MetricValue(const metrics::BenchMetrics& m, const std::string& key) {
   if (key == "mean_itl_ms") return m.itl.mean_ms;
   if (key == "median_itl_ms") return m.itl.median_ms;
   if (key == "p99_itl_ms") return m.itl.p99_ms;
+  if (key == "max_output_tokens_per_s") return m.max_output_tokens_per_s;
   if (key == "completed") return static_cast<double>(m.completed);
   return 0;
 }
