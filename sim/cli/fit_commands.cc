@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/status_macros.h"
 #include "google/protobuf/text_format.h"
 #include "sim/cli/commands.h"
 #include "sim/fit/engine_fit.h"
@@ -37,6 +38,65 @@ const std::vector<std::pair<std::string, scenarios::EngineKind>>& Engines() {
   static const auto* kEngines = new std::vector<std::pair<std::string, scenarios::EngineKind>>{
       {"vllm", scenarios::VLLM}, {"sglang", scenarios::SGLANG}, {"trtllm", scenarios::TRTLLM}};
   return *kEngines;
+}
+
+struct EngineRuns {
+  scenarios::EngineKind kind;
+  std::vector<fit::LiveRun> runs;
+};
+
+struct FitResults {
+  std::vector<scenarios::EngineParams> engines;  // fitted on all runs, in `engines` order
+  std::vector<fit::CaseResult> held_out;         // leave-one-out, in engine and run order
+};
+
+// Every fit is independent: each engine's fit on all its runs and, with
+// `leave_one_out`, each fold's fit without one run. They share the cores;
+// results come back in engine and run order whatever the thread count.
+absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
+                                  const std::vector<EngineRuns>& engines, bool leave_one_out,
+                                  const fit::EngineFitOptions& options, int threads) {
+  struct FitTask {
+    size_t engine;
+    int held_out;  // -1: the fit on every run
+  };
+  std::vector<FitTask> tasks;
+  for (size_t e = 0; e < engines.size(); ++e) tasks.push_back({e, -1});
+  if (leave_one_out) {
+    for (size_t e = 0; e < engines.size(); ++e) {
+      // A lone run's fold has nothing to fit on: it reuses the full fit.
+      if (engines[e].runs.size() < 2) continue;
+      for (size_t i = 0; i < engines[e].runs.size(); ++i) tasks.push_back({e, static_cast<int>(i)});
+    }
+  }
+  std::vector<absl::StatusOr<scenarios::EngineParams>> fits(tasks.size(),
+                                                            absl::UnknownError("not run"));
+  planning::ParallelFor(tasks.size(), threads, [&](size_t t) {
+    const EngineRuns& e = engines[tasks[t].engine];
+    std::vector<fit::LiveRun> on;
+    for (size_t j = 0; j < e.runs.size(); ++j) {
+      if (static_cast<int>(j) != tasks[t].held_out) on.push_back(e.runs[j]);
+    }
+    fits[t] = fit::FitEngine(context, on, e.kind, options);
+  });
+  FitResults out;
+  for (const auto& f : fits) {
+    if (!f.ok()) return f.status();
+  }
+  for (size_t e = 0; e < engines.size(); ++e) out.engines.push_back(*fits[e]);
+  if (!leave_one_out) return out;
+  for (size_t e = 0; e < engines.size(); ++e) {
+    for (size_t i = 0; i < engines[e].runs.size(); ++i) {
+      const scenarios::EngineParams* without = &*fits[e];
+      for (size_t t = engines.size(); t < tasks.size(); ++t) {
+        if (tasks[t].engine == e && tasks[t].held_out == static_cast<int>(i)) without = &*fits[t];
+      }
+      ASSIGN_OR_RETURN(fit::CaseResult c,
+                       fit::ValidateRun(fit::WithEngineParams(context, *without), engines[e].runs[i]));
+      out.held_out.push_back(std::move(c));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -84,13 +144,6 @@ int FitCommand(const CliArgs& args) {
   params.set_generated_by(absl::StrCat("servesim fit --runs ", args.Get("--runs")));
   params.set_generated_at(UtcDate());
   params.set_profile(runner::RepoRelative(*context, context->paths.profile));
-  // Every fit is independent: each engine's fit on all its runs and, with
-  // --leave-one-out, each fold's fit without one run. They share the cores;
-  // results are gathered in engine and case order whatever the thread count.
-  struct EngineRuns {
-    scenarios::EngineKind kind;
-    std::vector<fit::LiveRun> runs;
-  };
   std::vector<EngineRuns> engines;
   for (const auto& [name, kind] : Engines()) {
     if (std::find(wanted.begin(), wanted.end(), name) == wanted.end()) continue;
@@ -100,48 +153,11 @@ int FitCommand(const CliArgs& args) {
     std::fprintf(stderr, "fitting %s on %zu runs\n", name.c_str(), mine->size());
     engines.push_back({kind, std::move(*mine)});
   }
-  struct FitTask {
-    size_t engine;
-    int held_out;  // -1: the fit on every run
-  };
-  std::vector<FitTask> tasks;
-  for (size_t e = 0; e < engines.size(); ++e) tasks.push_back({e, -1});
-  if (args.Has("--leave-one-out")) {
-    for (size_t e = 0; e < engines.size(); ++e) {
-      // A lone run's fold has nothing to fit on: it reuses the full fit.
-      if (engines[e].runs.size() < 2) continue;
-      for (size_t i = 0; i < engines[e].runs.size(); ++i) tasks.push_back({e, static_cast<int>(i)});
-    }
-  }
-  std::vector<absl::StatusOr<scenarios::EngineParams>> fits(tasks.size(),
-                                                            absl::UnknownError("not run"));
-  planning::ParallelFor(tasks.size(), threads, [&](size_t t) {
-    const EngineRuns& e = engines[tasks[t].engine];
-    std::vector<fit::LiveRun> on;
-    for (size_t j = 0; j < e.runs.size(); ++j) {
-      if (static_cast<int>(j) != tasks[t].held_out) on.push_back(e.runs[j]);
-    }
-    fits[t] = fit::FitEngine(*context, on, e.kind, options);
-  });
-  for (const auto& f : fits) {
-    if (!f.ok()) return ReportError(f.status());
-  }
-  for (size_t e = 0; e < engines.size(); ++e) *params.add_engines() = *fits[e];
-  std::vector<fit::CaseResult> held_out;
-  if (args.Has("--leave-one-out")) {
-    for (size_t e = 0; e < engines.size(); ++e) {
-      for (size_t i = 0; i < engines[e].runs.size(); ++i) {
-        const scenarios::EngineParams* without = &*fits[e];
-        for (size_t t = engines.size(); t < tasks.size(); ++t) {
-          if (tasks[t].engine == e && tasks[t].held_out == static_cast<int>(i)) without = &*fits[t];
-        }
-        absl::StatusOr<fit::CaseResult> c =
-            fit::ValidateRun(fit::WithEngineParams(*context, *without), engines[e].runs[i]);
-        if (!c.ok()) return ReportError(c.status());
-        held_out.push_back(std::move(*c));
-      }
-    }
-  }
+  absl::StatusOr<FitResults> fitted =
+      FitAll(*context, engines, args.Has("--leave-one-out"), options, threads);
+  if (!fitted.ok()) return ReportError(fitted.status());
+  for (const scenarios::EngineParams& e : fitted->engines) *params.add_engines() = e;
+  std::vector<fit::CaseResult> held_out = std::move(fitted->held_out);
   if (args.Has("--out")) {
     std::string text;
     google::protobuf::TextFormat::PrintToString(params, &text);

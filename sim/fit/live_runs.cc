@@ -181,15 +181,12 @@ bool StartsWith(const std::vector<std::string>& words, std::initializer_list<con
   return true;
 }
 
-}  // namespace
-
-absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
-  RunCommands out;
-  scenarios::EnvVars exported, serve_env;
-  int serve_lines = 0, bench_lines = 0, line_no = 0;
+// The script's lines with backslash continuations joined: (number of the
+// first physical line, text).
+std::vector<std::pair<int, std::string>> LogicalLines(const std::string& text) {
+  std::vector<std::pair<int, std::string>> lines;
   std::string logical;
-  int logical_start = 1;
-  std::vector<std::pair<int, std::string>> lines;  // (first line number, text)
+  int line_no = 0, logical_start = 1;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
     ++line_no;
     std::string line(absl::StripTrailingAsciiWhitespace(raw));
@@ -204,7 +201,16 @@ absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
     logical.clear();
   }
   if (!logical.empty()) lines.emplace_back(logical_start, std::move(logical));
-  for (const auto& [number, line] : lines) {
+  return lines;
+}
+
+}  // namespace
+
+absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
+  RunCommands out;
+  scenarios::EnvVars exported, serve_env;
+  int serve_lines = 0, bench_lines = 0;
+  for (const auto& [number, line] : LogicalLines(text)) {
     const absl::string_view stripped = absl::StripAsciiWhitespace(line);
     if (stripped.empty() || stripped[0] == '#') continue;
     absl::StatusOr<std::vector<std::string>> words =
