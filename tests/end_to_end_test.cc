@@ -146,6 +146,35 @@ TEST(EndToEndTest, ValidateReadsSaveResultJsonAndPrintedReports) {
   EXPECT_NE(missing.out.find("as-json.cmd"), std::string::npos) << missing.out;
 }
 
+// `fit --leave-one-out` runs the full fit and every fold as independent
+// tasks: the table and the parameters file are the same whatever the thread
+// count, and list the engine's runs in the CSV's order.
+TEST(EndToEndTest, LeaveOneOutIsTheSameOnOneThreadOrTwo) {
+  const std::string dir = testing::TempDir();
+  const std::string common = std::string("fit --runs ") + SERVESIM_SHARED_DIR +
+                             "/validation/sharegpt_runs.csv --params none --engines trtllm "
+                             "--max-evaluations 8 --leave-one-out";
+  Result one = Servesim(common + " --threads 1 --out " + dir + "/fit1.textproto");
+  Result two = Servesim(common + " --threads 2 --out " + dir + "/fit2.textproto");
+  ASSERT_EQ(one.exit_code, 0) << one.out;
+  ASSERT_EQ(two.exit_code, 0) << two.out;
+  EXPECT_EQ(one.out, two.out);
+  const size_t base = one.out.find("\ntrtllm-tp8-base ");
+  const size_t ep8 = one.out.find("\ntrtllm-tp8-ep8 ");
+  const size_t no_dg = one.out.find("\ntrtllm-tp8-ep8-no-deepgemm ");
+  ASSERT_NE(no_dg, std::string::npos) << one.out;
+  EXPECT_LT(base, ep8);
+  EXPECT_LT(ep8, no_dg);
+  std::string f1 = ReadFile(dir + "/fit1.textproto"), f2 = ReadFile(dir + "/fit2.textproto");
+  // Only the generation time may differ.
+  auto without_date = [](std::string t) {
+    const size_t at = t.find("generated_at");
+    return at == std::string::npos ? t : t.erase(at, t.find('\n', at) - at);
+  };
+  EXPECT_EQ(without_date(f1), without_date(f2));
+  EXPECT_NE(f1.find("engine: TRTLLM"), std::string::npos) << f1;
+}
+
 TEST(EndToEndTest, StepLogConservesEveryPromptAndOutputToken) {
   // 60 random requests of 300 prompt and 20 output tokens on vLLM TP8 (no
   // speculation, a KV pool far larger than they need, so no preemption):
