@@ -139,6 +139,16 @@ TEST(EndToEndTest, ValidateReadsSaveResultJsonAndPrintedReports) {
   }
   EXPECT_EQ(summaries, 8) << v.out;
 
+  // The report of a 100-request run paired with a 200-request command.
+  std::ofstream(dir + "/as-report.cmd") << serve << "\n"
+                                        << "vllm bench serve --dataset-name random "
+                                           "--random-input-len 1000 --random-output-len 50 "
+                                           "--num-prompts 200 --request-rate 10\n";
+  Result mismatch = Servesim("validate --runs " + dir);
+  EXPECT_EQ(mismatch.exit_code, 2) << mismatch.out;
+  EXPECT_NE(mismatch.out.find("as-report: the live result has 100 requests"), std::string::npos)
+      << mismatch.out;
+
   std::filesystem::remove(dir + "/as-json.cmd");
   Result missing = Servesim("validate --runs " + dir);
   EXPECT_EQ(missing.exit_code, 2) << missing.out;
