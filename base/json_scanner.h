@@ -28,7 +28,7 @@ class JsonScanner {
     return i_ < s_.size() ? s_[i_] : '\0';
   }
   bool Eat(char c) {
-    if (Peek() != c || i_ >= s_.size()) return false;
+    if (Peek() != c) return false;  // '\0' at the end matches no token
     ++i_;
     return true;
   }

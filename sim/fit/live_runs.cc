@@ -13,6 +13,7 @@
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
 #include "sim/metrics/result_reader.h"
+#include "sim/workload/bench_config.h"
 #include "sim/workload/command_line.h"
 
 namespace servesim::fit {
@@ -67,12 +68,21 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseCsv(const std::string
   return rows;
 }
 
-absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
-  std::ifstream in(path);
+namespace {
+
+absl::StatusOr<std::string> ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) return absl::InvalidArgumentError(absl::StrCat("--runs: cannot read ", path));
   std::stringstream text;
   text << in.rdbuf();
-  absl::StatusOr<std::vector<std::vector<std::string>>> rows = ParseCsv(text.str());
+  return text.str();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadText(path));
+  absl::StatusOr<std::vector<std::vector<std::string>>> rows = ParseCsv(text);
   if (!rows.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--runs: ", path, ": ", rows.status().message()));
   }
@@ -129,14 +139,6 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
 }
 
 namespace {
-
-absl::StatusOr<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat("--runs: cannot read ", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 bool IsEnvAssignment(const std::string& word) {
   const size_t eq = word.find('=');
@@ -302,7 +304,34 @@ absl::StatusOr<LiveRun> ReadLiveRunResult(const std::string& result) {
   return run;
 }
 
-absl::StatusOr<std::vector<LiveRun>> ReadLiveRunsFrom(const std::string& path) {
+namespace {
+
+// A result paired with another run's commands would compare unlike
+// benchmarks: the request count a live result records (vllm's num_prompts,
+// or completed + failed) must be the one its bench command asks for.
+absl::Status CheckRequestCount(const LiveRun& run) {
+  auto measured = [&](const char* key) {
+    auto it = run.measured.find(key);
+    return it == run.measured.end() ? -1.0 : it->second;
+  };
+  double live_requests = measured("num_prompts");
+  if (live_requests < 0 && measured("completed") >= 0 && measured("failed") >= 0) {
+    live_requests = measured("completed") + measured("failed");
+  }
+  if (live_requests < 0) return absl::OkStatus();
+  absl::StatusOr<workload::BenchConfig> bench = workload::ParseBenchCommand(run.bench_command);
+  if (!bench.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("case ", run.name, ": ", bench.status().message()));
+  }
+  if (live_requests != static_cast<double>(bench->num_prompts)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "case ", run.name, ": the live result has ", live_requests,
+        " requests, its bench command asks for --num-prompts ", bench->num_prompts));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<LiveRun>> ReadEveryRun(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     return absl::InvalidArgumentError(absl::StrCat("--runs: no such file or directory: ", path));
@@ -341,6 +370,14 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRunsFrom(const std::string& path) {
     all.push_back(std::move(run));
   }
   return all;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<LiveRun>> ReadLiveRunsFrom(const std::string& path) {
+  ASSIGN_OR_RETURN(std::vector<LiveRun> runs, ReadEveryRun(path));
+  for (const LiveRun& run : runs) RETURN_IF_ERROR(CheckRequestCount(run));
+  return runs;
 }
 
 }  // namespace servesim::fit

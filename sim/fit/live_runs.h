@@ -57,7 +57,10 @@ absl::StatusOr<LiveRun> ReadLiveRunResult(const std::string& result);
 
 // A directory: every *.csv in it, and every run's *.json or *.txt / *.log
 // (the JSON when a run has both) with its *.cmd. A file: a CSV, else one
-// run's result as ReadLiveRunResult reads it.
+// run's result as ReadLiveRunResult reads it. A run whose result records a
+// request count (num_prompts, or completed + failed) other than its bench
+// command's --num-prompts is refused: result and commands do not belong
+// together.
 absl::StatusOr<std::vector<LiveRun>> ReadLiveRunsFrom(const std::string& path);
 
 }  // namespace servesim::fit

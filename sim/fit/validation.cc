@@ -89,22 +89,6 @@ absl::StatusOr<CaseResult> ValidateRun(const runner::PredictionContext& context,
     r.outcome_correct = run.expected_failure;
     return r;
   }
-  // A result paired with another run's commands would compare unlike
-  // benchmarks: the request count the live result records must be the one
-  // its bench command asks for.
-  auto measured = [&](const char* key) {
-    auto it = run.measured.find(key);
-    return it == run.measured.end() ? -1.0 : it->second;
-  };
-  double live_requests = measured("num_prompts");
-  if (live_requests < 0 && measured("completed") >= 0 && measured("failed") >= 0) {
-    live_requests = measured("completed") + measured("failed");
-  }
-  if (live_requests >= 0 && live_requests != static_cast<double>(p->bench.num_prompts)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "case ", run.name, ": the live result has ", live_requests,
-        " requests, its bench command asks for --num-prompts ", p->bench.num_prompts));
-  }
   r.outcome_correct = !run.expected_failure;
   for (const std::string& key : ComparedMetrics()) r.predicted[key] = MetricValue(p->metrics, key);
   return r;

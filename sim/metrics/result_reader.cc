@@ -64,6 +64,7 @@ absl::StatusOr<std::map<std::string, double>> ReadResultJsonFigures(absl::string
 
 absl::StatusOr<std::map<std::string, double>> ReadBenchReportFigures(absl::string_view text) {
   constexpr absl::string_view kTitle = " Serving Benchmark Result ";
+  const std::string rule(50, '=');  // the block's last line
   std::map<std::string, double> figures;
   int blocks = 0;
   bool inside = false;
@@ -78,7 +79,7 @@ absl::StatusOr<std::map<std::string, double>> ReadBenchReportFigures(absl::strin
       continue;
     }
     if (!inside) continue;
-    if (line == std::string(50, '=')) {
+    if (line == rule) {
       inside = false;
       continue;
     }
