@@ -72,6 +72,11 @@ absl::Status ValidateModelSpec(const ModelSpec& spec) {
         absl::StrCat("model spec: num_mtp_layers: must be >= 0, got ",
                      spec.num_mtp_layers()));
   }
+  if (spec.chat_template_tokens() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model spec: chat_template_tokens: must be >= 0, got ",
+                     spec.chat_template_tokens()));
+  }
   const MlaSpec& a = spec.mla();
   RETURN_IF_ERROR(Positive("mla.num_heads", a.num_heads()));
   RETURN_IF_ERROR(Positive("mla.q_lora_rank", a.q_lora_rank()));

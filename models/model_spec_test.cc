@@ -27,6 +27,9 @@ TEST(ModelSpecTest, LoadsDeepSeekV32Shapes) {
   ASSERT_TRUE(spec.has_indexer());
   EXPECT_EQ(spec.indexer().index_topk(), 2048);
   EXPECT_FALSE(MustLoad(kV3).has_indexer());
+  // <｜User｜>, <｜Assistant｜> and V3.2's non-thinking </think>.
+  EXPECT_EQ(spec.chat_template_tokens(), 3);
+  EXPECT_EQ(MustLoad(kV3).chat_template_tokens(), 2);
 }
 
 // model-and-kernels.md §1.1: main 671.9 B, with MTP 685.35 B (HF "685.4B"),
@@ -93,6 +96,13 @@ TEST(ModelSpecTest, RejectsNonPositiveHidden) {
   spec.set_hidden_size(0);
   EXPECT_EQ(ValidateModelSpec(spec).message(),
             "model spec: hidden_size: must be > 0, got 0");
+}
+
+TEST(ModelSpecTest, RejectsNegativeChatTemplateTokens) {
+  ModelSpec spec = MustLoad(kV32);
+  spec.set_chat_template_tokens(-1);
+  EXPECT_EQ(ValidateModelSpec(spec).message(),
+            "model spec: chat_template_tokens: must be >= 0, got -1");
 }
 
 TEST(ModelSpecTest, RejectsMoreDenseLayersThanLayers) {

@@ -214,8 +214,12 @@ TEST(EndToEndTest, StepLogConservesEveryPromptAndOutputToken) {
     ++rows;
   }
   EXPECT_GT(rows, 20);
-  // vLLM's random dataset sends random_input_len - 1 prompt tokens (no BOS).
-  EXPECT_EQ(prefill_tokens, 60 * 299);
+  // vLLM's random dataset counts random_input_len - 1 prompt tokens (no BOS);
+  // the server's tokenizer adds the BOS (the default backend, completions, has
+  // no chat template), so the engine prefills random_input_len.
+  EXPECT_EQ(prefill_tokens, 60 * 300);
+  EXPECT_NE(r.out.find("Total input tokens:                      17940"), std::string::npos)
+      << r.out;
   EXPECT_EQ(decodes, 60 * 19);
   EXPECT_NE(r.out.find("simulated: " + std::to_string(rows) + " iterations"), std::string::npos)
       << r.out;

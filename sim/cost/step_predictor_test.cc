@@ -160,5 +160,23 @@ TEST(StepPredictorTest, CudaGraphPaddingRoundsDecodeBatchesUp) {
   EXPECT_EQ(graphed.PredictStep(Decodes(1, 16, 4096)), eager.PredictStep(Decodes(1, 16, 4096)));
 }
 
+// TensorRT-LLM without cuda_graph_config.enable_padding replays a graph only
+// for a batch of exactly a captured size; any other batch runs eagerly and
+// pays the launch floor.
+TEST(StepPredictorTest, ExactSizeGraphsRunOtherBatchesEagerly) {
+  StepPredictorConfig c = Config(8, 1, false);
+  c.overheads.eager_launch_us = 25;
+  c.cuda_graph_sizes = {1, 2, 4, 8, 16, 32, 64, 128};
+  StepPredictor padded(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  c.graphs_exact_sizes_only = true;
+  StepPredictor exact(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  // 64 is captured: both replay the same graph.
+  EXPECT_EQ(exact.PredictStep(Decodes(1, 64, 4096)), padded.PredictStep(Decodes(1, 64, 4096)));
+  // 40 is not: padded replays the 64-wide graph, exact-only launches every
+  // kernel (thousands of launches at 25 us dwarf 24 rows of padding).
+  EXPECT_GT(exact.PredictStep(Decodes(1, 40, 4096)), padded.PredictStep(Decodes(1, 40, 4096)));
+  EXPECT_GT(exact.PredictStep(Decodes(1, 40, 4096)), exact.PredictStep(Decodes(1, 64, 4096)));
+}
+
 }  // namespace
 }  // namespace servesim::cost

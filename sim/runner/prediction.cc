@@ -113,12 +113,23 @@ absl::StatusOr<std::vector<serving::ClientRequest>> BuildClientRequests(
   ASSIGN_OR_RETURN(std::vector<workload::BenchRequest> sampled,
                    workload::SampleRequests(bench, context.paths.repo_dir + "/traces", notice));
   ASSIGN_OR_RETURN(std::vector<int64_t> arrivals, workload::RequestArrivalTimesNs(bench, sampled));
+  const int template_tokens = context.spec.chat_template_tokens();
   std::vector<serving::ClientRequest> requests;
   requests.reserve(sampled.size());
   for (size_t i = 0; i < sampled.size(); ++i) {
-    requests.push_back(
-        {sampled[i].prompt_tokens, sampled[i].output_tokens, sampled[i].max_completion_tokens,
-         sim::Nanoseconds(arrivals[i])});
+    const int64_t client = sampled[i].prompt_tokens;
+    requests.push_back({workload::EnginePromptTokens(bench, client, template_tokens),
+                        sampled[i].output_tokens, sampled[i].max_completion_tokens,
+                        sim::Nanoseconds(arrivals[i]), client});
+  }
+  if (notice != nullptr && !requests.empty()) {
+    const int64_t added = requests[0].prompt_tokens - requests[0].client_prompt_tokens;
+    if (added > 0) {
+      absl::StrAppend(notice, "; the engine prefills ", added,
+                      " token(s) per prompt beyond the input tokens counted here (the chat "
+                      "template's markers, and the BOS where the client's count leaves it "
+                      "out)");
+    }
   }
   return requests;
 }

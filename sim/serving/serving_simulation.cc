@@ -99,7 +99,7 @@ absl::StatusOr<SimulationResult> Simulation::Run() {
     r.prompt_tokens = c.prompt_tokens;
     r.max_output_tokens = c.max_completion();
     r.eos_output_tokens = c.output_tokens;
-    result_.records[i].prompt_tokens = c.prompt_tokens;
+    result_.records[i].prompt_tokens = c.client_prompt();
     events_.Push(Event{c.arrival, EventPhase::kArrival, 0, EventType::kArrival,
                        static_cast<int64_t>(i)});
   }

@@ -20,12 +20,19 @@
 namespace servesim::serving {
 
 struct ClientRequest {
+  // What the engine tokenizes and prefills (chat template included).
   int64_t prompt_tokens = 0;
   int64_t output_tokens = 0;  // tokens generated before the stream ends (EOS or the cap)
   // max_completion_tokens as sent; the engine plans with it. 0 = output_tokens.
   int64_t max_output_tokens = 0;
   sim::SimTime arrival;       // when the client wants to send it
+  // What the client counts as the request's input tokens (vllm bench serve's
+  // dataset prompt_len, without the chat template). 0 = prompt_tokens.
+  int64_t client_prompt_tokens = 0;
   int64_t max_completion() const { return std::max(max_output_tokens, output_tokens); }
+  int64_t client_prompt() const {
+    return client_prompt_tokens > 0 ? client_prompt_tokens : prompt_tokens;
+  }
 };
 
 // How requests are placed on DP ranks.

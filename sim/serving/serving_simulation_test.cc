@@ -50,6 +50,27 @@ TEST(ServingSimulationTest, EveryRequestedTokenIsProducedExactlyOnce) {
   EXPECT_GT(result->preempted_or_retracted, 0);
 }
 
+// The engine prefills the chat template too, but the client reports only the
+// tokens it counted: the records carry the client's count.
+TEST(ServingSimulationTest, RecordsKeepTheClientsPromptCount) {
+  auto plain = Fake(), templated = Fake();
+  SimulationInput in = Burst(30);
+  SimulationInput with_template = in;
+  for (ClientRequest& r : with_template.requests) {
+    r.client_prompt_tokens = r.prompt_tokens;
+    r.prompt_tokens += 200;  // 6000 more prefill tokens in all
+  }
+  auto a = RunServingSimulation(VllmTopology(1, false, 1000), plain, in);
+  auto b = RunServingSimulation(VllmTopology(1, false, 1000), templated, with_template);
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (size_t i = 0; i < in.requests.size(); ++i) {
+    EXPECT_EQ(b->records[i].prompt_tokens, in.requests[i].prompt_tokens);
+  }
+  // 30 x 200 more prefill tokens take more steps of the 256-token budget.
+  EXPECT_GT(b->steps, a->steps);
+  EXPECT_GT(b->duration, a->duration);
+}
+
 TEST(ServingSimulationTest, IdenticalInputsGiveIdenticalTimelines) {
   auto p1 = Fake(), p2 = Fake();
   SimulationInput in = Burst(50);

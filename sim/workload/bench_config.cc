@@ -1,11 +1,15 @@
 #include "sim/workload/bench_config.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/status_macros.h"
 #include "sim/workload/command_line.h"
@@ -173,6 +177,20 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
     config.max_concurrency = limit;
   }
   ASSIGN_OR_RETURN(config.backend, flags.GetStringOr("--backend", config.backend));
+  // vllm bench serve's text-generation backends: openai-chat sends chat
+  // messages, the rest a bare prompt (vllm/benchmarks/lib/endpoint_request_func.py
+  // [U: list pinned to a late-2025 copy]). Audio and embedding backends do
+  // not generate text.
+  static const auto* kGenerationBackends = new std::vector<std::string>{
+      "openai-chat", "openai", "vllm", "sglang", "tgi", "lmdeploy",
+      "deepspeed-mii", "tensorrt-llm", "scalellm", "llama.cpp"};
+  if (std::find(kGenerationBackends->begin(), kGenerationBackends->end(), config.backend) ==
+      kGenerationBackends->end()) {
+    return Bad("--backend", absl::StrCat("\"", config.backend,
+                                         "\" is not a text-generation backend of vllm bench "
+                                         "serve (",
+                                         absl::StrJoin(*kGenerationBackends, ", "), ")"));
+  }
   ASSIGN_OR_RETURN(config.endpoint, flags.GetStringOr("--endpoint", config.endpoint));
   ASSIGN_OR_RETURN(config.model, flags.GetStringOr("--model", ""));
 

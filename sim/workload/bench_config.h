@@ -60,7 +60,8 @@ struct BenchConfig {
   // --ignore-eos: sent to the server so every request generates its full
   // output length. Default false.
   bool ignore_eos = false;
-  // --backend: client backend, echoed only. vLLM default "openai".
+  // --backend: client backend. "openai-chat" sends chat messages, which the
+  // server wraps in its chat template (EnginePromptTokens). vLLM default "openai".
   std::string backend = "openai";
   // --endpoint: API path, echoed only. vLLM default "/v1/completions".
   std::string endpoint = "/v1/completions";

@@ -156,6 +156,10 @@ TEST(ParseBenchCommandTest, EachBadFlagGivesOneLineNamingIt) {
        "--bench: --goodput: invalid metric name \"itl\" (the SLO name should be one of ttft, tpot, e2el)"},
       {"--goodput ttft:-1",
        "--bench: --goodput: invalid value \"-1\" for ttft (the SLO value should be non-negative)"},
+      {"--backend openai-embeddings",
+       "--bench: --backend: \"openai-embeddings\" is not a text-generation backend of vllm "
+       "bench serve (openai-chat, openai, vllm, sglang, tgi, lmdeploy, deepspeed-mii, "
+       "tensorrt-llm, scalellm, llama.cpp)"},
       {"--temperature 0.7", "--bench: unknown flag --temperature"},
       {"--ignore-eos=yes", "--bench: --ignore-eos: is a switch and takes no value, got \"yes\""},
       {"--num-prompts", "--bench: --num-prompts: expected a value"},

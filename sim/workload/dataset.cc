@@ -31,6 +31,9 @@ constexpr int64_t kMaxTotalTokens = 2048;
 // RandomDataset subtracts from --random-input-len (engine-defaults.md B2 [U]).
 constexpr int64_t kSpecialTokensPerPrompt = 1;
 
+// vllm bench serve's chat-completions backend; the others send a bare prompt.
+constexpr char kChatBackend[] = "openai-chat";
+
 absl::StatusOr<std::vector<BenchRequest>> SampleRandom(const BenchConfig& config,
                                                        std::string* notice) {
   const double r = config.random_range_ratio;
@@ -236,6 +239,14 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRequests(const BenchConfig& conf
       return SampleTrace(config, notice);
   }
   return absl::InternalError("unknown dataset");
+}
+
+int64_t EnginePromptTokens(const BenchConfig& config, int64_t client_prompt_tokens,
+                           int chat_template_tokens) {
+  if (config.dataset_name == DatasetName::kTrace) return client_prompt_tokens;
+  const int64_t bos = config.dataset_name == DatasetName::kRandom ? kSpecialTokensPerPrompt : 0;
+  const int64_t markup = config.backend == kChatBackend ? chat_template_tokens : 0;
+  return client_prompt_tokens + bos + markup;
 }
 
 }  // namespace servesim::workload

@@ -55,6 +55,17 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRequests(const BenchConfig& conf
                                                          const std::string& traces_dir,
                                                          std::string* notice);
 
+// The prompt tokens the engine prefills for a request the client counts as
+// `client_prompt_tokens`. A chat-completions client (`--backend openai-chat`)
+// sends the text as one user message, which the server wraps in the model's
+// chat template (`chat_template_tokens` special tokens beyond the BOS); the
+// server's tokenizer adds the BOS, which the random dataset's count leaves
+// out (vLLM re-encodes its prompts without special tokens) and ShareGPT's
+// includes (engine-defaults.md B1, B2). Trace rows are the engine's own
+// counts already and are prefilled as they are.
+int64_t EnginePromptTokens(const BenchConfig& config, int64_t client_prompt_tokens,
+                           int chat_template_tokens);
+
 // One row of the ShareGPT stand-in table.
 struct SharegptLengths {
   int64_t prompt_tokens = 0;

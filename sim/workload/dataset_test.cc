@@ -48,6 +48,25 @@ TEST(RandomDatasetTest, LengthsAreExactAtRangeRatioZero) {
   }
 }
 
+// engine-defaults.md B1/B2: ShareGPT's prompt_len counts the BOS, the random
+// dataset's does not; a chat backend adds the template's markers.
+TEST(EnginePromptTokensTest, AddsTheBosAndChatMarkersTheClientDoesNotCount) {
+  BenchConfig sharegpt;
+  sharegpt.backend = "openai-chat";
+  EXPECT_EQ(EnginePromptTokens(sharegpt, 219, 3), 222);
+  sharegpt.backend = "openai";  // /v1/completions: the prompt as sent, BOS counted
+  EXPECT_EQ(EnginePromptTokens(sharegpt, 219, 3), 219);
+  BenchConfig random = RandomConfig(128, 4, 0.0, 1);
+  random.backend = "openai-chat";
+  EXPECT_EQ(EnginePromptTokens(random, 127, 3), 131);
+  random.backend = "openai";
+  EXPECT_EQ(EnginePromptTokens(random, 127, 3), 128);
+  BenchConfig trace;
+  trace.dataset_name = DatasetName::kTrace;
+  trace.backend = "openai-chat";  // trace rows are the engine's own counts
+  EXPECT_EQ(EnginePromptTokens(trace, 500, 3), 500);
+}
+
 TEST(RandomDatasetTest, PrefixAddsToEveryPrompt) {
   BenchConfig config = RandomConfig(2000, 100, 0.0, 10);
   config.random_prefix_len = 50;
