@@ -25,7 +25,10 @@ baseline configurations, made by `python3 scripts/random_workload_predictions.py
 committed profile and fitted parameters; regenerate after any model change. None of these
 numbers was compared with a live run: they are what a confirmation run checks.
 Every request generates its full output length, as with `--ignore-eos`; a live
-run without that flag may stop some requests earlier at EOS. TensorRT-LLM
+run without that flag may stop some requests earlier at EOS. Through the chat
+endpoint the engine prefills each prompt with four tokens more than the
+client counts (`--random-input-len` I gives I - 1 counted tokens; the server
+adds the BOS and DeepSeek-V3.2's three chat-template markers). TensorRT-LLM
 refuses the 32000-token prompts (chunked context is off by default and a prompt
 must fit `max_num_tokens` = 8192), so all 100 fail.
 """
