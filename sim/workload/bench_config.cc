@@ -18,6 +18,9 @@
 namespace servesim::workload {
 namespace {
 
+// vllm bench serve's chat-completions backend.
+constexpr char kChatBackend[] = "openai-chat";
+
 constexpr char kContext[] = "--bench";
 
 absl::Status Bad(std::string_view flag, std::string_view problem) {
@@ -73,6 +76,8 @@ absl::Status ReadInt(const ParsedFlags& flags, std::string_view name, int64_t mi
 }
 
 }  // namespace
+
+bool SendsChatMessages(const BenchConfig& config) { return config.backend == kChatBackend; }
 
 std::string_view DatasetNameToString(DatasetName name) {
   switch (name) {
@@ -182,7 +187,7 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
   // [U: list pinned to a late-2025 copy]). Audio and embedding backends do
   // not generate text.
   static const auto* kGenerationBackends = new std::vector<std::string>{
-      "openai-chat", "openai", "vllm", "sglang", "tgi", "lmdeploy",
+      kChatBackend, "openai", "vllm", "sglang", "tgi", "lmdeploy",
       "deepspeed-mii", "tensorrt-llm", "scalellm", "llama.cpp"};
   if (std::find(kGenerationBackends->begin(), kGenerationBackends->end(), config.backend) ==
       kGenerationBackends->end()) {

@@ -98,6 +98,11 @@ struct IgnoredBenchFlag {
 };
 const std::vector<IgnoredBenchFlag>& IgnoredBenchFlags();
 
+// Whether the client sends chat messages (`--backend openai-chat`), which the
+// server renders through the model's chat template; the other backends send
+// a bare prompt.
+bool SendsChatMessages(const BenchConfig& config);
+
 // Parses `vllm bench serve [flags]` (the whole line, as recorded in
 // shared/validation). Bad input gives one line naming the flag, e.g.
 // "--bench: --random-range-ratio: must be in [0, 1), got 1.5".

@@ -31,9 +31,6 @@ constexpr int64_t kMaxTotalTokens = 2048;
 // RandomDataset subtracts from --random-input-len (engine-defaults.md B2 [U]).
 constexpr int64_t kSpecialTokensPerPrompt = 1;
 
-// vllm bench serve's chat-completions backend; the others send a bare prompt.
-constexpr char kChatBackend[] = "openai-chat";
-
 absl::StatusOr<std::vector<BenchRequest>> SampleRandom(const BenchConfig& config,
                                                        std::string* notice) {
   const double r = config.random_range_ratio;
@@ -245,7 +242,7 @@ int64_t EnginePromptTokens(const BenchConfig& config, int64_t client_prompt_toke
                            int chat_template_tokens) {
   if (config.dataset_name == DatasetName::kTrace) return client_prompt_tokens;
   const int64_t bos = config.dataset_name == DatasetName::kRandom ? kSpecialTokensPerPrompt : 0;
-  const int64_t markup = config.backend == kChatBackend ? chat_template_tokens : 0;
+  const int64_t markup = SendsChatMessages(config) ? chat_template_tokens : 0;
   return client_prompt_tokens + bos + markup;
 }
 
