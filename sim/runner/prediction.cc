@@ -123,7 +123,8 @@ absl::StatusOr<std::vector<serving::ClientRequest>> BuildClientRequests(
                         sim::Nanoseconds(arrivals[i]), client});
   }
   if (notice != nullptr && !requests.empty()) {
-    const int64_t added = requests[0].prompt_tokens - requests[0].client_prompt_tokens;
+    // The same for every prompt of the workload.
+    const int64_t added = workload::EnginePromptTokens(bench, 0, template_tokens);
     if (added > 0) {
       absl::StrAppend(notice, "; the engine prefills ", added,
                       " token(s) per prompt beyond the input tokens counted here (the chat "
