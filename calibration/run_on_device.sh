@@ -32,6 +32,7 @@ run_part() {  # name suites timeout_s
   [ "$rc" -eq 0 ] || status=1
 }
 run_part base copy,ceilings,small 90
+run_part sampler sampler 60
 run_part attention attention 120
 run_part indexer indexer 60
 run_part gemm gemm 180
@@ -41,7 +42,7 @@ run_part collectives collectives 30
 # Merge: header (device, ceilings) from the base part, tables from every part.
 {
   [ -f "$OUT/part_base.textproto" ] && awk '/^tables \{/{exit} {print}' "$OUT/part_base.textproto"
-  for p in base attention indexer gemm grouped collectives; do
+  for p in base sampler attention indexer gemm grouped collectives; do
     f="$OUT/part_$p.textproto"
     [ -f "$f" ] && awk 'f||/^tables \{/{f=1; print}' "$f"
   done

@@ -77,6 +77,11 @@ absl::Status ValidateModelSpec(const ModelSpec& spec) {
         absl::StrCat("model spec: chat_template_tokens: must be >= 0, got ",
                      spec.chat_template_tokens()));
   }
+  if (!(spec.generation_top_p() >= 0 && spec.generation_top_p() <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model spec: generation_top_p: must be in [0, 1] (0 = not set), got ",
+                     spec.generation_top_p()));
+  }
   const MlaSpec& a = spec.mla();
   RETURN_IF_ERROR(Positive("mla.num_heads", a.num_heads()));
   RETURN_IF_ERROR(Positive("mla.q_lora_rank", a.q_lora_rank()));

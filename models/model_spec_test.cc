@@ -30,6 +30,7 @@ TEST(ModelSpecTest, LoadsDeepSeekV32Shapes) {
   // <｜User｜>, <｜Assistant｜> and V3.2's non-thinking </think>.
   EXPECT_EQ(spec.chat_template_tokens(), 3);
   EXPECT_EQ(MustLoad(kV3).chat_template_tokens(), 2);
+  EXPECT_DOUBLE_EQ(spec.generation_top_p(), 0.95);
 }
 
 // model-and-kernels.md §1.1: main 671.9 B, with MTP 685.35 B (HF "685.4B"),
@@ -103,6 +104,13 @@ TEST(ModelSpecTest, RejectsNegativeChatTemplateTokens) {
   spec.set_chat_template_tokens(-1);
   EXPECT_EQ(ValidateModelSpec(spec).message(),
             "model spec: chat_template_tokens: must be >= 0, got -1");
+}
+
+TEST(ModelSpecTest, RejectsTopPAboveOne) {
+  ModelSpec spec = MustLoad(kV32);
+  spec.set_generation_top_p(1.5);
+  EXPECT_EQ(ValidateModelSpec(spec).message(),
+            "model spec: generation_top_p: must be in [0, 1] (0 = not set), got 1.5");
 }
 
 TEST(ModelSpecTest, RejectsMoreDenseLayersThanLayers) {

@@ -478,8 +478,9 @@ void Builder::Head(const AttentionWork& w, int64_t tokens) {
     Collective("logits_all_gather", "all_gather", l_.gpus,
                rows_global * n * kBf16Bytes, 1);
   }
-  Add("sampling", "sampling", {{"vocab", v}}, static_cast<double>(rows),
-      5.0 * rows * v, 2.0 * rows * v * kFp32Bytes, OpPhase::kHead, 1);
+  Add("sampling", o_.sampler_sorts_vocab ? "sampling_top_p" : "sampling",
+      {{"vocab", v}}, static_cast<double>(rows), 5.0 * rows * v,
+      2.0 * rows * v * kFp32Bytes, OpPhase::kHead, 1);
 }
 
 }  // namespace
@@ -515,7 +516,11 @@ std::vector<Op> BuildMtpDraftOps(const ModelSpec& spec,
                  "moe_tokens_global must count at least this rank's tokens");
   const int n = spec.num_mtp_layers();
   if (w.tokens == 0 || n == 0) return ops;
-  Builder b(spec, layout, options, ops);
+  // Drafts are the argmax of the draft logits (vLLM's and SGLang's MTP
+  // proposers): no nucleus sort, whatever the target sampler does.
+  OpGraphOptions draft_options = options;
+  draft_options.sampler_sorts_vocab = false;
+  Builder b(spec, layout, draft_options, ops);
   const int64_t h = spec.hidden_size();
   b.Embedding(w.tokens);
   b.Norm("mtp_enorm", h, w.tokens, OpPhase::kOther, n);

@@ -68,6 +68,11 @@ struct OpGraphOptions {
   // layer's whole KV buffer (this many tokens, one DP rank's pool, used or
   // not) into it and then runs the FP8 kernel. 0 = no such pass.
   int64_t decode_quantizes_kv_pool_tokens = 0;
+  // The sampler sorts every sampled row over the vocabulary (vLLM's
+  // PyTorch-native top-p path, the `sampling_top_p` table); false: one
+  // softmax pass and an exponential race (`sampling`), the cost of a sampler
+  // without a sort (no top-p, or FlashInfer's rejection sampler).
+  bool sampler_sorts_vocab = false;
 };
 
 // Every op one GPU of `layout` runs in one forward pass of the main model for

@@ -305,6 +305,22 @@ TEST(OpGraphTest, MtpDraftRunsOneMoeLayer) {
   EXPECT_EQ(Find(ops, "dense_gate_up_proj"), nullptr);
 }
 
+// A sorting sampler is priced by its own table, once per sampled row; the
+// MTP draft takes the argmax of its logits and never sorts.
+TEST(OpGraphTest, TopPSamplerSortsSampledRowsButDraftsDoNot) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const ParallelLayout tp8 = Must(VllmLayout(spec, 8, 1, false, 8));
+  OpGraphOptions o;
+  EXPECT_EQ(Find(BuildRankIterationOps(spec, tp8, Decodes(5, 100), 5, o), "sampling")->kind,
+            "sampling");
+  o.sampler_sorts_vocab = true;
+  const auto ops = BuildRankIterationOps(spec, tp8, Decodes(5, 100), 5, o);
+  EXPECT_EQ(Find(ops, "sampling")->kind, "sampling_top_p");
+  EXPECT_EQ(Find(ops, "sampling")->x, 5);
+  EXPECT_EQ(Find(BuildMtpDraftOps(spec, tp8, Decodes(5, 100), 5, o), "sampling")->kind,
+            "sampling");
+}
+
 TEST(OpGraphTest, EmptyBatchHasNoOps) {
   const ModelSpec spec = Load("deepseek_v32.textproto");
   EXPECT_TRUE(BuildRankIterationOps(

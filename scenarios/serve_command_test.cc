@@ -86,6 +86,26 @@ TEST(VllmServeTest, DeepGemmSwitchIsAKernelChoiceNotARefusal) {
   EXPECT_FALSE(c->deep_gemm());
 }
 
+// vLLM's default --generation-config auto hands the checkpoint's sampling
+// defaults to requests; its top-p sampler sorts unless FlashInfer's is
+// opted into.
+TEST(VllmServeTest, SamplerFollowsGenerationConfigAndFlashInferSwitch) {
+  auto c = ParseServeCommand(kVllmTp8, {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->applies_generation_config());
+  EXPECT_TRUE(c->sampler_sorts_vocab());
+  auto own = ParseServeCommand(absl::StrCat(kVllmTp8, " --generation-config vllm"), {}, {});
+  ASSERT_TRUE(own.ok()) << own.status();
+  EXPECT_FALSE(own->applies_generation_config());
+  auto flashinfer = ParseServeCommand(kVllmTp8, {{"VLLM_USE_FLASHINFER_SAMPLER", "1"}}, {});
+  ASSERT_TRUE(flashinfer.ok()) << flashinfer.status();
+  EXPECT_FALSE(flashinfer->sampler_sorts_vocab());
+  auto folder = ParseServeCommand(absl::StrCat(kVllmTp8, " --generation-config /cfg"), {}, {});
+  EXPECT_EQ(folder.status().message(),
+            "--serve: --generation-config: \"/cfg\" is not modelled (auto, vllm): servesim does "
+            "not read a generation config folder");
+}
+
 TEST(VllmServeTest, UnknownFlagIsAnErrorNamingIt) {
   auto c = ParseServeCommand(std::string(kVllmTp8) + " --frobnicate 3", {}, {});
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);

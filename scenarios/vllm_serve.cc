@@ -56,6 +56,7 @@ std::vector<FlagSpec> VllmFlagSpecs() {
       {"--enable-prefix-caching", {}, false},
       {"--no-enable-prefix-caching", {}, false},
       {"--enable-chunked-prefill", {}, false},
+      {"--generation-config", {}},
   };
   for (const std::string& f : VllmIgnoredFlags()) specs.push_back({f, {}, !IsSwitch(f)});
   return specs;
@@ -220,19 +221,39 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
     c.add_defaults_applied("--block-size overridden to 64 (forced for FlashMLA sparse)");
   }
 
+  // Sampling defaults (vllm/config/model.py generation_config, default
+  // "auto": the checkpoint's generation_config.json; "vllm": vLLM's own,
+  // no top-p). A folder of another generation config is not read here.
+  ASSIGN_OR_RETURN(std::string gen, flags.GetStringOr("--generation-config", "auto"));
+  if (gen != "auto" && gen != "vllm") {
+    return absl::UnimplementedError(absl::StrCat(
+        "--serve: --generation-config: \"", gen,
+        "\" is not modelled (auto, vllm): servesim does not read a generation config folder"));
+  }
+  c.set_applies_generation_config(gen == "auto");
+  note_default("--generation-config",
+               "generation_config=auto (requests without sampling parameters get the "
+               "checkpoint's defaults, e.g. top_p)");
+
   // Kernels.
   c.set_attention_backend("FLASHMLA_SPARSE");
   c.set_deep_gemm(true);
+  // v0.13's top-k/top-p sampler is PyTorch's (a sort over the vocabulary);
+  // FlashInfer's is opt-in (vllm/v1/sample/ops/topk_topp_sampler.py) [U].
+  c.set_sampler_sorts_vocab(true);
   for (const auto& [key, value] : env) {
     if (key == "VLLM_ATTENTION_BACKEND") {
       RETURN_IF_ERROR(CheckAttentionBackend(value));
     } else if (key == "VLLM_USE_DEEP_GEMM") {
       ASSIGN_OR_RETURN(bool on, EnvBool(key, value));
       c.set_deep_gemm(on);
+    } else if (key == "VLLM_USE_FLASHINFER_SAMPLER") {
+      ASSIGN_OR_RETURN(bool on, EnvBool(key, value));
+      c.set_sampler_sorts_vocab(!on);
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "--env: ", key, " is not an environment variable servesim models for vLLM "
-          "(VLLM_ATTENTION_BACKEND, VLLM_USE_DEEP_GEMM)"));
+          "(VLLM_ATTENTION_BACKEND, VLLM_USE_DEEP_GEMM, VLLM_USE_FLASHINFER_SAMPLER)"));
     }
   }
 

@@ -4,7 +4,7 @@
 //
 //   servesim_calibrate --out PATH.textproto [--quick] [--suites a,b,...]
 //
-// Suites: copy, ceilings, small, attention, indexer, gemm, grouped, collectives.
+// Suites: copy, ceilings, small, sampler, attention, indexer, gemm, grouped, collectives.
 // The profile is rewritten after every suite, so a run cut short keeps what
 // it measured.
 #include <cublasLt.h>
@@ -46,7 +46,7 @@ std::string Version(int v) { return std::to_string(v / 1000) + "." + std::to_str
 int Usage(const char* msg) {
   std::fprintf(stderr,
                "servesim_calibrate: %s\nusage: servesim_calibrate --out PATH.textproto [--quick] "
-               "[--suites copy,ceilings,small,attention,indexer,gemm,grouped,collectives]\n",
+               "[--suites copy,ceilings,small,sampler,attention,indexer,gemm,grouped,collectives]\n",
                msg);
   return 2;
 }
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   setenv("NCCL_NVLS_ENABLE", "0", 1);
   std::string out_path;
   bool quick = false;
-  std::set<std::string> suites = {"copy", "ceilings", "small", "attention", "indexer", "gemm", "grouped",
+  std::set<std::string> suites = {"copy", "ceilings", "small", "sampler", "attention", "indexer", "gemm", "grouped",
                                   "collectives"};
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
@@ -169,6 +169,7 @@ int main(int argc, char** argv) {
   run("copy", [&] { profile.copy_gbps = scc::RunCopySuite(ctx); });
   run("ceilings", [&] { scc::RunGemmCeilings(ctx, &profile.bf16_gemm_tflops, &profile.fp8_gemm_tflops); });
   run("small", [&] { scc::RunSmallOpsSuite(ctx); });
+  run("sampler", [&] { scc::RunSamplerSuite(ctx); });
   run("attention", [&] { scc::RunAttentionSuite(ctx); });
   run("indexer", [&] { scc::RunIndexerSuite(ctx); });
   run("gemm", [&] { scc::RunGemmSuite(ctx); });

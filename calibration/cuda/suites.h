@@ -38,6 +38,8 @@ void RunAttentionSuite(Context& ctx);
 void RunIndexerSuite(Context& ctx);
 // rmsnorm, rope, silu_mul, router_topk, sampling.
 void RunSmallOpsSuite(Context& ctx);
+// sampling_top_p: vLLM's PyTorch-native top-p sampler.
+void RunSamplerSuite(Context& ctx);
 // NCCL collectives (skipped with a message on one GPU or without NCCL).
 void RunCollectivesSuite(Context& ctx);
 

@@ -39,6 +39,26 @@ TEST(EngineSetupTest, VllmSendsEveryRowThroughOneFlashMlaKernel) {
   EXPECT_EQ(g.sparse_kernel_routing, models::SparseKernelRouting::kAllOnDecodeKernel);
 }
 
+// DeepSeek-V3.2's generation_config sets top_p 0.95: vLLM's sampler sorts
+// the vocabulary under the defaults, not with vLLM's own sampling defaults
+// or FlashInfer's sampler; SGLang samples without a sort.
+TEST(EngineSetupTest, VllmSortsForTopPFromTheGenerationConfig) {
+  EXPECT_TRUE(GraphOf("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8").sampler_sorts_vocab);
+  EXPECT_FALSE(GraphOf("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --generation-config vllm")
+                   .sampler_sorts_vocab);
+  absl::StatusOr<scenarios::EngineConfig> flashinfer = scenarios::ParseServeCommand(
+      "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8", {{"VLLM_USE_FLASHINFER_SAMPLER", "1"}},
+      scenarios::ServeContext{});
+  ASSERT_TRUE(flashinfer.ok()) << flashinfer.status();
+  absl::StatusOr<EngineSetup> setup =
+      PrepareEngine(*flashinfer, RepoPredictionContext().spec, scenarios::EngineParams{});
+  ASSERT_TRUE(setup.ok()) << setup.status();
+  EXPECT_FALSE(setup->predictor.graph.sampler_sorts_vocab);
+  EXPECT_FALSE(GraphOf("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
+                       "--tp-size 8")
+                   .sampler_sorts_vocab);
+}
+
 // SGLang: short prefills take dense MHA; FlashMLA backends walk the whole
 // top-k, fa3 (the default decode backend on a BF16 cache) the real length.
 TEST(EngineSetupTest, SglangChargesTheWholeTopkOnlyOnFlashMlaBackends) {
