@@ -108,11 +108,35 @@ class Builder {
     return ops_.back();
   }
 
+  // A memory-bound pass that reads and writes these bytes, priced as a device
+  // copy of the same traffic: x = (read + written) / 2, the copy_d2d
+  // convention (docs/profile-tables.md, "Stand-ins").
+  void StreamingPass(const std::string& name, const std::string& kind,
+                     double read, double written, OpPhase phase, int repeat) {
+    if (read + written <= 0 || repeat <= 0) return;
+    Add(name, kind, {}, (read + written) / 2, 0, read + written, phase, repeat);
+  }
+
+  // An FP8 GEMM takes FP8 activations with one scale per 128 values
+  // (DeepSeek's 1x128 block scaling): the engine quantizes the BF16 input
+  // of every FP8 GEMM in a pass of its own (vLLM per_token_group_quant_fp8,
+  // SGLang's and TensorRT-LLM's equivalents) [U: where an engine fuses it
+  // into the norm or the SiLU before, it is charged anyway].
+  void ActivationQuant(const std::string& gemm, int64_t m, int64_t k,
+                       OpPhase phase, int repeat) {
+    const double values = static_cast<double>(m) * k;
+    const double scales = static_cast<double>(m) *
+                          CeilDiv(k, kActivationQuantGroup) * kFp32Bytes;
+    StreamingPass(gemm + "_act_quant", "act_quant_fp8", values * kBf16Bytes,
+                  values + scales, phase, repeat);
+  }
+
   // C[m,n] = A[m,k] B[n,k]^T with weights stored quantised (FP8 path) or not.
   void Gemm(const std::string& name, int64_t n, int64_t k, int64_t m,
             bool quantized_weight, OpPhase phase, int repeat) {
     if (m <= 0 || n <= 0 || k <= 0 || repeat <= 0) return;
     const bool fp8 = quantized_weight && o_.fp8_gemms;
+    if (fp8) ActivationQuant(name, m, k, phase, repeat);
     const int64_t in_bytes = fp8 ? 1 : kBf16Bytes;
     const double hbm = static_cast<double>(n) * k * in_bytes +
                        static_cast<double>(m) * k * in_bytes +
@@ -417,6 +441,13 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
     const std::string kind = fp8 ? "grouped_gemm_fp8" : "grouped_gemm_bf16";
     const int64_t wbytes = fp8 ? 1 : kBf16Bytes;
     const double touched = static_cast<double>(std::min(local_experts, pairs));
+    // DeepEP dispatches FP8: the rank quantizes its own tokens before
+    // sending; otherwise the tokens the experts see are quantized here.
+    const bool all_to_all = l_.moe_comm == ParallelLayout::MoeComm::kAllToAll;
+    if (fp8) {
+      ActivationQuant("experts_gate_up", all_to_all ? tokens : moe_tokens, h, ph,
+                      layers);
+    }
     Op& up =
         Add("experts_gate_up", kind,
             {{"experts", local_experts}, {"k", h}, {"n", 2 * w}},
@@ -426,6 +457,7 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
             ph, layers);
     up.fp8_math = fp8;
     SiluMul("experts_silu_mul", w, pairs, ph, layers);
+    if (fp8) ActivationQuant("experts_down", pairs, w, ph, layers);
     Op& down = Add("experts_down", kind,
                    {{"experts", local_experts}, {"k", w}, {"n", h}},
                    static_cast<double>(pairs), 2.0 * pairs * w * h,
@@ -433,6 +465,15 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
                                                   (w * wbytes + h * kBf16Bytes),
                    ph, layers);
     down.fp8_math = fp8;
+    // Each token's top-k expert outputs come back as separate rows and are
+    // summed with the router weights (vLLM moe_sum / unpermute-and-reduce,
+    // SGLang's and TensorRT-LLM's finalize); DeepEP's combine does the sum
+    // itself.
+    if (!all_to_all) {
+      StreamingPass("experts_topk_reduce", "moe_topk_reduce",
+                    static_cast<double>(pairs) * h * kBf16Bytes,
+                    static_cast<double>(moe_tokens) * h * kBf16Bytes, ph, layers);
+    }
   }
   switch (l_.moe_comm) {
     case ParallelLayout::MoeComm::kAllReduce:

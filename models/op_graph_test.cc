@@ -305,6 +305,45 @@ TEST(OpGraphTest, MtpDraftRunsOneMoeLayer) {
   EXPECT_EQ(Find(ops, "dense_gate_up_proj"), nullptr);
 }
 
+// Every FP8 GEMM's input is quantized in a pass of its own: read BF16, write
+// FP8 plus one fp32 scale per 128 values, priced as a copy of half that
+// traffic. fused_qkv_a on 10 tokens: 10 x 7168 x 2 B read, 10 x 7168 B +
+// 10 x 56 x 4 B written.
+TEST(OpGraphTest, Fp8GemmsQuantizeTheirInputsBf16GemmsDoNot) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const ParallelLayout tp8 = Must(VllmLayout(spec, 8, 1, false, 8));
+  const auto ops = BuildRankIterationOps(spec, tp8, Decodes(10, 100), 10, {});
+  const Op* q = Find(ops, "fused_qkv_a_proj_act_quant");
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(q->kind, "act_quant_fp8");
+  EXPECT_DOUBLE_EQ(q->x, (143360.0 + 71680.0 + 2240.0) / 2);
+  EXPECT_EQ(q->repeat, 61);
+  EXPECT_EQ(Find(ops, "lm_head_act_quant"), nullptr);     // BF16 LM head
+  EXPECT_EQ(Find(ops, "router_gate_act_quant"), nullptr);  // BF16 router
+  OpGraphOptions bf16;
+  bf16.fp8_gemms = false;
+  for (const Op& op : BuildRankIterationOps(spec, tp8, Decodes(10, 100), 10, bf16)) {
+    EXPECT_NE(op.kind, "act_quant_fp8") << op.name;
+  }
+}
+
+// The top-k expert outputs of each token are summed back into one row: TP8,
+// 10 decodes: 80 rows of 7168 BF16 read, 10 written. DeepEP's combine sums
+// them itself.
+TEST(OpGraphTest, TopKExpertOutputsAreReducedUnlessDeepEpCombines) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  ParallelLayout l = Must(VllmLayout(spec, 8, 1, false, 8));
+  const Op* r = Find(BuildRankIterationOps(spec, l, Decodes(10, 100), 10, {}),
+                     "experts_topk_reduce");
+  ASSERT_NE(r, nullptr);
+  EXPECT_DOUBLE_EQ(r->x, (80.0 * kHiddenBytes + 10.0 * kHiddenBytes) / 2);
+  EXPECT_EQ(r->repeat, 58);
+  l.moe_comm = ParallelLayout::MoeComm::kAllToAll;
+  EXPECT_EQ(Find(BuildRankIterationOps(spec, l, Decodes(10, 100), 10, {}),
+                 "experts_topk_reduce"),
+            nullptr);
+}
+
 // A sorting sampler is priced by its own table, once per sampled row; the
 // MTP draft takes the argmax of its logits and never sorts.
 TEST(OpGraphTest, TopPSamplerSortsSampledRowsButDraftsDoNot) {

@@ -33,7 +33,11 @@ bool IsCollective(const std::string& kind) {
 // backend factor (docs/fitting.md).
 const std::string& TableKind(const std::string& kind) {
   static const std::string kCopy = "copy_d2d";
-  return kind == "kv_cache_quantize" ? kCopy : kind;
+  // Memory-bound passes without a table of their own (models/op_graph.cc,
+  // StreamingPass): a device copy of the same traffic.
+  const bool streaming = kind == "kv_cache_quantize" || kind == "act_quant_fp8" ||
+                         kind == "moe_topk_reduce";
+  return streaming ? kCopy : kind;
 }
 
 }  // namespace

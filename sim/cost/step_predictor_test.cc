@@ -98,7 +98,8 @@ TEST(StepPredictorTest, PrefillOnlyKindFactorStretchesOnlyWhatTheChunkAddsToThat
        {"dense_mha_prefill", "dense_mla_decode", "indexer_decode", "indexer_prefill",
         "sparse_mla_decode", "sparse_mla_prefill", "topk", "gemm_fp8", "gemm_bf16",
         "batched_gemm_bf16", "rmsnorm", "rope", "silu_mul", "all_reduce", "all_gather",
-        "copy_d2d", "router_topk", "sampling", "reduce_scatter", "all_to_all", "grouped_gemm_bf16"}) {
+        "copy_d2d", "router_topk", "sampling", "sampling_top_p", "reduce_scatter", "all_to_all",
+        "grouped_gemm_bf16", "act_quant_fp8", "moe_topk_reduce", "kv_cache_quantize"}) {
     moe_only_config.kind_time_scale.emplace_back(kind, 0.0);
   }
   StepPredictor moe_only(moe_only_config, std::make_unique<RooflineOpCost>(GpuRates{}));
