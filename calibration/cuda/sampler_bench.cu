@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "calibration/cuda/block_argmax.cuh"
 #include "calibration/cuda/suites.h"
 
 namespace servesim::calibration::cuda {
@@ -126,17 +127,9 @@ __global__ void ScatterKernel(const float* src, const int64_t* idx, float* out, 
     out[(i / vocab) * vocab + idx[i]] = src[i];
 }
 
-__device__ __forceinline__ float Uniform01(uint64_t seed, size_t i) {
-  uint64_t z = seed * 0x9e3779b97f4a7c15ull + i;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return ((z >> 40) + 0.5f) * (1.0f / 16777216.0f);
-}
-
 __global__ void ExponentialKernel(float* q, size_t n, uint64_t seed) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    q[i] = -__logf(Uniform01(seed, i));
+    q[i] = -__logf(HashUniform(seed, i));
 }
 
 __global__ void DivKernel(float* p, const float* q, size_t n) {
@@ -145,8 +138,6 @@ __global__ void DivKernel(float* p, const float* q, size_t n) {
 }
 
 __global__ void __launch_bounds__(kRowThreads) RowArgmaxKernel(const float* x, int vocab, int64_t* out) {
-  __shared__ float sv[32];
-  __shared__ int si[32];
   const float* row = x + static_cast<size_t>(blockIdx.x) * vocab;
   float best = -INFINITY;
   int best_i = 0;
@@ -156,28 +147,8 @@ __global__ void __launch_bounds__(kRowThreads) RowArgmaxKernel(const float* x, i
       best_i = i;
     }
   }
-  for (int o = 16; o > 0; o /= 2) {
-    const float ob = __shfl_xor_sync(0xffffffffu, best, o);
-    const int oi = __shfl_xor_sync(0xffffffffu, best_i, o);
-    if (ob > best || (ob == best && oi < best_i)) {
-      best = ob;
-      best_i = oi;
-    }
-  }
-  if (threadIdx.x % 32 == 0) {
-    sv[threadIdx.x / 32] = best;
-    si[threadIdx.x / 32] = best_i;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int w = 1; w < blockDim.x / 32; ++w) {
-      if (sv[w] > sv[0] || (sv[w] == sv[0] && si[w] < si[0])) {
-        sv[0] = sv[w];
-        si[0] = si[w];
-      }
-    }
-    out[blockIdx.x] = si[0];
-  }
+  const int winner = BlockArgmax(best, best_i);
+  if (threadIdx.x == 0) out[blockIdx.x] = winner;
 }
 
 // Row r's segment id of each flat index, for the second (by-row) sort.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "calibration/cuda/block_argmax.cuh"
 #include "calibration/cuda/kernels.h"
 #include "calibration/cuda/suites.h"
 
@@ -172,21 +173,12 @@ __global__ void RouterTopKKernel(const float* logits, const float* bias, int tok
   }
 }
 
-__device__ __forceinline__ float HashUniform(uint64_t seed, size_t i) {
-  uint64_t z = seed * 0x9e3779b97f4a7c15ull + i;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return ((z >> 40) + 0.5f) * (1.0f / 16777216.0f);
-}
-
 // One block per sequence: pass 1 max and sum of exp (online), pass 2 picks
 // argmax of p_i / E_i with E_i ~ Exp(1), the exponential race vLLM's sampler
 // uses; equivalent to sampling from softmax(logits / T).
 __global__ void __launch_bounds__(1024) SamplingKernel(const float* logits, int vocab, float inv_t, uint64_t seed,
                                                        int32_t* out) {
   __shared__ float sm[32], ss[32];
-  __shared__ int si[32];
   const float* row = logits + static_cast<size_t>(blockIdx.x) * vocab;
   float m = -INFINITY, s = 0;
   for (int i = threadIdx.x; i < vocab; i += blockDim.x) {
@@ -232,29 +224,8 @@ __global__ void __launch_bounds__(1024) SamplingKernel(const float* logits, int 
       best_i = i;
     }
   }
-  for (int o = 16; o > 0; o /= 2) {
-    const float ob = __shfl_xor_sync(0xffffffffu, best, o);
-    const int oi = __shfl_xor_sync(0xffffffffu, best_i, o);
-    if (ob > best || (ob == best && oi < best_i)) {
-      best = ob;
-      best_i = oi;
-    }
-  }
-  __syncthreads();
-  if (threadIdx.x % 32 == 0) {
-    sm[threadIdx.x / 32] = best;
-    si[threadIdx.x / 32] = best_i;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int w = 1; w < blockDim.x / 32; ++w) {
-      if (sm[w] > sm[0] || (sm[w] == sm[0] && si[w] < si[0])) {
-        sm[0] = sm[w];
-        si[0] = si[w];
-      }
-    }
-    out[blockIdx.x] = si[0];
-  }
+  const int winner = BlockArgmax(best, best_i);
+  if (threadIdx.x == 0) out[blockIdx.x] = winner;
 }
 
 int Grid(size_t work, int per_block) {
