@@ -10,6 +10,7 @@
 #ifndef SERVESIM_SCENARIOS_SERVE_COMMAND_H_
 #define SERVESIM_SCENARIOS_SERVE_COMMAND_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,6 +30,10 @@ struct ServeContext {
   // the documented default for `chat_workload`.
   double mtp_mean_accepted_drafts = -1;
   bool chat_workload = true;  // sharegpt / traces of real text; false for random
+  // Sampling parameters every request carries (vllm bench serve --top-p,
+  // --temperature); unset: the request sends none.
+  std::optional<double> request_top_p;
+  bool greedy_requests = false;
 };
 
 absl::StatusOr<EngineConfig> ParseServeCommand(std::string_view command, const EnvVars& env,

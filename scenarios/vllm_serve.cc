@@ -231,6 +231,8 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
         "\" is not modelled (auto, vllm): servesim does not read a generation config folder"));
   }
   c.set_applies_generation_config(gen == "auto");
+  if (context.request_top_p.has_value()) c.set_request_top_p(*context.request_top_p);
+  c.set_greedy_requests(context.greedy_requests);
   note_default("--generation-config",
                "generation_config=auto (requests without sampling parameters get the "
                "checkpoint's defaults, e.g. top_p)");

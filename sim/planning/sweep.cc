@@ -45,7 +45,8 @@ const std::vector<std::string>& BenchAxisFlags() {
       "--seed",              "--random-input-len",   "--random-output-len",
       "--random-range-ratio", "--random-prefix-len", "--sharegpt-output-len",
       "--request-rate",      "--burstiness",         "--max-concurrency",
-      "--trace-time-scale"};
+      "--trace-time-scale",  "--top-p",              "--top-k",
+      "--min-p",             "--temperature"};
   return *kFlags;
 }
 

@@ -1,6 +1,7 @@
 #include "sim/runner/engine_setup.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -57,6 +58,29 @@ TEST(EngineSetupTest, VllmSortsForTopPFromTheGenerationConfig) {
   EXPECT_FALSE(GraphOf("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
                        "--tp-size 8")
                    .sampler_sorts_vocab);
+}
+
+// What the requests send overrides the generation config: their own top_p
+// (1 = none, < 1 sorts even under --generation-config vllm), and greedy
+// requests (temperature 0) take the argmax with no top-p.
+TEST(EngineSetupTest, RequestSamplingParametersDecideTheSort) {
+  auto graph = [](const std::string& serve, std::optional<double> top_p, bool greedy) {
+    scenarios::ServeContext context;
+    context.request_top_p = top_p;
+    context.greedy_requests = greedy;
+    absl::StatusOr<scenarios::EngineConfig> config =
+        scenarios::ParseServeCommand(serve, {}, context);
+    EXPECT_TRUE(config.ok()) << config.status();
+    absl::StatusOr<EngineSetup> setup =
+        PrepareEngine(*config, RepoPredictionContext().spec, scenarios::EngineParams{});
+    EXPECT_TRUE(setup.ok()) << setup.status();
+    return setup->predictor.graph;
+  };
+  const std::string tp8 = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8";
+  EXPECT_FALSE(graph(tp8, 1.0, false).sampler_sorts_vocab);
+  EXPECT_TRUE(graph(tp8 + " --generation-config vllm", 0.9, false).sampler_sorts_vocab);
+  EXPECT_FALSE(graph(tp8, std::nullopt, true).sampler_sorts_vocab);
+  EXPECT_FALSE(graph(tp8, 0.9, true).sampler_sorts_vocab);
 }
 
 // SGLang: short prefills take dense MHA; FlashMLA backends walk the whole

@@ -1,5 +1,6 @@
 // vLLM v0.13 on DeepSeek-V3.2: layout, KV pool, scheduler and kernels.
 #include <algorithm>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -74,26 +75,36 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   p.graph.min_sparse_decode_heads = 64;
   p.graph.min_sparse_prefill_heads = 64;
   p.graph.fp8_gemms = true;  // DeepGEMM off falls back to CUTLASS FP8, not BF16
-  // DeepSeek's generation_config asks for top_p 0.95; vLLM applies it to
-  // requests that set none, and its PyTorch sampler then sorts each row's
-  // ~129k logits (the `sampling_top_p` table: 17 ms for 1024 rows on the H200).
-  const bool top_p = config.applies_generation_config() && spec.generation_top_p() > 0 &&
-                     spec.generation_top_p() < 1;
-  p.graph.sampler_sorts_vocab = top_p && config.sampler_sorts_vocab();
+  // A request's top_p is its own, else the generation config's (DeepSeek's
+  // asks for 0.95) under --generation-config auto. vLLM's PyTorch sampler
+  // then sorts each row's ~129k logits (the `sampling_top_p` table: 17 ms
+  // for 1024 rows on the H200); greedy requests take the argmax and no
+  // top-p at all.
+  const bool from_request = config.has_request_top_p();
+  const double top_p = from_request                         ? config.request_top_p()
+                       : config.applies_generation_config() ? spec.generation_top_p()
+                                                            : 0.0;
+  const bool nucleus = !config.greedy_requests() && top_p > 0 && top_p < 1;
+  p.graph.sampler_sorts_vocab = nucleus && config.sampler_sorts_vocab();
   p.graphs_cover_mixed_batches = true;  // FULL_AND_PIECEWISE
   p.pad_moe_tokens_to_max_rank = true;  // DP ranks pad to the largest (num_tokens_across_dp)
 
+  std::string sampler = "no top-p (no sort)";
+  if (config.greedy_requests()) {
+    sampler = "greedy (argmax, no top-p)";
+  } else if (nucleus) {
+    sampler = absl::StrCat("top_p ", top_p,
+                           from_request ? " from the requests" : " from generation_config",
+                           p.graph.sampler_sorts_vocab ? ", PyTorch sort over the vocabulary"
+                                                       : ", FlashInfer (no sort)");
+  }
   s.notes.push_back(absl::StrCat(
       "attention: FLASHMLA_SPARSE (every row through the ",
       fp8_cache ? "FP8 sparse decode" : "BF16 sparse prefill",
       " kernel, heads padded to 64, the whole top-k per row); GEMMs: ",
       config.deep_gemm() ? "DeepGEMM FP8" : "CUTLASS FP8",
       "; CUDA graphs up to ", config.cuda_graph_max_bs(), " tokens; async scheduling ",
-      config.overlap_schedule() ? "on" : "off", "; sampler: ",
-      p.graph.sampler_sorts_vocab
-          ? absl::StrCat("top_p ", spec.generation_top_p(),
-                         " from generation_config, PyTorch sort over the vocabulary")
-          : (top_p ? "FlashInfer top-p (no sort)" : "no top-p (no sort)")));
+      config.overlap_schedule() ? "on" : "off", "; sampler: ", sampler));
   return s;
 }
 

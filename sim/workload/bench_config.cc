@@ -44,6 +44,10 @@ std::vector<FlagSpec> BenchFlagSpecs() {
       {"--burstiness", {}, true},
       {"--max-concurrency", {}, true},
       {"--ignore-eos", {}, false},
+      {"--top-p", {}, true},
+      {"--top-k", {}, true},
+      {"--min-p", {}, true},
+      {"--temperature", {}, true},
       {"--backend", {}, true},
       {"--endpoint", {}, true},
       {"--model", {}, true},
@@ -180,6 +184,28 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
     int64_t limit = 0;
     RETURN_IF_ERROR(ReadInt(flags, "--max-concurrency", 1, &limit));
     config.max_concurrency = limit;
+  }
+  if (flags.Has("--top-p")) {
+    ASSIGN_OR_RETURN(double p, flags.GetDouble("--top-p"));
+    if (!(p > 0.0 && p <= 1.0)) return Bad("--top-p", absl::StrCat("must be in (0, 1], got ", p));
+    config.top_p = p;
+  }
+  if (flags.Has("--top-k")) {
+    ASSIGN_OR_RETURN(int64_t k, flags.GetInt("--top-k"));
+    if (k == 0 || k < -1) return Bad("--top-k", absl::StrCat("must be -1 (off) or >= 1, got ", k));
+    config.top_k = k;
+  }
+  if (flags.Has("--min-p")) {
+    ASSIGN_OR_RETURN(double p, flags.GetDouble("--min-p"));
+    if (!(p >= 0.0 && p <= 1.0)) return Bad("--min-p", absl::StrCat("must be in [0, 1], got ", p));
+    config.min_p = p;
+  }
+  if (flags.Has("--temperature")) {
+    ASSIGN_OR_RETURN(double t, flags.GetDouble("--temperature"));
+    if (!(t >= 0.0) || std::isinf(t)) {
+      return Bad("--temperature", absl::StrCat("must be finite and >= 0, got ", t));
+    }
+    config.temperature = t;
   }
   ASSIGN_OR_RETURN(config.backend, flags.GetStringOr("--backend", config.backend));
   // vllm bench serve's text-generation backends: openai-chat sends chat

@@ -60,6 +60,13 @@ struct BenchConfig {
   // --ignore-eos: sent to the server so every request generates its full
   // output length. Default false.
   bool ignore_eos = false;
+  // Sampling parameters sent with every request (vllm bench serve's
+  // --top-p, --top-k, --min-p, --temperature; openai backends only). Unset:
+  // none is sent and the server's defaults apply.
+  std::optional<double> top_p;        // in (0, 1]
+  std::optional<int64_t> top_k;       // -1 (off) or >= 1
+  std::optional<double> min_p;        // in [0, 1]
+  std::optional<double> temperature;  // >= 0; 0 is greedy
   // --backend: client backend. "openai-chat" sends chat messages, which the
   // server wraps in its chat template (EnginePromptTokens). vLLM default "openai".
   std::string backend = "openai";

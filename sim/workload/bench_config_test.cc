@@ -160,7 +160,11 @@ TEST(ParseBenchCommandTest, EachBadFlagGivesOneLineNamingIt) {
        "--bench: --backend: \"openai-embeddings\" is not a text-generation backend of vllm "
        "bench serve (openai-chat, openai, vllm, sglang, tgi, lmdeploy, deepspeed-mii, "
        "tensorrt-llm, scalellm, llama.cpp)"},
-      {"--temperature 0.7", "--bench: unknown flag --temperature"},
+      {"--temperature -0.5", "--bench: --temperature: must be finite and >= 0, got -0.5"},
+      {"--top-p 0", "--bench: --top-p: must be in (0, 1], got 0"},
+      {"--top-k 0", "--bench: --top-k: must be -1 (off) or >= 1, got 0"},
+      {"--min-p 1.5", "--bench: --min-p: must be in [0, 1], got 1.5"},
+      {"--frobnicate 0.7", "--bench: unknown flag --frobnicate"},
       {"--ignore-eos=yes", "--bench: --ignore-eos: is a switch and takes no value, got \"yes\""},
       {"--num-prompts", "--bench: --num-prompts: expected a value"},
       {"stray", "--bench: unexpected argument \"stray\""},
@@ -172,6 +176,19 @@ TEST(ParseBenchCommandTest, EachBadFlagGivesOneLineNamingIt) {
     EXPECT_EQ(config.status().message(), c.message) << c.flags;
     EXPECT_EQ(std::string(config.status().message()).find('\n'), std::string::npos);
   }
+}
+
+TEST(ParseBenchCommandTest, SamplingParametersAreSentOnlyWhenGiven) {
+  auto none = ParseBenchCommand("vllm bench serve");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->top_p.has_value());
+  EXPECT_FALSE(none->temperature.has_value());
+  auto set = ParseBenchCommand("vllm bench serve --top-p 0.9 --top-k 50 --min-p 0.05 --temperature 0");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_DOUBLE_EQ(*set->top_p, 0.9);
+  EXPECT_EQ(*set->top_k, 50);
+  EXPECT_DOUBLE_EQ(*set->min_p, 0.05);
+  EXPECT_DOUBLE_EQ(*set->temperature, 0.0);
 }
 
 TEST(ParseBenchCommandTest, MustStartWithVllmBenchServe) {
