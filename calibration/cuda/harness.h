@@ -7,6 +7,8 @@
 #include <cuda_runtime.h>
 #include <cublasLt.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -76,6 +78,12 @@ void FillBf16(void* p, size_t n, uint64_t seed, float scale, cudaStream_t s);
 void FillFp8(void* p, size_t n, uint64_t seed, float scale, cudaStream_t s);
 void FillF32(void* p, size_t n, uint64_t seed, float lo, float hi, cudaStream_t s);
 void FillI32Mod(int32_t* p, size_t n, uint64_t seed, int32_t modulo, cudaStream_t s);
+
+// Blocks for a grid-stride loop over `work` items, `per_block` per block:
+// enough to cover the work, at most 16 per SM of the H200's 132.
+inline int Grid(size_t work, int per_block) {
+  return static_cast<int>(std::min<size_t>((work + per_block - 1) / per_block, 132 * 16));
+}
 
 // How many rotating copies of a working set of `set_bytes` keep the total
 // above three L2 sizes (capped at `max_sets`).

@@ -167,8 +167,6 @@ __global__ void GatherKeysKernel(const float* keys, const int64_t* flat, float* 
   }
 }
 
-int FlatGrid(size_t n) { return static_cast<int>(std::min<size_t>((n + 255) / 256, 132 * 16)); }
-
 // Buffers of one top-p sampling call over `rows` rows.
 struct TopPBuffers {
   int rows = 0;
@@ -239,7 +237,7 @@ TopPBuffers AllocTopP(Arena& arena, int rows) {
 void EnqueueSort(TopPBuffers& b, const float* in, cudaStream_t s) {
   const size_t n = b.n;
   if (UseSegmentedSort(b.rows)) {
-    IotaKernel<<<FlatGrid(n), 256, 0, s>>>(b.idx_in, n, kVocab);
+    IotaKernel<<<Grid(n, 256), 256, 0, s>>>(b.idx_in, n, kVocab);
     size_t bytes = b.cub_temp_bytes;
     CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairs(b.cub_temp, bytes, in, b.sorted, b.idx_in, b.idx_sorted,
                                                         static_cast<int64_t>(n), b.rows, b.offsets, b.offsets + 1,
@@ -248,34 +246,34 @@ void EnqueueSort(TopPBuffers& b, const float* in, cudaStream_t s) {
   }
   // Fewer rows: sort every element by value with its flat index, then
   // stably by row, and gather the keys back.
-  IotaKernel<<<FlatGrid(n), 256, 0, s>>>(b.idx_in, n, static_cast<int>(std::min<size_t>(n, INT32_MAX)));
+  IotaKernel<<<Grid(n, 256), 256, 0, s>>>(b.idx_in, n, static_cast<int>(std::min<size_t>(n, INT32_MAX)));
   size_t bytes = b.cub_temp_bytes;
   CUDA_CHECK(cub::DeviceRadixSort::SortPairs(b.cub_temp, bytes, in, b.sorted, b.idx_in, b.flat_a,
                                              static_cast<int64_t>(n), 0, 32, s));
-  RowOfIndexKernel<<<FlatGrid(n), 256, 0, s>>>(b.flat_a, b.row_a, n, kVocab);
+  RowOfIndexKernel<<<Grid(n, 256), 256, 0, s>>>(b.flat_a, b.row_a, n, kVocab);
   int row_bits = 1;
   while ((1 << row_bits) < b.rows) ++row_bits;
   bytes = b.cub_temp_bytes;
   CUDA_CHECK(cub::DeviceRadixSort::SortPairs(b.cub_temp, bytes, b.row_a, b.row_b, b.flat_a, b.flat_b,
                                              static_cast<int64_t>(n), 0, row_bits, s));
-  GatherKeysKernel<<<FlatGrid(n), 256, 0, s>>>(in, b.flat_b, b.sorted, b.idx_sorted, n, kVocab);
+  GatherKeysKernel<<<Grid(n, 256), 256, 0, s>>>(in, b.flat_b, b.sorted, b.idx_sorted, n, kVocab);
 }
 
 // The whole sampler on bf16 logits `in_bf16` (the LM head's output).
 void EnqueueTopPSampler(TopPBuffers& b, const __nv_bfloat16* in_bf16, float top_p, uint64_t seed, cudaStream_t s) {
   const size_t n = b.n;
   const unsigned rows = static_cast<unsigned>(b.rows);
-  Bf16ToF32Kernel<<<FlatGrid(n), 256, 0, s>>>(in_bf16, b.logits, n);
-  ScaleKernel<<<FlatGrid(n), 256, 0, s>>>(b.logits, n, 1.0f);
+  Bf16ToF32Kernel<<<Grid(n, 256), 256, 0, s>>>(in_bf16, b.logits, n);
+  ScaleKernel<<<Grid(n, 256), 256, 0, s>>>(b.logits, n, 1.0f);
   EnqueueSort(b, b.logits, s);
   RowSoftmaxKernel<<<rows, kRowThreads, 0, s>>>(b.sorted, b.probs, kVocab);
   RowCumsumKernel<<<rows, kRowThreads, 0, s>>>(b.probs, kVocab);
-  TopPMaskKernel<<<FlatGrid(n), 256, 0, s>>>(b.probs, b.mask, n, kVocab, 1.f - top_p);
-  MaskedFillKernel<<<FlatGrid(n), 256, 0, s>>>(b.sorted, b.mask, n);
-  ScatterKernel<<<FlatGrid(n), 256, 0, s>>>(b.sorted, b.idx_sorted, b.logits, n, kVocab);
+  TopPMaskKernel<<<Grid(n, 256), 256, 0, s>>>(b.probs, b.mask, n, kVocab, 1.f - top_p);
+  MaskedFillKernel<<<Grid(n, 256), 256, 0, s>>>(b.sorted, b.mask, n);
+  ScatterKernel<<<Grid(n, 256), 256, 0, s>>>(b.sorted, b.idx_sorted, b.logits, n, kVocab);
   RowSoftmaxKernel<<<rows, kRowThreads, 0, s>>>(b.logits, b.probs, kVocab);
-  ExponentialKernel<<<FlatGrid(n), 256, 0, s>>>(b.q, n, seed);
-  DivKernel<<<FlatGrid(n), 256, 0, s>>>(b.probs, b.q, n);
+  ExponentialKernel<<<Grid(n, 256), 256, 0, s>>>(b.q, n, seed);
+  DivKernel<<<Grid(n, 256), 256, 0, s>>>(b.probs, b.q, n);
   RowArgmaxKernel<<<rows, kRowThreads, 0, s>>>(b.probs, kVocab, b.out);
   LAUNCH_CHECK();
 }

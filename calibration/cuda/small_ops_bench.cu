@@ -228,10 +228,6 @@ __global__ void __launch_bounds__(1024) SamplingKernel(const float* logits, int 
   if (threadIdx.x == 0) out[blockIdx.x] = winner;
 }
 
-int Grid(size_t work, int per_block) {
-  return static_cast<int>(std::min<size_t>((work + per_block - 1) / per_block, 132 * 16));
-}
-
 // Checks RMSNorm and router top-k against CPU references.
 void CheckSmallOps(Context& ctx) {
   ctx.arena->Reset();
