@@ -33,7 +33,7 @@ struct ServeContext {
   // Sampling parameters every request carries (vllm bench serve --top-p,
   // --temperature); unset: the request sends none.
   std::optional<double> request_top_p;
-  bool greedy_requests = false;
+  std::optional<double> request_temperature;
 };
 
 absl::StatusOr<EngineConfig> ParseServeCommand(std::string_view command, const EnvVars& env,

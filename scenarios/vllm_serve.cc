@@ -232,7 +232,9 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   }
   c.set_applies_generation_config(gen == "auto");
   if (context.request_top_p.has_value()) c.set_request_top_p(*context.request_top_p);
-  c.set_greedy_requests(context.greedy_requests);
+  // vLLM samples greedily below a temperature of 1e-5 (_SAMPLING_EPS).
+  c.set_greedy_requests(context.request_temperature.has_value() &&
+                        *context.request_temperature < 1e-5);
   note_default("--generation-config",
                "generation_config=auto (requests without sampling parameters get the "
                "checkpoint's defaults, e.g. top_p)");

@@ -67,7 +67,7 @@ TEST(EngineSetupTest, RequestSamplingParametersDecideTheSort) {
   auto graph = [](const std::string& serve, std::optional<double> top_p, bool greedy) {
     scenarios::ServeContext context;
     context.request_top_p = top_p;
-    context.greedy_requests = greedy;
+    if (greedy) context.request_temperature = 0.0;
     absl::StatusOr<scenarios::EngineConfig> config =
         scenarios::ParseServeCommand(serve, {}, context);
     EXPECT_TRUE(config.ok()) << config.status();

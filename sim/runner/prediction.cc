@@ -164,8 +164,7 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   serve_context.mtp_mean_accepted_drafts = request.mtp_mean_accepted_drafts;
   serve_context.chat_workload = p.bench.dataset_name != workload::DatasetName::kRandom;
   serve_context.request_top_p = p.bench.top_p;
-  // vLLM treats a temperature below 1e-5 as greedy (_SAMPLING_EPS).
-  serve_context.greedy_requests = p.bench.temperature.has_value() && *p.bench.temperature < 1e-5;
+  serve_context.request_temperature = p.bench.temperature;
   ASSIGN_OR_RETURN(PreparedRun run,
                    PrepareRun(context, request.serve_command, request.env, serve_context));
   p.engine = run.engine;
