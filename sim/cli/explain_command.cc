@@ -210,14 +210,16 @@ int ExplainCommand(const CliArgs& args) {
                         "\nreference decode step (%d seqs x context %d on each of %d DP "
                         "rank(s)): %.3f ms GPU\n",
                         kRefDecodeSeqs, kRefDecodeContext, ranks, decode_us / 1e3);
+  // The tables take the predictor's own graph options: --no-production-factors
+  // changes how sparse attention is routed, not only its factors.
+  const models::OpGraphOptions& graph = predictor.config().graph;
   AppendOpTable(models::BuildRankIterationOps(spec, s.layout, decode[0], kRefDecodeSeqs * ranks,
-                                              s.predictor.graph),
+                                              graph),
                 predictor, out);
   absl::StrAppendFormat(&out, "reference prefill step (%d fresh tokens in %d prompt(s) on one rank): %.3f ms "
                         "GPU; with the decode batch on every rank: %.3f ms\n",
                         *prefill_tokens, *prefill_seqs, prefill_us / 1e3, mixed_us / 1e3);
-  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, prefill, *prefill_tokens,
-                                              s.predictor.graph),
+  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, prefill, *prefill_tokens, graph),
                 predictor, out);
   std::fputs(out.c_str(), stdout);
   return 0;
