@@ -38,11 +38,15 @@ run_part indexer indexer 60
 run_part gemm gemm 180
 run_part grouped grouped 60
 run_part collectives collectives 30
+# Host time per kernel launch outside CUDA graphs, through the machine's PyTorch.
+echo "== part host (calibration/host/launch_overhead_bench.py)" | tee -a "$LOG"
+timeout 300 python3 calibration/host/launch_overhead_bench.py > "$OUT/part_host.textproto" 2> >(tee -a "$LOG" >&2)
+rc=$?; echo "== part host exit $rc" | tee -a "$LOG"; [ "$rc" -eq 0 ] || status=1
 
 # Merge: header (device, ceilings) from the base part, tables from every part.
 {
   [ -f "$OUT/part_base.textproto" ] && awk '/^tables \{/{exit} {print}' "$OUT/part_base.textproto"
-  for p in base sampler attention indexer gemm grouped collectives; do
+  for p in base sampler attention indexer gemm grouped collectives host; do
     f="$OUT/part_$p.textproto"
     [ -f "$f" ] && awk 'f||/^tables \{/{f=1; print}' "$f"
   done

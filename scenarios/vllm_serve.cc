@@ -288,6 +288,8 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   // CUDA graphs (vllm/config/vllm.py _set_cudagraph_sizes): capture sizes up
   // to min(max_num_seqs * (1 + k) * 2, 512, max_num_batched_tokens).
   ASSIGN_OR_RETURN(bool eager, flags.GetBool("--enforce-eager"));
+  // --enforce-eager also turns off torch.compile (compilation mode NONE).
+  c.set_torch_compiled(!eager);
   if (!eager) {
     const int64_t max_capture =
         std::min({max_seqs * (1 + c.num_speculative_tokens()) * 2, int64_t{512}, budget});

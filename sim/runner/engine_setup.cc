@@ -132,7 +132,7 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
     p.graph.num_speculative_tokens = config.num_speculative_tokens();
     p.overheads.step_cpu_us = params.step_cpu_us();
     p.overheads.per_seq_cpu_us = params.per_seq_cpu_us();
-    p.overheads.eager_launch_us = params.eager_launch_us();
+    // eager_launch_us: PrepareRun, from the profile's measurement.
     p.prefill_time_scale = PrefillTimeScale(params);
     p.overheads.overlap_cpu = config.overlap_schedule();
     setup->notes.insert(setup->notes.begin(),

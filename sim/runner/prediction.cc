@@ -1,6 +1,7 @@
 #include "sim/runner/prediction.h"
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -27,6 +28,35 @@ absl::StatusOr<scenarios::FittedParams> LoadParams(const std::string& path) {
         absl::StrCat("--params: ", path, ": not a FittedParams text proto: ", s.message()));
   }
   return params;
+}
+
+// Host time per kernel launched outside CUDA graphs, and where it came from:
+// a params file that sets it, else the profile's measurement on the
+// calibration host (host_launch; calibration/host/launch_overhead_bench.py)
+// for torch.compile'd code (vLLM) or eager PyTorch modules (SGLang's and
+// TensorRT-LLM's prefills). Without either it is not charged, and the header
+// says so.
+std::pair<double, std::string> EagerLaunch(const PredictionContext& context,
+                                           const scenarios::EngineConfig& engine,
+                                           const scenarios::EngineParams* params) {
+  if (params != nullptr && params->eager_launch_us() > 0) {
+    return {params->eager_launch_us(),
+            absl::StrFormat("eager launch: %.1f us of host time per kernel outside CUDA graphs "
+                            "(parameters file)",
+                            params->eager_launch_us())};
+  }
+  const int compiled = engine.torch_compiled() ? 1 : 0;
+  const char* mode = compiled ? "torch.compile'd code" : "eager PyTorch";
+  if (context.profile) {
+    if (std::optional<double> us =
+            context.profile->LookupUs("host_launch", {{"compiled", compiled}}, 1)) {
+      return {*us, absl::StrFormat("eager launch: %.1f us of host time per kernel outside CUDA "
+                                   "graphs (%s, measured: profile table host_launch{compiled=%d})",
+                                   *us, mode, compiled)};
+    }
+  }
+  return {0, absl::StrCat("eager launch: not charged (", mode,
+                          "; the profile has no host_launch table)")};
 }
 
 }  // namespace
@@ -99,12 +129,14 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
   } else {
     run.setup.notes.push_back(absl::StrFormat(
         "fitted parameters (%s, fitted on %d live runs): API server %.0f us/request, host %.0f "
-        "us/step + %.1f us/sequence, eager launch %.1f us/kernel, prefill path x%.2f",
+        "us/step + %.1f us/sequence, prefill path x%.2f",
         RepoRelative(context, context.paths.params), found->fitted_on_size(),
         found->frontend_request_us(), found->step_cpu_us(), found->per_seq_cpu_us(),
-        found->eager_launch_us(),
         PrefillTimeScale(*found)));
   }
+  auto [eager_us, eager_note] = EagerLaunch(context, run.engine, found);
+  run.setup.predictor.overheads.eager_launch_us = eager_us;
+  run.setup.notes.push_back(std::move(eager_note));
   return run;
 }
 
