@@ -69,33 +69,36 @@ DecodeTable ParseDecodeTable(const std::string& out, const std::string& op_subst
   return t;
 }
 
+// Runs `explain ARGS` and checks that its reference decode table names an op
+// containing `op` and that its rows add up to the step's GPU total.
+void ExpectDecodeOpsAddUp(const std::string& args, const std::string& op) {
+  Result r = Servesim("explain " + args);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const DecodeTable t = ParseDecodeTable(r.out, op);
+  ASSERT_GT(t.total_ms, 0) << r.out;
+  EXPECT_TRUE(t.saw_op) << r.out;
+  EXPECT_NEAR(t.sum_us / 1e3, t.total_ms, t.total_ms * 1e-3) << r.out;
+}
+
 // `explain` lists a reference decode step op by op: on one rank (no
 // lockstep) the ops' times, fitted backend factors included, add up to the
 // step's GPU total. SGLang's flashmla_kv on a BF16 cache carries the fitted
 // whole-cache quantize factor.
 TEST(EndToEndTest, ExplainDecodeOpsAddUpToTheStep) {
-  Result r = Servesim(
-      "explain --serve 'python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
-      "--tp-size 8 --nsa-decode-backend flashmla_kv' --decode-seqs 64 --context 1000");
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  const DecodeTable t = ParseDecodeTable(r.out, "kv_cache_quantize");
-  ASSERT_GT(t.total_ms, 0) << r.out;
-  EXPECT_TRUE(t.saw_op) << r.out;
-  EXPECT_NEAR(t.sum_us / 1e3, t.total_ms, t.total_ms * 1e-3) << r.out;
+  ExpectDecodeOpsAddUp(
+      "--serve 'python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
+      "--tp-size 8 --nsa-decode-backend flashmla_kv' --decode-seqs 64 --context 1000",
+      "kv_cache_quantize");
 }
 
 // With --no-production-factors the sparse kernels stop at each row's real
 // key count (1000 here, not the whole 2048 top-k); the table is built from
 // the same graph as the total, so the rows still add up.
 TEST(EndToEndTest, ExplainOwnKernelOpsAddUpToTheStep) {
-  Result r = Servesim(
-      "explain --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8' --decode-seqs 64 "
-      "--context 1000 --no-production-factors");
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  const DecodeTable t = ParseDecodeTable(r.out, "sparse_mla");
-  ASSERT_GT(t.total_ms, 0) << r.out;
-  EXPECT_TRUE(t.saw_op) << r.out;
-  EXPECT_NEAR(t.sum_us / 1e3, t.total_ms, t.total_ms * 1e-3) << r.out;
+  ExpectDecodeOpsAddUp(
+      "--serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8' --decode-seqs 64 --context 1000 "
+      "--no-production-factors",
+      "sparse_mla");
 }
 
 TEST(EndToEndTest, SameInputsGiveByteIdenticalReportAndJson) {
