@@ -43,25 +43,25 @@ constexpr char kServe[] = "--serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8'"
 constexpr char kBench[] =
     "--bench 'vllm bench serve --dataset-name sharegpt --num-prompts 200 --request-rate 20'";
 
-// The reference decode step of `explain` output: its GPU total (ms) and the
-// sum of its op rows (us), and whether a row names `op_substring`.
-struct DecodeTable {
+// One reference step of `explain` output ("reference decode step" or
+// "reference prefill step"): its GPU total (ms), the sum of its op rows (us),
+// and whether a row names `op_substring`.
+struct StepTable {
   double total_ms = -1;
   double sum_us = 0;
   bool saw_op = false;
 };
-DecodeTable ParseDecodeTable(const std::string& out, const std::string& op_substring) {
-  DecodeTable t;
+StepTable ParseStepTable(const std::string& out, const std::string& heading,
+                         const std::string& op_substring) {
+  StepTable t;
   std::istringstream lines(out);
   std::string line;
-  bool in_decode = false;
+  bool inside = false;
   while (std::getline(lines, line)) {
-    if (line.rfind("reference decode step", 0) == 0) {
-      in_decode = true;
-      t.total_ms = std::stod(line.substr(line.find("): ") + 3));
-    } else if (line.rfind("reference prefill step", 0) == 0) {
-      in_decode = false;
-    } else if (in_decode && line.rfind("  ", 0) == 0 && line.find("us total") == std::string::npos) {
+    if (line.rfind("reference ", 0) == 0) {
+      inside = line.rfind(heading, 0) == 0;
+      if (inside) t.total_ms = std::stod(line.substr(line.find("): ") + 3));
+    } else if (inside && line.rfind("  ", 0) == 0 && line.find("us total") == std::string::npos) {
       t.sum_us += std::stod(line.substr(line.find_last_of(' ') + 1));
       t.saw_op |= line.find(op_substring) != std::string::npos;
     }
@@ -69,12 +69,12 @@ DecodeTable ParseDecodeTable(const std::string& out, const std::string& op_subst
   return t;
 }
 
-// Runs `explain ARGS` and checks that its reference decode table names an op
+// Runs `explain ARGS` and checks that the table under `heading` names an op
 // containing `op` and that its rows add up to the step's GPU total.
-void ExpectDecodeOpsAddUp(const std::string& args, const std::string& op) {
+void ExpectOpsAddUp(const std::string& args, const std::string& heading, const std::string& op) {
   Result r = Servesim("explain " + args);
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  const DecodeTable t = ParseDecodeTable(r.out, op);
+  const StepTable t = ParseStepTable(r.out, heading, op);
   ASSERT_GT(t.total_ms, 0) << r.out;
   EXPECT_TRUE(t.saw_op) << r.out;
   EXPECT_NEAR(t.sum_us / 1e3, t.total_ms, t.total_ms * 1e-3) << r.out;
@@ -85,20 +85,23 @@ void ExpectDecodeOpsAddUp(const std::string& args, const std::string& op) {
 // step's GPU total. SGLang's flashmla_kv on a BF16 cache carries the fitted
 // whole-cache quantize factor.
 TEST(EndToEndTest, ExplainDecodeOpsAddUpToTheStep) {
-  ExpectDecodeOpsAddUp(
+  ExpectOpsAddUp(
       "--serve 'python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
       "--tp-size 8 --nsa-decode-backend flashmla_kv' --decode-seqs 64 --context 1000",
-      "kv_cache_quantize");
+      "reference decode step", "kv_cache_quantize");
 }
 
 // With --no-production-factors the sparse kernels stop at each row's real
-// key count (1000 here, not the whole 2048 top-k); the table is built from
-// the same graph as the total, so the rows still add up.
+// key count (1000 here, not the whole 2048 top-k; a prefill row its own
+// position), neither the prefill factor nor the launch floor applies, and the
+// tables are built from the same graph as the totals: decode and prefill
+// rows add up (the prefill rows once showed 2.7 s under a 0.4 s total).
 TEST(EndToEndTest, ExplainOwnKernelOpsAddUpToTheStep) {
-  ExpectDecodeOpsAddUp(
+  const std::string args =
       "--serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8' --decode-seqs 64 --context 1000 "
-      "--no-production-factors",
-      "sparse_mla");
+      "--prefill-tokens 512 --prefill-seqs 2 --no-production-factors";
+  ExpectOpsAddUp(args, "reference decode step", "sparse_mla");
+  ExpectOpsAddUp(args, "reference prefill step", "sparse_mla");
 }
 
 TEST(EndToEndTest, SameInputsGiveByteIdenticalReportAndJson) {

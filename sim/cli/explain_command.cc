@@ -97,9 +97,10 @@ int ExplainCommand(const CliArgs& args) {
   const int64_t kv_bytes_per_token = models::KvBytesPerToken(spec, kv_dtype, mtp);
 
   // --no-production-factors: servesim's own kernels' measured times, without
-  // the production-kernel factors (production_kernels.h) and the fitted
-  // per-kind backend factors; for comparing with a composition of those same
-  // kernels (calibration/run_iteration_check.sh).
+  // the production-kernel factors (production_kernels.h), the fitted
+  // per-kind backend factors and the host's launch floor; for comparing with
+  // a composition of those same kernels replayed from a CUDA graph
+  // (calibration/run_iteration_check.sh).
   const bool own_kernels = args.Has("--no-production-factors");
   std::unique_ptr<cost::OpCost> op_cost;
   if (context->profile) {
@@ -116,6 +117,7 @@ int ExplainCommand(const CliArgs& args) {
   cost::StepPredictorConfig predictor_config = s.predictor;
   if (own_kernels) {
     predictor_config.kind_time_scale.clear();
+    predictor_config.prefill_kind_time_scale.clear();
     predictor_config.prefill_time_scale = 1.0;
     // servesim's own sparse MLA kernels stop at each row's real key count and
     // the iteration check composes decode and prefill kernels separately;
@@ -127,7 +129,7 @@ int ExplainCommand(const CliArgs& args) {
   const bool gpu_only = args.Has("--gpu-only-json");
   // The GPU time of each batch as replayed from one CUDA graph: no eager
   // launch floor.
-  if (gpu_only) predictor_config.overheads.eager_launch_us = 0;
+  if (gpu_only || own_kernels) predictor_config.overheads.eager_launch_us = 0;
   cost::StepPredictor predictor(std::move(predictor_config), std::move(op_cost));
   const int ranks = s.layout.attn_dp;
   absl::StatusOr<int64_t> decode_seqs = PositiveFlag(args, "--decode-seqs", 64);

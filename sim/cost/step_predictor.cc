@@ -19,23 +19,38 @@ bool IsAttentionKind(const std::string& kind) {
 
 }  // namespace
 
+int64_t WeightReadingRows(const models::ModelSpec& spec) {
+  const int64_t k = std::max(spec.moe().experts_per_token(), 1);
+  return (2 * static_cast<int64_t>(spec.moe().num_routed_experts()) + k - 1) / k;
+}
+
 StepPredictor::StepPredictor(StepPredictorConfig config, std::unique_ptr<OpCost> op_cost)
     : config_(std::move(config)), op_cost_(std::move(op_cost)) {}
 
 double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   const double full = MeasuredGpuStepUs(ranks);
   if (config_.prefill_time_scale == 1.0 && config_.prefill_kind_time_scale.empty()) return full;
-  // The decodes of the step alone, to tell what the prefill chunks add.
+  // What the step would take without its prefill chunks, to tell what they
+  // add: its decodes, topped up with one-token rows to WeightReadingRows()
+  // (or the rank's token count, if fewer). Reading the weights is not work
+  // the chunks add: a step reads them once, however many tokens it carries.
   decode_scratch_.resize(ranks.size());
   bool any_prefill = false;
+  const int64_t weight_rows = WeightReadingRows(config_.spec);
   for (size_t r = 0; r < ranks.size(); ++r) {
     decode_scratch_[r].seqs.clear();
+    int64_t tokens = 0;
     for (const models::SequenceWork& s : ranks[r].seqs) {
+      tokens += s.query_tokens;
       if (s.query_tokens <= 1 + config_.num_speculative_tokens) {
         decode_scratch_[r].seqs.push_back(s);
       } else {
         any_prefill = true;
       }
+    }
+    const int64_t rows = std::min(tokens, weight_rows);
+    while (static_cast<int64_t>(decode_scratch_[r].seqs.size()) < rows) {
+      decode_scratch_[r].seqs.push_back({1, 0});
     }
   }
   if (!any_prefill) return full;
@@ -179,7 +194,9 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
       launches += op.repeat;
     }
     for (int p = 0; p < kNumPhases; ++p) slowest[p] = std::max(slowest[p], phase[p]);
-    if (!run.graphed && only_kind_ == nullptr) {
+    // The launch floor is host time: it belongs to the whole step, not to
+    // the token-linear part that the prefill factors stretch.
+    if (!run.graphed && only_kind_ == nullptr && !skip_attention_) {
       eager_floor_us = std::max(eager_floor_us,
                                 static_cast<double>(launches) * config_.overheads.eager_launch_us);
     }

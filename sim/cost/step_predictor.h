@@ -49,9 +49,10 @@ struct StepPredictorConfig {
   EngineOverheads overheads;
   // The engine's prefill path relative to servesim's kernels for it: the
   // token-linear work (GEMMs, MoE, norms, collectives) a step's prefill
-  // chunks add beyond what its decodes alone take is multiplied by this;
-  // attention and the indexer keep their production-kernel times. 1 = as
-  // measured.
+  // chunks add beyond what its decodes alone take, or with fewer decodes
+  // than WeightReadingRows() what reading the weights takes, is multiplied
+  // by this; attention and the indexer keep their production-kernel times,
+  // the launch floor is not stretched. 1 = as measured.
   double prefill_time_scale = 1.0;
   // Per op kind, the time of the engine's kernel relative to the measured one
   // (a fitted backend factor, scenarios/fitted_params.proto). Absent = 1.
@@ -61,6 +62,13 @@ struct StepPredictorConfig {
   // prefill shapes but not at decode's memory-bound ones.
   std::vector<std::pair<std::string, double>> prefill_kind_time_scale;
 };
+
+// One-token rows enough for a step to read its weights: with 2 x experts /
+// top-k of them the MoE routes to about 1 - e^-2 = 86 % of its experts, and
+// every GEMM is still bound by reading its weights (64 for DeepSeek-V3.2).
+// What a prefill chunk adds beyond that is the work the prefill factors
+// stretch.
+int64_t WeightReadingRows(const models::ModelSpec& spec);
 
 // The fitted backend factor `config` applies to ops of `kind` (1 if none).
 double KindTimeScale(const StepPredictorConfig& config, const std::string& kind);

@@ -26,17 +26,28 @@ std::vector<engine::StepBatch> Decodes(int ranks, int seqs, int64_t context) {
   return std::vector<engine::StepBatch>(ranks, b);
 }
 
-// 32 decodes at context 1000 on one rank, and the same with a fresh
-// 4096-token prefill chunk beside them.
+// 64 decodes at context 1000 on one rank (enough to read every weight:
+// WeightReadingRows), and the same with a fresh 4096-token prefill chunk
+// beside them.
 struct DecodesAndChunk {
   std::vector<models::RankBatch> decodes, mixed;
 };
 DecodesAndChunk DecodesWithAndWithoutAChunk() {
   models::RankBatch decodes;
-  for (int i = 0; i < 32; ++i) decodes.seqs.push_back({1, 1000});
+  for (int i = 0; i < 64; ++i) decodes.seqs.push_back({1, 1000});
   models::RankBatch mixed = decodes;
   mixed.seqs.push_back({4096, 0});
   return {{decodes}, {mixed}};
+}
+
+// The attention and indexer kinds priced at zero: what is left is a step's
+// token-linear work.
+StepPredictorConfig LinearOnly(StepPredictorConfig c) {
+  c.prefill_time_scale = 1.0;
+  c.kind_time_scale = {{"dense_mha_prefill", 0}, {"dense_mla_decode", 0}, {"indexer_decode", 0},
+                       {"indexer_prefill", 0},   {"sparse_mla_decode", 0}, {"sparse_mla_prefill", 0},
+                       {"topk", 0}};
+  return c;
 }
 
 TEST(StepPredictorTest, HostOverheadAddsUnlessOverlapped) {
@@ -67,17 +78,47 @@ TEST(StepPredictorTest, PrefillTimeScaleStretchesOnlyTheChunksLinearWork) {
   EXPECT_DOUBLE_EQ(slow_prefill.GpuStepUs(d), decode_us);
   // The same step with attention and the indexer priced at zero gives the
   // linear work; what the chunk adds to it is tripled, nothing else.
-  c.prefill_time_scale = 1.0;
-  c.kind_time_scale = {{"dense_mha_prefill", 0}, {"dense_mla_decode", 0}, {"indexer_decode", 0},
-                       {"indexer_prefill", 0},   {"sparse_mla_decode", 0}, {"sparse_mla_prefill", 0},
-                       {"topk", 0}};
-  StepPredictor linear_only(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  StepPredictor linear_only(LinearOnly(c), std::make_unique<RooflineOpCost>(GpuRates{}));
   const double linear_added = linear_only.GpuStepUs(m) - linear_only.GpuStepUs(d);
   ASSERT_GT(linear_added, 0);
   EXPECT_NEAR(slow_prefill.GpuStepUs(m), mixed_us + 2.0 * linear_added, 1e-6);
   // Attention-heavy work is not stretched: the scaled step stays below
   // 3x the measured one.
   EXPECT_LT(slow_prefill.GpuStepUs(m), decode_us + 3.0 * (mixed_us - decode_us));
+}
+
+// 2 x 256 experts / top-8: 64 one-token rows route to ~86 % of the experts.
+TEST(StepPredictorTest, WeightReadingRowsForDeepSeekV32) {
+  EXPECT_EQ(WeightReadingRows(Config(8, 1, false).spec), 64);
+}
+
+// With no decodes beside it, a chunk's stretched work is what it adds to a
+// step of 64 one-token rows, which reads the same weights: a chunk of 32
+// tokens adds nothing to stretch, a 4096-token chunk its compute. The launch
+// floor of an eager step is host time and is never stretched.
+TEST(StepPredictorTest, PrefillFactorLeavesWeightReadsAndTheLaunchFloorAlone) {
+  StepPredictorConfig c = Config(8, 1, false);
+  StepPredictor as_measured(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  c.prefill_time_scale = 3.0;
+  StepPredictor slow_prefill(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  StepPredictor linear_only(LinearOnly(c), std::make_unique<RooflineOpCost>(GpuRates{}));
+  const std::vector<models::RankBatch> small{models::RankBatch{{{32, 0}}}};
+  EXPECT_DOUBLE_EQ(slow_prefill.GpuStepUs(small), as_measured.GpuStepUs(small));
+
+  const std::vector<models::RankBatch> chunk{models::RankBatch{{{4096, 0}}}};
+  models::RankBatch weight_rows;
+  for (int i = 0; i < 64; ++i) weight_rows.seqs.push_back({1, 0});
+  const double added = linear_only.GpuStepUs(chunk) -
+                       linear_only.GpuStepUs(std::vector<models::RankBatch>{weight_rows});
+  ASSERT_GT(added, 0);
+  EXPECT_NEAR(slow_prefill.GpuStepUs(chunk), as_measured.GpuStepUs(chunk) + 2.0 * added, 1e-6);
+
+  // An eager step bound by its launches (1 ms each): the factor moves nothing.
+  c.overheads.eager_launch_us = 1000;
+  StepPredictor floor_measured(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  c.prefill_time_scale = 1.0;
+  StepPredictor floor_unscaled(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  EXPECT_DOUBLE_EQ(floor_measured.GpuStepUs(small), floor_unscaled.GpuStepUs(small));
 }
 
 TEST(StepPredictorTest, PrefillOnlyKindFactorStretchesOnlyWhatTheChunkAddsToThatKind) {

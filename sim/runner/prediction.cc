@@ -125,7 +125,7 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
                    PrepareEngine(run.engine, context.spec, found ? *found : zeros));
   if (found == nullptr) {
     run.setup.notes.push_back(
-        "fitted parameters: none for this engine (host overheads taken as 0)");
+        "fitted parameters: none for this engine (fitted host costs taken as 0)");
   } else {
     run.setup.notes.push_back(absl::StrFormat(
         "fitted parameters (%s, fitted on %d live runs): API server %.0f us/request, host %.0f "
