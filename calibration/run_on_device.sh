@@ -40,7 +40,7 @@ run_part grouped grouped 60
 run_part collectives collectives 30
 # Host time per kernel launch outside CUDA graphs, through the machine's PyTorch.
 echo "== part host (calibration/host/launch_overhead_bench.py)" | tee -a "$LOG"
-timeout 300 python3 calibration/host/launch_overhead_bench.py > "$OUT/part_host.textproto" 2> >(tee -a "$LOG" >&2)
+timeout 300 python3 calibration/host/launch_overhead_bench.py > "$OUT/part_host.textproto" 2>>"$LOG"
 rc=$?; echo "== part host exit $rc" | tee -a "$LOG"; [ "$rc" -eq 0 ] || status=1
 
 # Merge: header (device, ceilings) from the base part, tables from every part.

@@ -21,8 +21,10 @@ Host time per kernel = wall time of a forward / kernels it launched, counted
 with torch.profiler. The GPU's own busy time is reported beside it, to show
 the loop is host-bound.
 
-Prints profile tables (calibration/profile.proto text format) to stdout and a
-log to stderr. Usage: python3 launch_overhead_bench.py [--layers N] [--iters N]
+Prints profile tables (calibration/profile.proto text format) to stdout, the
+eager one before torch.compile starts, and a log to stderr. Percentiles are
+linear between samples, as calibration/cuda/harness.cu computes them.
+Usage: python3 launch_overhead_bench.py [--layers N] [--iters N] [--repeats N>=2]
 """
 import argparse
 import os
@@ -123,7 +125,7 @@ def host_us_per_call(fn, iters, repeats):
         torch.cuda.synchronize()
         samples.append((time.perf_counter() - start) / iters * 1e6)
     samples.sort()
-    q = statistics.quantiles(samples, n=10)
+    q = statistics.quantiles(samples, n=10, method="inclusive")
     return statistics.median(samples), q[0], q[-1], len(samples)
 
 
@@ -145,6 +147,8 @@ def main():
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--repeats", type=int, default=15)
     args = ap.parse_args()
+    if args.repeats < 2 or args.iters < 1 or args.layers < 1:
+        ap.error("--repeats must be >= 2, --iters and --layers >= 1")
     log = lambda *a: print(*a, file=sys.stderr, flush=True)
     when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     torch.manual_seed(0)
@@ -164,36 +168,37 @@ def main():
     bare = host_us_per_call(lambda: torch.add(a, b, out=a), 2000, args.repeats)
     log(f"bare torch.add dispatch+launch: {bare[0]:.2f} us (p10 {bare[1]:.2f}, p90 {bare[2]:.2f})")
 
-    out = []
+    def measure(flag, m):
+        fn = lambda: m(x, cos, sin)
+        for _ in range(5):
+            fn()
+        kernels, gpu_us = kernels_and_gpu_us(fn)
+        med, p10, p90, n = host_us_per_call(fn, args.iters, args.repeats)
+        busy = gpu_us / med
+        log(f"compiled={flag}: {kernels} kernels per forward ({args.layers} layers), "
+            f"wall {med:.1f} us per forward, GPU busy {gpu_us:.1f} us ({100 * busy:.0f} %), "
+            f"{med / kernels:.2f} us per kernel (p10 {p10 / kernels:.2f}, p90 {p90 / kernels:.2f})")
+        if busy > 0.8:
+            log(f"compiled={flag}: GPU busy {100 * busy:.0f} % of the wall time: not host-bound")
+        mode = "torch.compile (Inductor, no CUDA graphs)" if flag else "eager PyTorch modules"
+        sys.stdout.write(table(
+            flag, med / kernels, p10 / kernels, p90 / kernels, n,
+            f"host time per kernel, {mode}: wall time of a forward of {args.layers} DeepSeek-shaped "
+            f"layers at tiny widths ({kernels} kernels, GPU busy {100 * busy:.0f} %) / kernels; "
+            f"torch {torch.__version__}; bare torch.add {bare[0]:.2f} us; measured {when}; "
+            f"calibration/host/launch_overhead_bench.py"))
+        sys.stdout.flush()
+
     with torch.inference_mode():
-        variants = [(0, model)]
+        # The eager table first: a compile that fails or times out keeps it.
+        measure(0, model)
         try:
             compiled = torch.compile(model, dynamic=False)
             compiled(x, cos, sin)  # compile outside the timing
-            variants.append((1, compiled))
-        except Exception as e:  # noqa: BLE001 - report and keep the eager table
+        except Exception as e:  # noqa: BLE001 - report; the eager table stands
             log(f"torch.compile failed, compiled table skipped: {type(e).__name__}: {e}")
-        for flag, m in variants:
-            fn = lambda m=m: m(x, cos, sin)
-            for _ in range(5):
-                fn()
-            kernels, gpu_us = kernels_and_gpu_us(fn)
-            med, p10, p90, n = host_us_per_call(fn, args.iters, args.repeats)
-            busy = gpu_us / med
-            log(f"compiled={flag}: {kernels} kernels per forward ({args.layers} layers), "
-                f"wall {med:.1f} us per forward, GPU busy {gpu_us:.1f} us ({100 * busy:.0f} %), "
-                f"{med / kernels:.2f} us per kernel (p10 {p10 / kernels:.2f}, p90 {p90 / kernels:.2f})")
-            if busy > 0.8:
-                log(f"compiled={flag}: GPU busy {100 * busy:.0f} % of the wall time: not host-bound")
-            mode = ("torch.compile (Inductor, no CUDA graphs)" if flag else "eager PyTorch modules")
-            out.append(table(
-                flag, med / kernels, p10 / kernels, p90 / kernels, n,
-                f"host time per kernel, {mode}: wall time of a forward of {args.layers} DeepSeek-shaped "
-                f"layers at tiny widths ({kernels} kernels, GPU busy {100 * busy:.0f} %) / kernels; "
-                f"torch {torch.__version__}; bare torch.add {bare[0]:.2f} us; measured {when}; "
-                f"calibration/host/launch_overhead_bench.py"))
-    sys.stdout.write("".join(out))
-
+            return
+        measure(1, compiled)
 
 if __name__ == "__main__":
     main()

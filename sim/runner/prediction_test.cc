@@ -10,6 +10,7 @@ namespace servesim::runner {
 namespace {
 
 constexpr char kVllm[] = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8";
+constexpr char kTrtllm[] = "trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8";
 constexpr char kSglang[] = "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8";
 
 PreparedRun Prepared(const PredictionContext& context, const std::string& serve) {
@@ -19,12 +20,26 @@ PreparedRun Prepared(const PredictionContext& context, const std::string& serve)
 }
 
 double MeasuredLaunchUs(const PredictionContext& context, int compiled) {
+  if (context.profile == nullptr) return -1;
   return context.profile->LookupUs("host_launch", {{"compiled", compiled}}, 1).value_or(-1);
 }
 
 bool HasNoteStartingWith(const PreparedRun& run, const std::string& prefix) {
   return std::any_of(run.setup.notes.begin(), run.setup.notes.end(),
                      [&](const std::string& n) { return n.rfind(prefix, 0) == 0; });
+}
+
+// The committed parameters do not set the launch cost (the fit does not
+// fit it), so every engine takes the committed profile's measurement.
+TEST(PrepareRunTest, CommittedParametersLeaveTheLaunchCostToTheProfile) {
+  const PredictionContext& repo = RepoPredictionContext();
+  ASSERT_NE(repo.profile, nullptr);
+  EXPECT_EQ(Prepared(repo, kVllm).setup.predictor.overheads.eager_launch_us,
+            MeasuredLaunchUs(repo, 1));
+  EXPECT_EQ(Prepared(repo, kSglang).setup.predictor.overheads.eager_launch_us,
+            MeasuredLaunchUs(repo, 0));
+  EXPECT_EQ(Prepared(repo, kTrtllm).setup.predictor.overheads.eager_launch_us,
+            MeasuredLaunchUs(repo, 0));
 }
 
 // The host time per kernel outside CUDA graphs is the profile's measurement:
