@@ -1,5 +1,5 @@
-// Device helpers shared by the sampling kernels: a counter-based uniform
-// draw and a block-wide argmax.
+// Device helpers shared by the sampling and routing kernels: a counter-based
+// uniform draw and warp- and block-wide argmax.
 #ifndef SERVESIM_CALIBRATION_CUDA_BLOCK_ARGMAX_CUH_
 #define SERVESIM_CALIBRATION_CUDA_BLOCK_ARGMAX_CUH_
 
@@ -17,11 +17,9 @@ __device__ __forceinline__ float HashUniform(uint64_t seed, size_t i) {
   return ((z >> 40) + 0.5f) * (1.0f / 16777216.0f);
 }
 
-// The index of the block's largest `value` (ties: the smaller index), given
-// each thread's own best. Valid in thread 0; every thread must call it.
-__device__ __forceinline__ int BlockArgmax(float best, int best_i) {
-  __shared__ float sv[32];
-  __shared__ int si[32];
+// The warp's largest `best` and its index (ties: the smaller index), left in
+// every lane. Every lane of the warp must call it.
+__device__ __forceinline__ void WarpArgmax(float& best, int& best_i) {
   for (int o = 16; o > 0; o /= 2) {
     const float ob = __shfl_xor_sync(0xffffffffu, best, o);
     const int oi = __shfl_xor_sync(0xffffffffu, best_i, o);
@@ -30,6 +28,14 @@ __device__ __forceinline__ int BlockArgmax(float best, int best_i) {
       best_i = oi;
     }
   }
+}
+
+// The index of the block's largest `value` (ties: the smaller index), given
+// each thread's own best. Valid in thread 0; every thread must call it.
+__device__ __forceinline__ int BlockArgmax(float best, int best_i) {
+  __shared__ float sv[32];
+  __shared__ int si[32];
+  WarpArgmax(best, best_i);
   __syncthreads();
   if (threadIdx.x % 32 == 0) {
     sv[threadIdx.x / 32] = best;

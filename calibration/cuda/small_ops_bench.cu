@@ -119,14 +119,7 @@ __global__ void RouterTopKKernel(const float* logits, const float* bias, int tok
   for (int r = 0; r < 4; ++r) {
     float best = keep ? -INFINITY : gscore;
     int who = lane;
-    for (int o = 16; o > 0; o /= 2) {
-      const float ob = __shfl_xor_sync(0xffffffffu, best, o);
-      const int ow = __shfl_xor_sync(0xffffffffu, who, o);
-      if (ob > best || (ob == best && ow < who)) {
-        best = ob;
-        who = ow;
-      }
-    }
+    WarpArgmax(best, who);
     if (lane / 4 == who / 4) keep = true;
   }
   bool taken[8] = {false, false, false, false, false, false, false, false};
@@ -142,14 +135,7 @@ __global__ void RouterTopKKernel(const float* logits, const float* bias, int tok
         who = lane * 8 + j;
       }
     }
-    for (int o = 16; o > 0; o /= 2) {
-      const float ob = __shfl_xor_sync(0xffffffffu, best, o);
-      const int ow = __shfl_xor_sync(0xffffffffu, who, o);
-      if (ob > best || (ob == best && ow < who)) {
-        best = ob;
-        who = ow;
-      }
-    }
+    WarpArgmax(best, who);
     float sv = 0;
     if (who / 8 == lane) {
 #pragma unroll
