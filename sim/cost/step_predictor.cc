@@ -34,28 +34,30 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   // add: its decodes, topped up with one-token rows to WeightReadingRows()
   // (or the rank's token count, if fewer). Reading the weights is not work
   // the chunks add: a step reads them once, however many tokens it carries.
-  decode_scratch_.resize(ranks.size());
+  baseline_scratch_.resize(ranks.size());
   bool any_prefill = false;
   const int64_t weight_rows = WeightReadingRows(config_.spec);
   for (size_t r = 0; r < ranks.size(); ++r) {
-    decode_scratch_[r].seqs.clear();
+    baseline_scratch_[r].seqs.clear();
     int64_t tokens = 0;
     for (const models::SequenceWork& s : ranks[r].seqs) {
       tokens += s.query_tokens;
       if (s.query_tokens <= 1 + config_.num_speculative_tokens) {
-        decode_scratch_[r].seqs.push_back(s);
+        baseline_scratch_[r].seqs.push_back(s);
       } else {
         any_prefill = true;
       }
     }
     const int64_t rows = std::min(tokens, weight_rows);
-    while (static_cast<int64_t>(decode_scratch_[r].seqs.size()) < rows) {
-      decode_scratch_[r].seqs.push_back({1, 0});
+    while (static_cast<int64_t>(baseline_scratch_[r].seqs.size()) < rows) {
+      baseline_scratch_[r].seqs.push_back({1, 0});
     }
   }
   if (!any_prefill) return full;
-  bool any_decode = false;
-  for (const auto& b : decode_scratch_) any_decode |= !b.seqs.empty();
+  // Empty only for a model with no routed experts and no decodes: then the
+  // chunks add the whole token-linear work.
+  bool any_baseline = false;
+  for (const auto& b : baseline_scratch_) any_baseline |= !b.seqs.empty();
   // Only the token-linear work (GEMMs, MoE, norms, collectives) is scaled:
   // attention and the indexer, whose cost grows with the prompt, are already
   // charged at production-kernel speed (production_kernels.h).
@@ -63,16 +65,16 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   evaluation_ = 1;
   const double linear_full = MeasuredGpuStepUs(ranks);
   evaluation_ = 2;
-  const double linear_decodes = any_decode ? MeasuredGpuStepUs(decode_scratch_) : 0.0;
+  const double linear_baseline = any_baseline ? MeasuredGpuStepUs(baseline_scratch_) : 0.0;
   const double s = config_.prefill_time_scale;
-  double added = (s - 1.0) * std::max(linear_full - linear_decodes, 0.0);
+  double added = (s - 1.0) * std::max(linear_full - linear_baseline, 0.0);
   for (const auto& [kind, scale] : config_.prefill_kind_time_scale) {
     only_kind_ = &kind;
     evaluation_ = 1;
     const double kind_full = MeasuredGpuStepUs(ranks);
     evaluation_ = 2;
-    const double kind_decodes = any_decode ? MeasuredGpuStepUs(decode_scratch_) : 0.0;
-    added += s * (scale - 1.0) * std::max(kind_full - kind_decodes, 0.0);
+    const double kind_baseline = any_baseline ? MeasuredGpuStepUs(baseline_scratch_) : 0.0;
+    added += s * (scale - 1.0) * std::max(kind_full - kind_baseline, 0.0);
   }
   only_kind_ = nullptr;
   evaluation_ = 0;

@@ -90,17 +90,18 @@ class StepPredictor : public ExecutionTimePredictor {
   StepPredictorConfig config_;
   std::unique_ptr<OpCost> op_cost_;
   std::vector<models::RankBatch> scratch_;
-  std::vector<models::RankBatch> decode_scratch_;
+  std::vector<models::RankBatch> baseline_scratch_;
   bool skip_attention_ = false;  // MeasuredGpuStepUs leaves attention ops out
   const std::string* only_kind_ = nullptr;  // ... or times only this kind, no eager floor
   // OpCost's per-slot cache is keyed by an op's position in its list. The
-  // step's whole batch, its token-linear part and its decodes alone are
-  // different lists, as are the DP ranks' batches: each (evaluation, rank)
-  // gets its own range of slots, else they evict each other every step.
+  // step's whole batch, its token-linear part and its baseline (decodes and
+  // weight-reading rows) are different lists, as are the DP ranks' batches:
+  // each (evaluation, rank) gets its own range of slots, else they evict each
+  // other every step.
   static constexpr size_t kSlotStride = 1024;
   static constexpr size_t kEvaluations = 3;
   static constexpr size_t kCachedRanks = 64;
-  size_t evaluation_ = 0;  // 0 whole step, 1 token-linear part, 2 decodes alone
+  size_t evaluation_ = 0;  // 0 whole step, 1 token-linear part, 2 baseline
   double KindScale(const std::string& kind) const;
   // GPU time of the ranks' batches as measured (prefill unscaled).
   double MeasuredGpuStepUs(std::span<const models::RankBatch> ranks);
