@@ -57,6 +57,24 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
   if (config.engine() == scenarios::TRTLLM && config.ep() <= 1 && config.tp() > 1) {
     out.push_back({"moe=tensor_parallel", {"grouped_gemm_fp8"}, /*prefill_only=*/true});
   }
+  // Attention data parallelism joins the ranks' tokens for the MoE by NCCL
+  // all-gather and splits them back by reduce-scatter (vLLM -dp N, SGLang
+  // --enable-dp-attention --dp-size N, TensorRT-LLM enable_attention_dp),
+  // every layer of every step, with each rank padded to the largest. Those
+  // collectives run on the roofline (one H200 cannot measure them; their
+  // small-message latency on 8 x H200 was not found, model-and-kernels.md
+  // §3 [U]); the factor is the path's time relative to it. Its lower bound:
+  // NVLS all-reduce reaches 475 GB/s of bus bandwidth on 8 x H200
+  // (nccl-tests#272) against the roofline's 370, so nothing runs much below
+  // 0.75x. TP layouts' all-reduces are not scaled.
+  const bool dp_attention =
+      (config.engine() == scenarios::VLLM && config.dp() > 1) ||
+      (config.engine() == scenarios::SGLANG && config.dp() > 1 && config.enable_dp_attention()) ||
+      (config.engine() == scenarios::TRTLLM && config.enable_dp_attention() && config.tp() > 1);
+  if (dp_attention) {
+    out.push_back({"moe_comm=allgather_reducescatter", {"all_gather", "reduce_scatter"},
+                   /*prefill_only=*/false, /*min_time_scale=*/0.75});
+  }
   if (config.engine() == scenarios::SGLANG) {
     // SGLang's NSA defaults on H200: prefill flashmla_sparse, decode fa3
     // (shared/reference/engine-defaults.md §C2); servesim's kernels stand for those.

@@ -130,6 +130,31 @@ TEST(EngineSetupTest, SglangFlashmlaKvQuantizesOnlyABf16Cache) {
   }
 }
 
+// Attention data parallelism gathers the ranks' tokens for the MoE and
+// scatters them back: vLLM -dp N, SGLang --dp-size N --enable-dp-attention,
+// TensorRT-LLM enable_attention_dp select that collective path; plain TP
+// (one all-reduce per block) and SGLang --enable-dp-attention without
+// --dp-size (dp 1 turns it off) do not.
+TEST(EngineSetupTest, DataParallelAttentionSelectsTheGatherScatterPath) {
+  auto selects = [](const std::string& serve) {
+    for (const BackendChoice& b : NonDefaultBackends(ConfigOf(serve))) {
+      if (b.name != "moe_comm=allgather_reducescatter") continue;
+      EXPECT_EQ(b.op_kinds, (std::vector<std::string>{"all_gather", "reduce_scatter"}));
+      EXPECT_FALSE(b.prefill_only);
+      EXPECT_EQ(b.min_time_scale, 0.75);  // NVLS's 475 GB/s against the roofline's 370
+      return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(selects("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 1 -dp 8 --enable-expert-parallel"));
+  EXPECT_FALSE(selects("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8"));
+  const std::string sglang =
+      "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8";
+  EXPECT_TRUE(selects(sglang + " --dp-size 8 --enable-dp-attention"));
+  EXPECT_FALSE(selects(sglang + " --enable-dp-attention"));
+  EXPECT_FALSE(selects(sglang));
+}
+
 // A backend without a fitted factor runs as the measured kernel, and the
 // header says why: listed under not_fitted, or never selected by a live run.
 TEST(EngineSetupTest, HeaderNamesBackendsWithoutAFittedFactor) {
