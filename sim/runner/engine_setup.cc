@@ -73,7 +73,10 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
       (config.engine() == scenarios::TRTLLM && config.enable_dp_attention() && config.tp() > 1);
   if (dp_attention) {
     out.push_back({"moe_comm=allgather_reducescatter", {"all_gather", "reduce_scatter"},
-                   /*prefill_only=*/false, /*min_time_scale=*/0.75});
+                   /*prefill_only=*/false, /*min_time_scale=*/0.75,
+                   /*unfitted_pricing=*/absl::StrCat("the roofline (NCCL at ",
+                                                      cost::GpuRates{}.nccl_bus_gbps,
+                                                      " GB/s of bus bandwidth)")});
   }
   if (config.engine() == scenarios::SGLANG) {
     // SGLang's NSA defaults on H200: prefill flashmla_sparse, decode fa3
@@ -99,10 +102,10 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
   return out;
 }
 
-std::vector<std::string> ApplyBackendFactors(const scenarios::EngineConfig& config,
-                                             const scenarios::EngineParams& params,
-                                             cost::StepPredictorConfig* predictor) {
-  std::vector<std::string> unfitted;
+std::vector<BackendChoice> ApplyBackendFactors(const scenarios::EngineConfig& config,
+                                               const scenarios::EngineParams& params,
+                                               cost::StepPredictorConfig* predictor) {
+  std::vector<BackendChoice> unfitted;
   for (const BackendChoice& b : NonDefaultBackends(config)) {
     bool fitted = false;
     for (const scenarios::BackendFactor& f : params.backend_factors()) {
@@ -113,7 +116,7 @@ std::vector<std::string> ApplyBackendFactors(const scenarios::EngineConfig& conf
             .emplace_back(kind, f.time_scale());
       }
     }
-    if (!fitted) unfitted.push_back(b.name);
+    if (!fitted) unfitted.push_back(b);
   }
   return unfitted;
 }
@@ -158,15 +161,15 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
                          DescribeKvPool(spec, setup->kv, ToModelKvDtype(config.kv_cache_dtype()),
                                         setup->layout.attn_dp)});
     setup->topology.frontend_per_request = sim::Microseconds(params.frontend_request_us());
-    for (const std::string& name : ApplyBackendFactors(config, params, &setup->predictor)) {
+    for (const BackendChoice& b : ApplyBackendFactors(config, params, &setup->predictor)) {
       const bool unexercised =
-          std::find(params.not_fitted().begin(), params.not_fitted().end(), name) !=
+          std::find(params.not_fitted().begin(), params.not_fitted().end(), b.name) !=
           params.not_fitted().end();
       setup->notes.push_back(absl::StrCat(
-          "no fitted factor for ", name,
+          "no fitted factor for ", b.name,
           unexercised ? " (the live runs that select it never reach its kernel)"
                       : " (no live run selects it)",
-          ": priced as servesim's measured kernel"));
+          ": priced as ", b.unfitted_pricing));
     }
     for (const auto& [kind, scale] : setup->predictor.kind_time_scale) {
       setup->notes.push_back(absl::StrCat("fitted backend factor: ", kind, " x", scale));

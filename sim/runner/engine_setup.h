@@ -66,6 +66,8 @@ struct BackendChoice {
   // The factor's lower bound in the fit: 1 where the op is priced at a
   // measured hardware ceiling (nothing runs faster than it), else 0.2.
   double min_time_scale = 0.2;
+  // What the ops cost where no factor was fitted, for the run's header.
+  std::string unfitted_pricing = "servesim's measured kernel";
 };
 std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& config);
 // SGLang's flashmla_kv decode on a BF16 cache: FlashMLA decodes only from its
@@ -75,8 +77,8 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
 bool SglangQuantizesKvCacheEachDecode(const scenarios::EngineConfig& config);
 // Copies the fitted factors of `config`'s backends into predictor.kind_time_scale
 // (or prefill_kind_time_scale for a prefill-only backend). Returns the
-// backends `params` has no factor for (they run as the measured kernel).
-std::vector<std::string> ApplyBackendFactors(const scenarios::EngineConfig& config,
+// backends `params` has no factor for (their ops run as unfitted_pricing says).
+std::vector<BackendChoice> ApplyBackendFactors(const scenarios::EngineConfig& config,
                          const scenarios::EngineParams& params,
                          cost::StepPredictorConfig* predictor);
 

@@ -142,6 +142,7 @@ TEST(EngineSetupTest, DataParallelAttentionSelectsTheGatherScatterPath) {
       EXPECT_EQ(b.op_kinds, (std::vector<std::string>{"all_gather", "reduce_scatter"}));
       EXPECT_FALSE(b.prefill_only);
       EXPECT_EQ(b.min_time_scale, 0.75);  // NVLS's 475 GB/s against the roofline's 370
+      EXPECT_EQ(b.unfitted_pricing, "the roofline (NCCL at 370 GB/s of bus bandwidth)");
       return true;
     }
     return false;
