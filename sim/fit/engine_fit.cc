@@ -164,7 +164,10 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   for (const LiveRun& r : runs) {
     ASSIGN_OR_RETURN(scenarios::EngineConfig c,
                      scenarios::ParseServeCommand(r.serve_command, r.env, scenarios::ServeContext{}));
-    for (const runner::BackendChoice& b : runner::NonDefaultBackends(c)) {
+    // The layout, for the paths it selects; the costs do not matter here.
+    ASSIGN_OR_RETURN(runner::EngineSetup setup,
+                     runner::PrepareEngine(c, context.spec, scenarios::EngineParams{}));
+    for (const runner::BackendChoice& b : runner::NonDefaultBackends(c, setup.layout)) {
       backends[b.name] = b.min_time_scale;
       users[b.name].push_back(r);
     }

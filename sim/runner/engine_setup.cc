@@ -43,7 +43,8 @@ bool SglangQuantizesKvCacheEachDecode(const scenarios::EngineConfig& config) {
          config.kv_cache_dtype() != scenarios::KV_FP8;
 }
 
-std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& config) {
+std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& config,
+                                              const models::ParallelLayout& layout) {
   std::vector<BackendChoice> out;
   // TensorRT-LLM's MoE with experts sharded by width (ep_size unset): every
   // expert runs at 1/tp of its intermediate size (N = 512 gate-up, K = 256
@@ -59,7 +60,8 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
   }
   // Attention data parallelism joins the ranks' tokens for the MoE by NCCL
   // all-gather and splits them back by reduce-scatter (vLLM -dp N, SGLang
-  // --enable-dp-attention --dp-size N, TensorRT-LLM enable_attention_dp),
+  // --enable-dp-attention --dp-size N, TensorRT-LLM enable_attention_dp: the
+  // layout's MoE communication, as each engine's layout rules set it),
   // every layer of every step, with each rank padded to the largest. Those
   // collectives run on the roofline (one H200 cannot measure them; their
   // small-message latency on 8 x H200 was not found, model-and-kernels.md
@@ -67,11 +69,7 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
   // NVLS all-reduce reaches 475 GB/s of bus bandwidth on 8 x H200
   // (nccl-tests#272) against the roofline's 370, so nothing runs much below
   // 0.75x. TP layouts' all-reduces are not scaled.
-  const bool dp_attention =
-      (config.engine() == scenarios::VLLM && config.dp() > 1) ||
-      (config.engine() == scenarios::SGLANG && config.dp() > 1 && config.enable_dp_attention()) ||
-      (config.engine() == scenarios::TRTLLM && config.enable_dp_attention() && config.tp() > 1);
-  if (dp_attention) {
+  if (layout.moe_comm == models::ParallelLayout::MoeComm::kAllGatherReduceScatter) {
     out.push_back({"moe_comm=allgather_reducescatter", {"all_gather", "reduce_scatter"},
                    /*prefill_only=*/false, /*min_time_scale=*/0.75,
                    /*unfitted_pricing=*/absl::StrCat("the roofline (NCCL at ",
@@ -106,7 +104,7 @@ std::vector<BackendChoice> ApplyBackendFactors(const scenarios::EngineConfig& co
                                                const scenarios::EngineParams& params,
                                                cost::StepPredictorConfig* predictor) {
   std::vector<BackendChoice> unfitted;
-  for (const BackendChoice& b : NonDefaultBackends(config)) {
+  for (const BackendChoice& b : NonDefaultBackends(config, predictor->layout)) {
     bool fitted = false;
     for (const scenarios::BackendFactor& f : params.backend_factors()) {
       if (f.backend() != b.name) continue;

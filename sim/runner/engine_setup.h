@@ -69,7 +69,10 @@ struct BackendChoice {
   // What the ops cost where no factor was fitted, for the run's header.
   std::string unfitted_pricing = "servesim's measured kernel";
 };
-std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& config);
+// The kernel and collective paths of `config` on `layout` that carry a fitted
+// factor instead of servesim's pricing.
+std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& config,
+                                              const models::ParallelLayout& layout);
 // SGLang's flashmla_kv decode on a BF16 cache: FlashMLA decodes only from its
 // FP8 layout, so nsa_backend.py's _forward_flashmla_kv quantizes each layer's
 // whole KV buffer before every decode pass ("inefficiently quantize the whole

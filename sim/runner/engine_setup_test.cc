@@ -117,7 +117,7 @@ TEST(EngineSetupTest, SglangFlashmlaKvQuantizesOnlyABf16Cache) {
   EXPECT_EQ(setup.predictor.graph.decode_quantizes_kv_pool_tokens,
             setup.kv_blocks_per_rank * 64);
   EXPECT_GT(setup.predictor.graph.decode_quantizes_kv_pool_tokens, 0);
-  std::vector<BackendChoice> backends = NonDefaultBackends(ConfigOf(base));
+  std::vector<BackendChoice> backends = NonDefaultBackends(ConfigOf(base), SetupOf(base).layout);
   ASSERT_EQ(backends.size(), 1u);
   EXPECT_EQ(backends[0].name, "nsa_decode=flashmla_kv");
   EXPECT_EQ(backends[0].op_kinds, std::vector<std::string>{"kv_cache_quantize"});
@@ -125,7 +125,7 @@ TEST(EngineSetupTest, SglangFlashmlaKvQuantizesOnlyABf16Cache) {
 
   const std::string fp8 = base + " --kv-cache-dtype fp8_e4m3";
   EXPECT_EQ(GraphOf(fp8).decode_quantizes_kv_pool_tokens, 0);
-  for (const BackendChoice& b : NonDefaultBackends(ConfigOf(fp8))) {
+  for (const BackendChoice& b : NonDefaultBackends(ConfigOf(fp8), SetupOf(fp8).layout)) {
     EXPECT_NE(b.name, "nsa_decode=flashmla_kv");
   }
 }
@@ -137,7 +137,7 @@ TEST(EngineSetupTest, SglangFlashmlaKvQuantizesOnlyABf16Cache) {
 // --dp-size (dp 1 turns it off) do not.
 TEST(EngineSetupTest, DataParallelAttentionSelectsTheGatherScatterPath) {
   auto selects = [](const std::string& serve) {
-    for (const BackendChoice& b : NonDefaultBackends(ConfigOf(serve))) {
+    for (const BackendChoice& b : NonDefaultBackends(ConfigOf(serve), SetupOf(serve).layout)) {
       if (b.name != "moe_comm=allgather_reducescatter") continue;
       EXPECT_EQ(b.op_kinds, (std::vector<std::string>{"all_gather", "reduce_scatter"}));
       EXPECT_FALSE(b.prefill_only);
@@ -147,7 +147,8 @@ TEST(EngineSetupTest, DataParallelAttentionSelectsTheGatherScatterPath) {
     }
     return false;
   };
-  EXPECT_TRUE(selects("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 1 -dp 8 --enable-expert-parallel"));
+  EXPECT_TRUE(selects(
+      "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 1 -dp 8 --enable-expert-parallel --max-model-len 81920"));
   EXPECT_FALSE(selects("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8"));
   const std::string sglang =
       "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8";
