@@ -29,6 +29,28 @@ TEST(VllmServeTest, AppliesTheOpenAiServerDefaultsOnH200) {
   EXPECT_EQ(c->ignored_flags_size(), 2);
 }
 
+TEST(VllmServeTest, DefaultedBatchLimitsAreCappedByEachOther) {
+  // A smaller token budget caps the defaulted sequence limit (1024 -> 512).
+  auto seqs = ParseServeCommand(absl::StrCat(kVllmTp8, " --max-num-batched-tokens 512"), {}, {});
+  ASSERT_TRUE(seqs.ok()) << seqs.status();
+  EXPECT_EQ(seqs->max_num_seqs(), 512);
+  // A short context caps the defaulted token budget at max_num_seqs x max_model_len.
+  auto tokens =
+      ParseServeCommand(absl::StrCat(kVllmTp8, " --max-num-seqs 4 --max-model-len 1000"), {}, {});
+  ASSERT_TRUE(tokens.ok()) << tokens.status();
+  EXPECT_EQ(tokens->max_num_batched_tokens(), 4000);
+}
+
+TEST(VllmServeTest, RefusesATokenBudgetBelowTheSequenceLimit) {
+  auto c = ParseServeCommand(
+      absl::StrCat(kVllmTp8, " --max-num-seqs 1024 --max-num-batched-tokens 512"), {}, {});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(c.status().message(),
+            "ValueError: max_num_batched_tokens (512) must be greater than or equal to "
+            "max_num_seqs (1024).");
+}
+
 TEST(VllmServeTest, PrefixCachingIsOnUnlessDisabled) {
   auto on = ParseServeCommand(kVllmTp8, {}, {});
   ASSERT_TRUE(on.ok()) << on.status();

@@ -170,17 +170,35 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   c.set_nnodes(static_cast<int32_t>(dp / dp_local));
 
   // Batch limits on a >= 70 GiB GPU for the OpenAI server (§C1 "Batch limits").
-  ASSIGN_OR_RETURN(int64_t max_seqs, flags.GetIntOr("--max-num-seqs", 1024));
-  ASSIGN_OR_RETURN(int64_t budget, flags.GetIntOr("--max-num-batched-tokens", 8192));
-  note_default("--max-num-seqs", "max_num_seqs=1024 (vLLM OpenAI server, GPU >= 70 GiB)");
-  note_default("--max-num-batched-tokens",
-               "max_num_batched_tokens=8192 (vLLM OpenAI server, GPU >= 70 GiB)");
+  // A defaulted limit is capped by the other (vllm/engine/arg_utils.py
+  // _set_default_args): tokens at max_num_seqs * max_model_len, sequences at
+  // the token budget.
   // 163,840 = DeepSeek-V3.2's max_position_embeddings, vLLM's default max_model_len.
   ASSIGN_OR_RETURN(int64_t max_model_len, flags.GetIntOr("--max-model-len", 163840));
   note_default("--max-model-len", "max_model_len=163840 (model's max_position_embeddings)");
+  ASSIGN_OR_RETURN(int64_t max_seqs, flags.GetIntOr("--max-num-seqs", 1024));
+  ASSIGN_OR_RETURN(int64_t budget, flags.GetIntOr("--max-num-batched-tokens", 8192));
   if (max_seqs < 1 || budget < 1 || max_model_len < 1) {
     return absl::InvalidArgumentError(
         "--serve: --max-num-seqs, --max-num-batched-tokens and --max-model-len must be >= 1");
+  }
+  if (!flags.Has("--max-num-batched-tokens")) {
+    budget = std::min(budget, max_seqs * max_model_len);
+    c.add_defaults_applied(absl::StrCat("max_num_batched_tokens=", budget,
+                                        " (vLLM OpenAI server, GPU >= 70 GiB: 8192, at most "
+                                        "max_num_seqs x max_model_len)"));
+  }
+  if (!flags.Has("--max-num-seqs")) {
+    max_seqs = std::min(max_seqs, budget);
+    c.add_defaults_applied(absl::StrCat("max_num_seqs=", max_seqs,
+                                        " (vLLM OpenAI server, GPU >= 70 GiB: 1024, at most "
+                                        "max_num_batched_tokens)"));
+  }
+  // vllm/config/scheduler.py SchedulerConfig._verify_args.
+  if (budget < max_seqs) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "ValueError: max_num_batched_tokens (", budget,
+        ") must be greater than or equal to max_num_seqs (", max_seqs, ")."));
   }
   if (max_model_len > 163840) {
     return absl::FailedPreconditionError(absl::StrCat(
