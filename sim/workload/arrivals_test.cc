@@ -111,6 +111,29 @@ TEST(RequestArrivalTimesNsTest, TraceWithRequestRateIsStretchedToNOverRate) {
   EXPECT_FALSE(RequestArrivalTimesNs(config, same_stamp).ok());
 }
 
+TEST(RequestArrivalTimesNsTest, ALengthTableArrivesByTheRequestRate) {
+  BenchConfig config = TraceConfig();
+  config.request_rate = 2.0;
+  config.request_rate_given = true;
+  config.seed = 9;
+  std::vector<BenchRequest> requests(50);
+  for (BenchRequest& r : requests) r.trace_without_arrivals = true;
+  auto times = RequestArrivalTimesNs(config, requests);
+  auto direct = ArrivalTimesNs(config, 50, ArrivalSeed(9));
+  ASSERT_TRUE(times.ok() && direct.ok()) << times.status();
+  EXPECT_EQ(*times, *direct);
+  EXPECT_EQ(times->back(), 25'000'000'000);  // n / rate
+  // Nothing to scale: --trace-time-scale is refused.
+  BenchConfig scaled = TraceConfig();
+  scaled.trace_time_scale = 2.0;
+  scaled.trace_time_scale_given = true;
+  auto refused = RequestArrivalTimesNs(scaled, requests);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "--bench: --trace-time-scale: the trace has no arrival times to scale (use "
+            "--request-rate)");
+}
+
 TEST(RequestArrivalTimesNsTest, SyntheticDatasetsUseTheArrivalStream) {
   BenchConfig config = RateConfig(2.0, 1.0);
   config.seed = 9;

@@ -288,6 +288,7 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
                absl::StrCat("must be finite and > 0, got ", config.trace_time_scale));
   }
   if (flags.Has("--trace-time-scale")) {
+    config.trace_time_scale_given = true;
     if (config.dataset_name != DatasetName::kTrace) {
       return Bad("--trace-time-scale", "needs --dataset-name trace");
     }

@@ -92,6 +92,7 @@ struct BenchConfig {
   // --trace-time-scale (servesim): trace arrival offsets are multiplied by this
   // (2 = half the rate). Default 1, > 0; not combinable with --request-rate.
   double trace_time_scale = 1.0;
+  bool trace_time_scale_given = false;
   // Whether --request-rate was given (a trace keeps its own clock otherwise).
   bool request_rate_given = false;
 };

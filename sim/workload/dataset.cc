@@ -157,17 +157,39 @@ absl::StatusOr<std::vector<BenchRequest>> SampleTrace(const BenchConfig& config,
     }
     count = config.num_prompts;
   }
+  // A trace with arrival times is replayed in its own order. A table of
+  // lengths only is sampled as vLLM samples ShareGPT: shuffled with the
+  // bench seed (rows of one conversation sit together in such tables), in
+  // file order with --disable-shuffle.
+  std::vector<size_t> order(trace.rows.size());
+  std::iota(order.begin(), order.end(), 0);
+  const bool shuffled = !trace.has_arrivals && !config.disable_shuffle;
+  if (shuffled) {
+    std::mt19937_64 rng(static_cast<uint64_t>(config.seed));
+    for (size_t i = order.size() - 1; i > 0; --i) {
+      std::swap(order[i], order[UniformIndex(rng, i + 1)]);
+    }
+  }
   std::vector<BenchRequest> requests(count);
   for (int64_t i = 0; i < count; ++i) {
+    const TraceRow& row = trace.rows[order[i]];
     requests[i].id = i;
-    requests[i].prompt_tokens = trace.rows[i].input_tokens;
-    requests[i].output_tokens = trace.rows[i].output_tokens;
-    requests[i].arrival_offset_ns = trace.rows[i].arrival_offset_ns;
+    requests[i].prompt_tokens = row.input_tokens;
+    requests[i].output_tokens = row.output_tokens;
+    requests[i].arrival_offset_ns = row.arrival_offset_ns;
+    requests[i].trace_without_arrivals = !trace.has_arrivals;
   }
   if (notice != nullptr) {
-    *notice = absl::StrFormat("trace: %s (%s), first %d of %d rows, span %.3f s in the file",
+    *notice =
+        trace.has_arrivals
+            ? absl::StrFormat("trace: %s (%s), first %d of %d rows, span %.3f s in the file",
                               config.dataset_path, trace.format, count, rows,
-                              requests.back().arrival_offset_ns * 1e-9);
+                              requests.back().arrival_offset_ns * 1e-9)
+            : absl::StrFormat("trace: %s (%s, no arrival times: --request-rate sets them), %d of "
+                              "%d rows, %s",
+                              config.dataset_path, trace.format, count, rows,
+                              shuffled ? absl::StrCat("shuffle seed ", config.seed)
+                                       : std::string("file order"));
   }
   return requests;
 }

@@ -32,6 +32,9 @@ struct BenchRequest {
   int64_t max_completion_tokens = 0;
   // Arrival relative to the first request; only trace datasets set it, others 0.
   int64_t arrival_offset_ns = 0;
+  // A trace of lengths only has no clock of its own: its requests arrive as
+  // the random dataset's do, by --request-rate and --burstiness.
+  bool trace_without_arrivals = false;
 };
 
 // File name of the ShareGPT stand-in inside the repository's traces/ folder.

@@ -323,6 +323,45 @@ TEST(TraceDatasetTest, TakesTheFirstRowsOrAllWithoutNumPrompts) {
   EXPECT_NE(too_many.status().message().find("--num-prompts: 4 but"), std::string::npos);
 }
 
+TEST(TraceDatasetTest, ALengthTableIsShuffledWithTheSeedUnlessDisabled) {
+  const std::string path = ::testing::TempDir() + "/lengths.csv";
+  {
+    std::ofstream out(path);
+    out << "num_prefill_tokens,num_decode_tokens,num_total_tokens,pd_ratio\n";
+    for (int i = 1; i <= 100; ++i) out << i << "," << 1000 + i << "," << 1001 + 2 * i << ",0.1\n";
+  }
+  BenchConfig config;
+  config.dataset_name = DatasetName::kTrace;
+  config.dataset_path = path;
+  config.num_prompts = 10;
+  config.num_prompts_given = true;
+  config.seed = 3;
+  std::string notice;
+  auto shuffled = SampleRequests(config, kTracesDir, &notice);
+  ASSERT_TRUE(shuffled.ok()) << shuffled.status();
+  ASSERT_EQ(shuffled->size(), 10u);
+  bool file_order = true;
+  for (size_t i = 0; i < shuffled->size(); ++i) {
+    const BenchRequest& r = (*shuffled)[i];
+    EXPECT_TRUE(r.trace_without_arrivals);
+    EXPECT_EQ(r.output_tokens, 1000 + r.prompt_tokens);  // rows stay whole
+    file_order = file_order && r.prompt_tokens == static_cast<int64_t>(i) + 1;
+  }
+  EXPECT_FALSE(file_order);
+  EXPECT_NE(notice.find("shuffle seed 3"), std::string::npos) << notice;
+  auto again = SampleRequests(config, kTracesDir, nullptr);
+  ASSERT_TRUE(again.ok());
+  for (size_t i = 0; i < again->size(); ++i) {
+    EXPECT_EQ((*again)[i].prompt_tokens, (*shuffled)[i].prompt_tokens);
+  }
+  config.disable_shuffle = true;
+  auto ordered = SampleRequests(config, kTracesDir, nullptr);
+  ASSERT_TRUE(ordered.ok());
+  for (size_t i = 0; i < ordered->size(); ++i) {
+    EXPECT_EQ((*ordered)[i].prompt_tokens, static_cast<int64_t>(i) + 1);
+  }
+}
+
 TEST(TraceDatasetTest, ReplaysTheAzureConversationTrace) {
   BenchConfig config;
   config.dataset_name = DatasetName::kTrace;

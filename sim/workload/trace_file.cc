@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -173,7 +174,7 @@ absl::StatusOr<int64_t> SecondsToNs(absl::string_view field, absl::string_view c
   return std::llround(seconds * 1e9);
 }
 
-enum class Format { kMooncake, kAzure, kGeneric };
+enum class Format { kMooncake, kAzure, kGeneric, kLengths };
 
 absl::StatusOr<int64_t> ParseDateTimeNsImpl(absl::string_view stamp) {
   auto bad = [&]() {
@@ -209,6 +210,7 @@ absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::strin
   std::optional<Format> format;
   int64_t first_ns = 0;
   int64_t previous_ns = 0;
+  int columns = 3;  // fields per CSV row, as the header has them
   int line_no = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_no;
@@ -230,11 +232,17 @@ absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::strin
                    line == "arrived_at,num_prefill_tokens,num_decode_tokens") {
           format = Format::kGeneric;
           trace.format = "generic-csv";
+        } else if (absl::StartsWith(line, "num_prefill_tokens,num_decode_tokens")) {
+          // Vidur's and Sarathi-Serve's length tables: no arrival column.
+          format = Format::kLengths;
+          trace.format = "lengths-csv";
+          trace.has_arrivals = false;
+          columns = static_cast<int>(std::vector<absl::string_view>(absl::StrSplit(line, ',')).size());
         } else {
           return fail(absl::InvalidArgumentError(absl::StrCat(
               "unknown trace header \"", line,
-              "\" (expected JSONL objects, TIMESTAMP,ContextTokens,GeneratedTokens or "
-              "arrival_s,input_tokens,output_tokens)")));
+              "\" (expected JSONL objects, TIMESTAMP,ContextTokens,GeneratedTokens, "
+              "arrival_s,input_tokens,output_tokens or num_prefill_tokens,num_decode_tokens,...)")));
         }
         continue;
       }
@@ -263,18 +271,22 @@ absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::strin
       row.output_tokens = *output;
     } else {
       std::vector<absl::string_view> fields = absl::StrSplit(line, ',');
-      if (fields.size() != 3) {
-        return fail(absl::InvalidArgumentError(
-            absl::StrCat("expected 3 comma-separated fields, got ", fields.size())));
+      if (static_cast<int>(fields.size()) != columns) {
+        return fail(absl::InvalidArgumentError(absl::StrCat(
+            "expected ", columns, " comma-separated fields, got ", fields.size())));
       }
       for (auto& field : fields) field = absl::StripAsciiWhitespace(field);
-      auto stamp = *format == Format::kAzure ? ParseDateTimeNsImpl(fields[0])
-                                             : SecondsToNs(fields[0], "arrival");
-      if (!stamp.ok()) return fail(stamp.status());
-      stamp_ns = *stamp;
-      auto input = ParseCount(fields[1], "input tokens");
+      // The lengths follow the time stamp, or lead where there is none.
+      const size_t first = *format == Format::kLengths ? 0 : 1;
+      if (*format != Format::kLengths) {
+        auto stamp = *format == Format::kAzure ? ParseDateTimeNsImpl(fields[0])
+                                               : SecondsToNs(fields[0], "arrival");
+        if (!stamp.ok()) return fail(stamp.status());
+        stamp_ns = *stamp;
+      }
+      auto input = ParseCount(fields[first], "input tokens");
       if (!input.ok()) return fail(input.status());
-      auto output = ParseCount(fields[2], "output tokens");
+      auto output = ParseCount(fields[first + 1], "output tokens");
       if (!output.ok()) return fail(output.status());
       row.input_tokens = *input;
       row.output_tokens = *output;

@@ -20,8 +20,11 @@ struct TraceRow {
 };
 
 struct TraceFile {
-  // "mooncake-jsonl", "azure-csv" or "generic-csv".
+  // "mooncake-jsonl", "azure-csv", "generic-csv" or "lengths-csv".
   std::string format;
+  // False for a table of lengths only: every arrival_offset_ns is 0 and the
+  // arrivals come from the client's --request-rate.
+  bool has_arrivals = true;
   std::vector<TraceRow> rows;
 };
 
@@ -31,7 +34,9 @@ struct TraceFile {
 // - CSV with header TIMESTAMP,ContextTokens,GeneratedTokens (Azure 2023;
 //   stamps "YYYY-MM-DD HH:MM:SS.fffffff", read as one time zone);
 // - CSV with header arrival_s,input_tokens,output_tokens (seconds), or Vidur's
-//   arrived_at,num_prefill_tokens,num_decode_tokens.
+//   arrived_at,num_prefill_tokens,num_decode_tokens;
+// - CSV of lengths only, header num_prefill_tokens,num_decode_tokens[,...]
+//   (Vidur's and Sarathi-Serve's processed traces; later columns ignored).
 // Blank lines are skipped. A malformed row, a length below 1 or a timestamp
 // earlier than the row before is an error "<path>:<line>: <problem>".
 absl::StatusOr<TraceFile> ReadTraceFile(const std::string& path);

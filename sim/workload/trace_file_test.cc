@@ -56,6 +56,27 @@ TEST(ParseTraceTextTest, ReadsAzureCsvRelativeToTheFirstRow) {
   EXPECT_EQ(trace->rows[1].output_tokens, 109);
 }
 
+TEST(ParseTraceTextTest, ReadsALengthTableWithoutArrivals) {
+  // Vidur's and Sarathi-Serve's processed traces: lengths, then columns that
+  // are ignored; no arrival times.
+  auto trace = ParseTraceText(
+      "num_prefill_tokens,num_decode_tokens,num_total_tokens,pd_ratio\n"
+      "74,918,992,0.0806100217864923\n"
+      "290,905,1195,0.3204419889502762\n",
+      "lengths.csv");
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_EQ(trace->format, "lengths-csv");
+  EXPECT_FALSE(trace->has_arrivals);
+  ASSERT_EQ(trace->rows.size(), 2u);
+  EXPECT_EQ(trace->rows[1].input_tokens, 290);
+  EXPECT_EQ(trace->rows[1].output_tokens, 905);
+  EXPECT_EQ(trace->rows[1].arrival_offset_ns, 0);
+  auto short_row = ParseTraceText(
+      "num_prefill_tokens,num_decode_tokens,num_total_tokens,pd_ratio\n74,918\n", "l.csv");
+  ASSERT_FALSE(short_row.ok());
+  EXPECT_EQ(short_row.status().message(), "l.csv:2: expected 4 comma-separated fields, got 2");
+}
+
 TEST(ParseTraceTextTest, MalformedRowsNameTheLine) {
   struct Case {
     const char* text;
@@ -76,8 +97,9 @@ TEST(ParseTraceTextTest, MalformedRowsNameTheLine) {
       {"{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1\n",
        "t:1: malformed JSON (expected ',' or '}' at column 55)"},
       {"when,in,out\n1,2,3\n", "t:1: unknown trace header \"when,in,out\" (expected JSONL objects, "
-                               "TIMESTAMP,ContextTokens,GeneratedTokens or "
-                               "arrival_s,input_tokens,output_tokens)"},
+                               "TIMESTAMP,ContextTokens,GeneratedTokens, "
+                               "arrival_s,input_tokens,output_tokens or "
+                               "num_prefill_tokens,num_decode_tokens,...)"},
       {"arrival_s,input_tokens,output_tokens\n", "t: no trace rows"},
   };
   for (const Case& c : cases) {
@@ -98,6 +120,8 @@ TEST(ReadTraceFileTest, ReadsThePublicTracesWhole) {
       {"AzureLLMInferenceTrace_code.csv", 8819, -1},
       {"mooncake_conversation_trace.jsonl", 12031, 3'536'999'000'000},
       {"mooncake_synthetic_trace.jsonl", 3993, -1},
+      {"sarathi_sharegpt_8k_filtered_stats_llama2_tokenizer.csv", 30731, 0},
+      {"vidur_arxiv_summarization_stats_llama2_tokenizer_filtered_v2.csv", 28257, 0},
   };
   for (const Case& c : cases) {
     auto trace = ReadTraceFile(kShared + c.file);
