@@ -72,21 +72,27 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRandom(const BenchConfig& config
   return requests;
 }
 
+// Rows 0..n-1, shuffled as Python's random.shuffle (which vLLM uses) does:
+// Fisher-Yates from the back, drawing from `rng`.
+std::vector<size_t> RowOrder(size_t n, bool shuffle, std::mt19937_64& rng) {
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  if (shuffle) {
+    for (size_t i = n - 1; n > 1 && i > 0; --i) {
+      std::swap(order[i], order[UniformIndex(rng, i + 1)]);
+    }
+  }
+  return order;
+}
+
 absl::StatusOr<std::vector<BenchRequest>> SampleSharegpt(const BenchConfig& config,
                                                          const std::string& traces_dir,
                                                          std::string* notice) {
   const std::string table_path = absl::StrCat(traces_dir, "/", kSharegptTableFile);
   ASSIGN_OR_RETURN(std::vector<SharegptLengths> table, ReadSharegptTable(table_path));
-  std::vector<size_t> order(table.size());
-  std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 rng(static_cast<uint64_t>(config.seed));
-  if (!config.disable_shuffle) {
-    // Fisher-Yates from the back, as Python's random.shuffle (which vLLM uses)
-    // does; traces/make_sharegpt_lengths.py replays it to fit the table.
-    for (size_t i = order.size() - 1; i > 0; --i) {
-      std::swap(order[i], order[UniformIndex(rng, i + 1)]);
-    }
-  }
+  // traces/make_sharegpt_lengths.py replays this shuffle to fit the table.
+  const std::vector<size_t> order = RowOrder(table.size(), !config.disable_shuffle, rng);
   const bool fixed_output = config.sharegpt_output_len.has_value();
   std::vector<BenchRequest> requests;
   for (size_t k : order) {
@@ -161,15 +167,9 @@ absl::StatusOr<std::vector<BenchRequest>> SampleTrace(const BenchConfig& config,
   // lengths only is sampled as vLLM samples ShareGPT: shuffled with the
   // bench seed (rows of one conversation sit together in such tables), in
   // file order with --disable-shuffle.
-  std::vector<size_t> order(trace.rows.size());
-  std::iota(order.begin(), order.end(), 0);
   const bool shuffled = !trace.has_arrivals && !config.disable_shuffle;
-  if (shuffled) {
-    std::mt19937_64 rng(static_cast<uint64_t>(config.seed));
-    for (size_t i = order.size() - 1; i > 0; --i) {
-      std::swap(order[i], order[UniformIndex(rng, i + 1)]);
-    }
-  }
+  std::mt19937_64 rng(static_cast<uint64_t>(config.seed));
+  const std::vector<size_t> order = RowOrder(trace.rows.size(), shuffled, rng);
   std::vector<BenchRequest> requests(count);
   for (int64_t i = 0; i < count; ++i) {
     const TraceRow& row = trace.rows[order[i]];
