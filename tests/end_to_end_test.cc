@@ -268,6 +268,12 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --dataset-name trace'",
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --save-result'",
       "frobnicate",
+      // A table of lengths has no clock to replay or scale.
+      "plan --trace " SERVESIM_SHARED_DIR "/traces/vidur_arxiv_summarization_stats_llama2_tokenizer_filtered_v2.csv "
+      "--slo-ttft-p99-ms 2000 --slo-tpot-mean-ms 50 --candidate 'vllm serve m -tp 8'",
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --dataset-name trace "
+      "--dataset-path " SERVESIM_SHARED_DIR "/traces/vidur_arxiv_summarization_stats_llama2_tokenizer_filtered_v2.csv "
+      "--trace-time-scale 2'",
   };
   for (const char* args : bad) {
     Result r = Servesim(args);

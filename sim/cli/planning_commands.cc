@@ -19,6 +19,7 @@
 #include "sim/planning/sweep.h"
 #include "sim/planning/sweep_plots.h"
 #include "sim/planning/sweep_table.h"
+#include "sim/workload/trace_file.h"
 
 namespace servesim::cli {
 namespace {
@@ -261,6 +262,15 @@ int PlanCommand(const CliArgs& args) {
   }
   std::string bench = args.Get("--bench");
   if (args.Has("--trace")) {
+    // --trace replays the file's own clock; a table of lengths has none.
+    absl::StatusOr<workload::TraceFile> trace = workload::ReadTraceFile(args.Get("--trace"));
+    if (!trace.ok()) return ReportError(trace.status());
+    if (!trace->has_arrivals) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat(
+          "servesim plan: --trace ", args.Get("--trace"),
+          ": a table of lengths without arrival times; give the workload as --bench 'vllm bench "
+          "serve --dataset-name trace --dataset-path FILE --request-rate R'")));
+    }
     absl::StatusOr<std::optional<double>> scale = PositiveFlag(args, "--rate-scale");
     if (!scale.ok()) return ReportError(scale.status());
     absl::StatusOr<int> prompts = IntFlag(args, "--num-prompts", 2000, 1);
