@@ -183,7 +183,8 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
         "--serve: --max-num-seqs, --max-num-batched-tokens and --max-model-len must be >= 1");
   }
   if (!flags.Has("--max-num-batched-tokens")) {
-    budget = std::min(budget, max_seqs * max_model_len);
+    // (max_seqs below the budget keeps the product far from overflow.)
+    if (max_seqs < budget) budget = std::min(budget, max_seqs * max_model_len);
     c.add_defaults_applied(absl::StrCat("max_num_batched_tokens=", budget,
                                         " (vLLM OpenAI server, GPU >= 70 GiB: 8192, at most "
                                         "max_num_seqs x max_model_len)"));
