@@ -104,12 +104,14 @@ def main():
     print(INTRO)
     print("| configuration | workload (in/out x prompts) | " + " | ".join(m[1] for m in METRICS) + " |")
     print("|---|---|" + "---|" * len(METRICS))
+    fitted = {}  # (case, workload) -> the run's figures, for both tables
     for case in CASES:
         if case not in rows:
             sys.exit(f"random_workload_predictions: case {case} not in {args.runs}")
         r = rows[case]
         for i, o, n in WORKLOADS:
-            values, error = predict(args.servesim, r["serve_command"], r["env"], i, o, n)
+            values, error = predict(args.servesim, r["serve_command"], r["env"], i, o, n, args.params)
+            fitted[case, (i, o, n)] = values
             if values is None:
                 print(f"| {case} | {i}/{o} x{n} | refused: {error} |" + " |" * (len(METRICS) - 1))
                 continue
@@ -126,12 +128,14 @@ def main():
         for case in CASES:
             r = rows[case]
             for i, o, n in WORKLOADS:
-                fitted, _ = predict(args.servesim, r["serve_command"], r["env"], i, o, n)
-                asis, _ = predict(args.servesim, r["serve_command"], r["env"], i, o, n, measured)
-                if fitted is None or asis is None or not fitted["completed"]:
+                values = fitted[case, (i, o, n)]
+                if values is None or not values["completed"]:
                     continue
-                print(f"| {case} | {i}/{o} x{n} | {cell(fitted['total_token_throughput'])} | "
-                      f"{cell(asis['total_token_throughput'])} | {cell(fitted['mean_ttft_ms'])} | "
+                asis, _ = predict(args.servesim, r["serve_command"], r["env"], i, o, n, measured)
+                if asis is None:
+                    continue
+                print(f"| {case} | {i}/{o} x{n} | {cell(values['total_token_throughput'])} | "
+                      f"{cell(asis['total_token_throughput'])} | {cell(values['mean_ttft_ms'])} | "
                       f"{cell(asis['mean_ttft_ms'])} |")
 
 
