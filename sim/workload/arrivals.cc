@@ -43,15 +43,16 @@ absl::StatusOr<std::vector<int64_t>> ArrivalTimesNs(const BenchConfig& config, i
 absl::StatusOr<std::vector<int64_t>> RequestArrivalTimesNs(
     const BenchConfig& config, const std::vector<BenchRequest>& requests) {
   const int64_t n = static_cast<int64_t>(requests.size());
-  if (n > 0 && requests.front().trace_without_arrivals) {
+  // Synthetic datasets and tables of lengths have no clock of their own.
+  const bool own_clock = config.dataset_name == DatasetName::kTrace &&
+                         !(n > 0 && requests.front().trace_without_arrivals);
+  if (!own_clock) {
+    // (--trace-time-scale is accepted with trace datasets only.)
     if (config.trace_time_scale_given) {
       return absl::InvalidArgumentError(
           "--bench: --trace-time-scale: the trace has no arrival times to scale (use "
           "--request-rate)");
     }
-    return ArrivalTimesNs(config, n, ArrivalSeed(config.seed));
-  }
-  if (config.dataset_name != DatasetName::kTrace) {
     return ArrivalTimesNs(config, n, ArrivalSeed(config.seed));
   }
   std::vector<int64_t> times_ns(n, 0);
