@@ -77,8 +77,8 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRandom(const BenchConfig& config
 std::vector<size_t> RowOrder(size_t n, bool shuffle, std::mt19937_64& rng) {
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  if (shuffle) {
-    for (size_t i = n - 1; n > 1 && i > 0; --i) {
+  if (shuffle && n > 1) {
+    for (size_t i = n - 1; i > 0; --i) {
       std::swap(order[i], order[UniformIndex(rng, i + 1)]);
     }
   }
