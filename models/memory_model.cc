@@ -87,6 +87,7 @@ absl::Status CheckWeightsFit(const char* engine, int64_t weights,
 void FinishPool(KvBudget& b, int64_t bytes_per_token, int64_t block_tokens) {
   b.kv_pool_bytes = std::max<int64_t>(0, b.kv_pool_bytes);
   const int64_t block_bytes = bytes_per_token * block_tokens;
+  b.kv_bytes_per_token = bytes_per_token;
   b.kv_capacity_tokens = b.kv_pool_bytes / block_bytes * block_tokens;
   b.terms.push_back({"kv_pool", b.kv_pool_bytes});
   b.terms.push_back({"kv_bytes_per_token", bytes_per_token});

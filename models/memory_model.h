@@ -33,6 +33,9 @@ struct KvBudget {
   int64_t activation_reserve_bytes =
       0;  // everything else taken before the KV pool
   int64_t kv_pool_bytes = 0;
+  // What one token's KV takes in this pool: the MTP modules' layers add theirs
+  // when the engine runs them.
+  int64_t kv_bytes_per_token = 0;
   int64_t kv_capacity_tokens =
       0;  // tokens of one KV pool (one per attention-DP rank)
   // Named breakdown for `explain`, in the order the engine applies it; bytes

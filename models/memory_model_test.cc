@@ -114,6 +114,23 @@ TEST(MemoryModelTest, VllmMaxModelLenBuffersScaleWithLength) {
       full->kv_pool_bytes);
 }
 
+// vLLM gives the MTP module's decoder layer its own slot in the shared KV
+// pool, so with MTP a token holds 62 layers of MLA latent (576 BF16) and
+// indexer key (128 FP8 + a 4-byte scale) instead of 61.
+TEST(MemoryModelTest, VllmMtpLayerTakesItsShareOfEveryToken) {
+  const ModelSpec spec = V32();
+  const ParallelLayout l = Must(VllmLayout(spec, 8, 1, true, 8));
+  VllmMemoryConfig c;
+  c.max_model_len = 163840;
+  absl::StatusOr<KvBudget> plain = VllmKvBudget(spec, l, c);
+  c.with_mtp = true;
+  absl::StatusOr<KvBudget> mtp = VllmKvBudget(spec, l, c);
+  ASSERT_TRUE(plain.ok() && mtp.ok());
+  EXPECT_EQ(plain->kv_bytes_per_token, 61 * (576 * 2 + 132));
+  EXPECT_EQ(mtp->kv_bytes_per_token, 62 * (576 * 2 + 132));
+  EXPECT_LT(mtp->kv_capacity_tokens, plain->kv_capacity_tokens);
+}
+
 // DP ranks gather their tokens before the MoE, so DP8+EP8 reserves more for
 // the profile run than TP8, where the MoE sees only the rank's own tokens.
 TEST(MemoryModelTest, GatheredMoeTokensGrowTheProfileReserve) {

@@ -23,7 +23,7 @@ std::string DescribeKvPool(const models::ModelSpec& spec, const models::KvBudget
       "KV pool: %.1f GiB per GPU = %d tokens per DP rank x %d rank(s) (%s, %d B/token%s); "
       "weights %.1f GiB per GPU",
       static_cast<double>(kv.kv_pool_bytes) / models::kGiB, kv.kv_capacity_tokens, dp_ranks,
-      models::KvCacheDtypeName(dtype), models::KvBytesPerToken(spec, dtype, false),
+      models::KvCacheDtypeName(dtype), kv.kv_bytes_per_token,
       spec.has_indexer() ? " incl. indexer keys" : "",
       static_cast<double>(kv.weight_bytes) / models::kGiB);
 }
