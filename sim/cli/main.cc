@@ -24,7 +24,8 @@ constexpr char kUsage[] =
     "  plan     --bench CMD | --trace FILE [--rate-scale X] [--num-prompts N]\n"
     "           --slo-ttft-p99-ms A --slo-tpot-mean-ms B [--slo-itl-p99-ms C]\n"
     "           [--min-throughput OUT_TOK_S] --candidate CMD... | --candidates FILE\n"
-    "           [--max-nodes N] [--threads N]\n"
+    "           [--max-nodes N] [--threads N] [--balancer round-robin|least-outstanding]\n"
+    "           [--slowdown X]\n"
     "See README.md for every command.\n";
 
 const std::set<std::string> kContextFlags = {"--repo-dir", "--profile", "--params",
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
         argc, argv, command,
         With({"--bench", "--trace", "--rate-scale", "--num-prompts", "--slo-ttft-p99-ms",
               "--slo-tpot-mean-ms", "--slo-itl-p99-ms", "--min-throughput", "--candidates",
-              "--max-nodes", "--threads", "--balancer"},
+              "--max-nodes", "--threads", "--balancer", "--slowdown"},
              kContextFlags),
         {}, {"--candidate"});
     if (!args.ok()) return ReportError(args.status());

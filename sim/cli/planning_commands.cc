@@ -316,6 +316,15 @@ int PlanCommand(const CliArgs& args) {
   absl::StatusOr<int> threads = IntFlag(args, "--threads", DefaultThreads(), 1);
   if (!threads.ok()) return ReportError(threads.status());
   options.threads = *threads;
+  if (args.Has("--slowdown")) {
+    double slowdown = 0;
+    if (!absl::SimpleAtod(args.Get("--slowdown"), &slowdown)) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat(
+          "--slowdown: expected a fraction (0.2 = every step 20 % slower), got \"",
+          args.Get("--slowdown"), "\"")));
+    }
+    options.slowdown = slowdown;
+  }
   const std::string balancer = args.Get("--balancer", "round-robin");
   if (balancer == "least-outstanding") {
     options.balancer = serving::NodeBalancer::kLeastOutstanding;

@@ -235,7 +235,8 @@ sim::SimTime StepPredictor::PredictStep(std::span<const engine::StepBatch> rank_
   // Each DP rank has its own scheduler process; the busiest one gates the step.
   const EngineOverheads& o = config_.overheads;
   const double cpu_us = o.step_cpu_us + o.per_seq_cpu_us * static_cast<double>(most_seqs);
-  const double step_us = o.overlap_cpu ? std::max(gpu_us, cpu_us) : gpu_us + cpu_us;
+  const double step_us = (o.overlap_cpu ? std::max(gpu_us, cpu_us) : gpu_us + cpu_us) *
+                         config_.step_time_scale;
   return sim::Microseconds(std::max(step_us, 1.0));
 }
 

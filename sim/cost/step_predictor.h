@@ -61,6 +61,10 @@ struct StepPredictorConfig {
   // (on top of prefill_time_scale): a kernel path slow at compute-bound
   // prefill shapes but not at decode's memory-bound ones.
   std::vector<std::pair<std::string, double>> prefill_kind_time_scale;
+  // Every step's whole time (GPU and host) multiplied by this: not a model
+  // parameter but a planning margin (`servesim plan --slowdown`), for asking
+  // what an engine that far slower than predicted would need. 1 = as predicted.
+  double step_time_scale = 1.0;
 };
 
 // One-token rows enough for a step to read its weights: with 2 x experts /

@@ -65,6 +65,21 @@ TEST(StepPredictorTest, HostOverheadAddsUnlessOverlapped) {
   EXPECT_NEAR(overlapped.PredictStep(batch).ns() / 1e3, std::max(gpu_us, 1160.0), 1e-3);
 }
 
+// The planning margin stretches the whole step, host work included.
+TEST(StepPredictorTest, StepTimeScaleStretchesGpuAndHostAlike) {
+  StepPredictorConfig c = Config(8, 1, false);
+  c.overheads.step_cpu_us = 1000;
+  c.overheads.per_seq_cpu_us = 10;
+  StepPredictor plain(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  c.step_time_scale = 1.25;
+  StepPredictor slower(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  const auto batch = Decodes(1, 16, 1000);
+  models::RankBatch rb;
+  for (int i = 0; i < 16; ++i) rb.seqs.push_back({1, 1000});
+  const double gpu_us = plain.GpuStepUs(std::vector<models::RankBatch>{rb});
+  EXPECT_NEAR(slower.PredictStep(batch).ns() / 1e3, 1.25 * (gpu_us + 1000 + 160), 1e-3);
+}
+
 TEST(StepPredictorTest, PrefillTimeScaleStretchesOnlyTheChunksLinearWork) {
   StepPredictorConfig c = Config(8, 1, false);
   StepPredictor as_measured(c, std::make_unique<RooflineOpCost>(GpuRates{}));

@@ -99,6 +99,12 @@ absl::StatusOr<std::vector<NodeTrial>> SearchFewestNodes(
   return trials;
 }
 
+void ApplySlowdown(double slowdown, runner::PreparedRun& run) {
+  run.setup.predictor.step_time_scale *= 1.0 + slowdown;
+  run.setup.topology.frontend_per_request = sim::Microseconds(
+      run.setup.topology.frontend_per_request.ns() / 1e3 * (1.0 + slowdown));
+}
+
 double GpuHoursPerMillionOutputTokens(int nodes, const PointFigures& f) {
   if (f.total_output_tokens <= 0) return 0;
   const double gpu_hours = nodes * kGpusPerNode * f.duration_s / 3600.0;
@@ -113,6 +119,11 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
     return absl::InvalidArgumentError(
         "plan: --slo-ttft-p99-ms and --slo-tpot-mean-ms are required and must be > 0");
   }
+  if (!(options.slowdown >= 0) || options.slowdown >= 10) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "plan: --slowdown must be at least 0 and below 10 (0.2 = every step 20 % slower), got ",
+        options.slowdown));
+  }
   if (candidates.empty()) {
     return absl::InvalidArgumentError("plan: no candidates (--candidate 'serve cmd' or --candidates FILE)");
   }
@@ -126,6 +137,7 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
     c.serve_command = serve;
     absl::StatusOr<runner::PreparedRun> run =
         PrepareCandidate(context, serve, options.env, workload);
+    if (run.ok()) ApplySlowdown(options.slowdown, *run);
     // A replica of a multi-node engine instance occupies `nnodes` nodes; the
     // search counts replicas, the report nodes.
     const int nodes_per_replica = run.ok() ? std::max(run->engine.nnodes(), 1) : 1;
@@ -206,7 +218,13 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
                   lor ? "least-outstanding-requests load balancer (all nodes in one simulation)"
                       : "round-robin load balancer (request i to node i mod N), each simulated "
                         "independently",
-                  "; N searched up to ", options.max_nodes, "\n\n");
+                  "; N searched up to ", options.max_nodes, "\n");
+  if (options.slowdown > 0) {
+    absl::StrAppend(&out, "margin: every iteration and API-server request ",
+                    Shortest(100 * options.slowdown),
+                    " % slower than predicted (--slowdown); the figures below include it\n");
+  }
+  absl::StrAppend(&out, "\n");
 
   const CandidateResult* best =
       !result.ranked.empty() && result.ranked.front().nodes > 0 ? &result.ranked.front() : nullptr;

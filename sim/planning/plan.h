@@ -66,6 +66,10 @@ struct PlanOptions {
   // in one simulation.
   serving::NodeBalancer balancer = serving::NodeBalancer::kRoundRobin;
   scenarios::EnvVars env;
+  // A margin for the model's own error: every iteration and every API-server
+  // request takes (1 + slowdown) x its predicted time. The held-out errors of
+  // the live runs (README, "Accuracy") say how much to allow. 0 = as predicted.
+  double slowdown = 0;
 };
 
 struct CandidateResult {
@@ -90,6 +94,10 @@ struct PlanResult {
 
 // GPU-hours per million output tokens of `nodes` nodes over `figures`.
 double GpuHoursPerMillionOutputTokens(int nodes, const PointFigures& figures);
+
+// PlanOptions::slowdown applied to a prepared candidate: its steps and its
+// API server's work per request take (1 + slowdown) x as long.
+void ApplySlowdown(double slowdown, runner::PreparedRun& run);
 
 absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
                                 const std::string& bench_command,

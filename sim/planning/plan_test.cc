@@ -124,6 +124,38 @@ TEST(PlanTest, AzureConversationNodeCountIsMonotoneInLoad) {
   EXPECT_LT(nodes[0], nodes[2]);
 }
 
+// A margin for the model's error can only cost nodes: with every step and
+// API-server request 50 % slower, the same load needs at least as many nodes,
+// and at the unmargined answer the P99 TTFT is longer.
+TEST(PlanTest, SlowdownNeverNeedsFewerNodes) {
+  const std::string trace = SERVESIM_SHARED_DIR "/traces/AzureLLMInferenceTrace_conv.csv";
+  absl::StatusOr<std::string> bench = TraceBenchCommand(trace, 4.0, 300);
+  ASSERT_TRUE(bench.ok());
+  const std::string candidate = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8";
+  Slo slo;
+  slo.ttft_p99_ms = 2000;
+  slo.tpot_mean_ms = 50;
+  PlanOptions options;
+  options.threads = 2;
+  absl::StatusOr<PlanResult> plain = Plan(Context(), *bench, {candidate}, slo, options);
+  options.slowdown = 0.5;
+  absl::StatusOr<PlanResult> slowed = Plan(Context(), *bench, {candidate}, slo, options);
+  ASSERT_TRUE(plain.ok() && slowed.ok());
+  const CandidateResult& a = plain->ranked[0];
+  const CandidateResult& b = slowed->ranked[0];
+  ASSERT_GT(a.nodes, 0);
+  ASSERT_GT(b.nodes, 0);
+  EXPECT_GE(b.nodes, a.nodes);
+  for (const NodeTrial& t : b.trials) {
+    if (t.nodes == a.nodes) EXPECT_GT(t.figures.p99_ttft_ms, a.answer.figures.p99_ttft_ms);
+  }
+  EXPECT_NE(FormatPlanReport(*slowed, slo, options).find("50 % slower than predicted"),
+            std::string::npos);
+  options.slowdown = -0.1;
+  EXPECT_EQ(Plan(Context(), *bench, {candidate}, slo, options).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(PlanTest, ReportNamesBestRefusedAndFailingCandidates) {
   const std::string bench =
       "vllm bench serve --dataset-name random --random-input-len 1024 --random-output-len 64 "
