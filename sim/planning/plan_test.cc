@@ -91,12 +91,22 @@ const runner::PredictionContext& Context() { return runner::RepoPredictionContex
 // requests, for speed) at 1x, 4x and 16x its real rate, vLLM TP8 per node,
 // chat SLOs (2 s P99 TTFT, 50 ms mean TPOT = 20 tok/s per user). More load
 // must never need fewer nodes, and 16x must need more than 1x.
-TEST(PlanTest, AzureConversationNodeCountIsMonotoneInLoad) {
-  const std::string trace = SERVESIM_SHARED_DIR "/traces/AzureLLMInferenceTrace_conv.csv";
-  const std::string candidate = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8";
+constexpr char kAzureConversations[] =
+    SERVESIM_SHARED_DIR "/traces/AzureLLMInferenceTrace_conv.csv";
+constexpr char kVllmTp8[] = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8";
+
+// Chat SLOs: 2 s P99 TTFT, 50 ms mean TPOT (20 tok/s per user).
+Slo ChatSlo() {
   Slo slo;
   slo.ttft_p99_ms = 2000;
   slo.tpot_mean_ms = 50;
+  return slo;
+}
+
+TEST(PlanTest, AzureConversationNodeCountIsMonotoneInLoad) {
+  const std::string trace = kAzureConversations;
+  const std::string candidate = kVllmTp8;
+  const Slo slo = ChatSlo();
   PlanOptions options;
   options.threads = 2;
   std::vector<int> nodes;
@@ -128,13 +138,10 @@ TEST(PlanTest, AzureConversationNodeCountIsMonotoneInLoad) {
 // API-server request 50 % slower, the same load needs at least as many nodes,
 // and at the unmargined answer the P99 TTFT is longer.
 TEST(PlanTest, SlowdownNeverNeedsFewerNodes) {
-  const std::string trace = SERVESIM_SHARED_DIR "/traces/AzureLLMInferenceTrace_conv.csv";
-  absl::StatusOr<std::string> bench = TraceBenchCommand(trace, 4.0, 300);
+  absl::StatusOr<std::string> bench = TraceBenchCommand(kAzureConversations, 4.0, 300);
   ASSERT_TRUE(bench.ok());
-  const std::string candidate = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8";
-  Slo slo;
-  slo.ttft_p99_ms = 2000;
-  slo.tpot_mean_ms = 50;
+  const std::string candidate = kVllmTp8;
+  const Slo slo = ChatSlo();
   PlanOptions options;
   options.threads = 2;
   absl::StatusOr<PlanResult> plain = Plan(Context(), *bench, {candidate}, slo, options);
