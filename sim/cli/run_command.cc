@@ -72,7 +72,10 @@ int RunCommand(const CliArgs& args) {
   absl::StrAppend(&out, metrics::FormatBenchReport(p->metrics, p->report));
   std::fwrite(out.data(), 1, out.size(), stdout);
 
-  const std::string json = metrics::FormatResultJson(
+  // The result JSON holds every request's every ITL: format it only when
+  // something writes it.
+  const bool writes_json = args.Has("--result-json") || !p->bench.save_result_path.empty();
+  const std::string json = !writes_json ? std::string() : metrics::FormatResultJson(
       p->metrics, p->report,
       absl::StrCat("\"servesim_engine\": ", metrics::JsonString(p->engine.engine_version()),
                    ", \"servesim_iterations\": ", p->simulation.steps,
