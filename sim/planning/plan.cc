@@ -15,6 +15,14 @@
 namespace servesim::planning {
 namespace {
 
+// PlanOptions::slowdown on a prepared candidate: its steps and its API
+// server's work per request take (1 + slowdown) x as long.
+void ApplySlowdown(double slowdown, runner::PreparedRun& run) {
+  run.setup.predictor.step_time_scale *= 1.0 + slowdown;
+  run.setup.topology.frontend_per_request = sim::Microseconds(
+      run.setup.topology.frontend_per_request.ns() / 1e3 * (1.0 + slowdown));
+}
+
 std::string Shortest(double v) {
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
@@ -97,12 +105,6 @@ absl::StatusOr<std::vector<NodeTrial>> SearchFewestNodes(
     (ok ? meeting : failing) = mid;
   }
   return trials;
-}
-
-void ApplySlowdown(double slowdown, runner::PreparedRun& run) {
-  run.setup.predictor.step_time_scale *= 1.0 + slowdown;
-  run.setup.topology.frontend_per_request = sim::Microseconds(
-      run.setup.topology.frontend_per_request.ns() / 1e3 * (1.0 + slowdown));
 }
 
 double GpuHoursPerMillionOutputTokens(int nodes, const PointFigures& f) {

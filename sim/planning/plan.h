@@ -95,10 +95,6 @@ struct PlanResult {
 // GPU-hours per million output tokens of `nodes` nodes over `figures`.
 double GpuHoursPerMillionOutputTokens(int nodes, const PointFigures& figures);
 
-// PlanOptions::slowdown applied to a prepared candidate: its steps and its
-// API server's work per request take (1 + slowdown) x as long.
-void ApplySlowdown(double slowdown, runner::PreparedRun& run);
-
 absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
                                 const std::string& bench_command,
                                 const std::vector<std::string>& candidates, const Slo& slo,
