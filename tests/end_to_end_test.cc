@@ -274,6 +274,11 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --dataset-name trace "
       "--dataset-path " SERVESIM_SHARED_DIR "/traces/vidur_arxiv_summarization_stats_llama2_tokenizer_filtered_v2.csv "
       "--trace-time-scale 2'",
+      // A planning margin is a fraction in [0, 10).
+      "plan --bench 'vllm bench serve --num-prompts 5' --slo-ttft-p99-ms 2000 "
+      "--slo-tpot-mean-ms 50 --candidate 'vllm serve m -tp 8' --slowdown 20%",
+      "plan --bench 'vllm bench serve --num-prompts 5' --slo-ttft-p99-ms 2000 "
+      "--slo-tpot-mean-ms 50 --candidate 'vllm serve m -tp 8' --slowdown -0.2",
   };
   for (const char* args : bad) {
     Result r = Servesim(args);
