@@ -62,12 +62,17 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRandom(const BenchConfig& config
         "random dataset: prompt %d..%d tokens (prefix %d + input, --random-input-len %d minus "
         "1 BOS, as vLLM counts), output %d..%d tokens, seed %d; drawn with servesim's "
         "mt19937_64, not numpy's PCG64, so per-request lengths differ from vLLM's; every "
-        "request generates its full output%s",
+        "request generates its full output%s%s",
         config.random_prefix_len + in_low, config.random_prefix_len + in_high,
         config.random_prefix_len, config.random_input_len, out_low, out_high, config.seed,
         config.ignore_eos ? " (--ignore-eos)"
                           : " (EOS is not modelled: without --ignore-eos a live run may stop "
-                            "some requests earlier)");
+                            "some requests earlier)",
+        config.random_prefix_len > 0
+            ? "; every request prefills the shared prefix in full: the engines' prefix "
+              "caches would reuse it across requests, which servesim does not model, so "
+              "prefill work and TTFT are upper bounds"
+            : "");
   }
   return requests;
 }
@@ -98,14 +103,16 @@ absl::StatusOr<std::vector<BenchRequest>> SampleSharegpt(const BenchConfig& conf
   for (size_t k : order) {
     if (static_cast<int64_t>(requests.size()) == config.num_prompts) break;
     // vLLM filters on the completion length it will ask for; the request then
-    // generates the table's output (EOS first) or exactly the fixed length.
+    // generates the table's output (EOS first) or, with a fixed length or
+    // --ignore-eos (the client sends ignore_eos), exactly its completion.
     const int64_t completion =
         fixed_output ? *config.sharegpt_output_len : table[k].completion_tokens;
     if (!PassesSharegptFilter(table[k].prompt_tokens, completion, fixed_output)) continue;
     BenchRequest request;
     request.id = static_cast<int64_t>(requests.size());
     request.prompt_tokens = table[k].prompt_tokens;
-    request.output_tokens = fixed_output ? completion : table[k].output_tokens;
+    request.output_tokens =
+        fixed_output || config.ignore_eos ? completion : table[k].output_tokens;
     request.max_completion_tokens = completion;
     requests.push_back(request);
   }
@@ -141,9 +148,11 @@ absl::StatusOr<std::vector<BenchRequest>> SampleSharegpt(const BenchConfig& conf
     }
     *notice = absl::StrCat(
         "sharegpt: lengths from traces/", kSharegptTableFile,
-        " (ShareGPT first turns, Llama-2 counts; prompts rescaled and outputs cut by a "
-        "geometric EOS length, fitted to the live runs' totals; traces/README.md) stand in "
-        "for the ShareGPT JSON (", path_note, "); ",
+        " (ShareGPT first turns, Llama-2 counts; prompts rescaled and ",
+        config.ignore_eos ? "every output its whole completion (--ignore-eos)"
+                          : "outputs cut by a geometric EOS length, fitted to the live runs' "
+                            "totals",
+        "; traces/README.md) stand in for the ShareGPT JSON (", path_note, "); ",
         config.disable_shuffle ? "file order" : absl::StrCat("shuffle seed ", config.seed),
         oversampled);
   }

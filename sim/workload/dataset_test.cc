@@ -70,9 +70,12 @@ TEST(EnginePromptTokensTest, AddsTheBosAndChatMarkersTheClientDoesNotCount) {
 TEST(RandomDatasetTest, PrefixAddsToEveryPrompt) {
   BenchConfig config = RandomConfig(2000, 100, 0.0, 10);
   config.random_prefix_len = 50;
-  auto requests = SampleRequests(config, kTracesDir, nullptr);
+  std::string notice;
+  auto requests = SampleRequests(config, kTracesDir, &notice);
   ASSERT_TRUE(requests.ok());
   for (const auto& r : *requests) EXPECT_EQ(r.prompt_tokens, 50 + 1999);
+  // No cross-request prefix cache: the header must say the prefill is an upper bound.
+  EXPECT_NE(notice.find("prefills the shared prefix in full"), std::string::npos) << notice;
 }
 
 TEST(RandomDatasetTest, LengthsStayWithinVllmBoundsAndCoverThem) {
@@ -236,6 +239,24 @@ TEST(SharegptDatasetTest, DisableShuffleKeepsFileOrder) {
   }
   EXPECT_EQ((*requests)[0].prompt_tokens, (*table)[k].prompt_tokens);
   EXPECT_EQ((*requests)[0].output_tokens, (*table)[k].output_tokens);
+}
+
+TEST(SharegptDatasetTest, IgnoreEosGeneratesEveryCompletionInFull) {
+  BenchConfig config = SharegptConfig(1000);
+  auto eos = SampleRequests(config, kTracesDir, nullptr);
+  config.ignore_eos = true;
+  auto full = SampleRequests(config, kTracesDir, nullptr);
+  ASSERT_TRUE(eos.ok() && full.ok());
+  ASSERT_EQ(eos->size(), full->size());
+  int64_t cut_by_eos = 0;
+  for (size_t i = 0; i < full->size(); ++i) {
+    // The same prompts are drawn; only where generation stops changes.
+    EXPECT_EQ((*full)[i].prompt_tokens, (*eos)[i].prompt_tokens);
+    EXPECT_EQ((*full)[i].output_tokens, (*full)[i].max_completion_tokens);
+    cut_by_eos += (*eos)[i].output_tokens < (*eos)[i].max_completion_tokens;
+  }
+  EXPECT_GT(cut_by_eos, 0);
+  EXPECT_GT(SumOutput(*full), SumOutput(*eos));
 }
 
 TEST(SharegptDatasetTest, FixedOutputLengthSkipsTheMinimumButNotTheTotal) {
