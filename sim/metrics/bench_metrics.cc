@@ -67,6 +67,13 @@ BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
   for (const RequestRecord& r : records) {
     if (!r.success || r.chunk_times.empty()) {
       ++m.failed;
+      m.input_lens.push_back(r.prompt_tokens);
+      m.output_lens.push_back(0);
+      m.ttfts_s.push_back(0);
+      m.latencies_s.push_back(0);
+      m.start_times_s.push_back(r.start.seconds());
+      m.itls_s.emplace_back();
+      m.errors.push_back(r.error.empty() ? "request failed" : r.error);
       continue;
     }
     ++m.completed;
@@ -96,6 +103,7 @@ BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
     m.latencies_s.push_back(latency_s);
     m.start_times_s.push_back(start_s);
     m.itls_s.push_back(std::move(gaps));
+    m.errors.emplace_back();
     min_start_s = any ? std::min(min_start_s, start_s) : start_s;
     max_end_s = any ? std::max(max_end_s, start_s + latency_s) : start_s + latency_s;
     any = true;

@@ -40,10 +40,13 @@ struct BenchMetrics {
   double max_output_tokens_per_s = 0;  // chunks in the busiest 1-s bucket
   double max_concurrent_requests = 0;  // most requests active in one 1-s bucket
   LatencyStats ttft, tpot, itl, e2el;
-  // Per successful request, in request order, as the --save-result arrays.
+  // Per request, in request order, as the --save-result arrays: a failed
+  // request keeps its prompt length and start, with 0 output, TTFT and
+  // latency, no ITLs, and its error ("" for a success), as vLLM saves it.
   std::vector<int64_t> input_lens, output_lens;
   std::vector<double> ttfts_s, latencies_s, start_times_s;
   std::vector<std::vector<double>> itls_s;
+  std::vector<std::string> errors;
 };
 
 // numpy.percentile with linear interpolation; 0 for an empty input (vllm
@@ -57,7 +60,8 @@ struct MetricOptions {
   std::map<std::string, double> goodput_slo_ms;
 };
 
-// `duration` is the benchmark's wall time: first send to last completion.
+// `duration` is the benchmark's wall time: from its start (t = 0, before the first
+// request's arrival gap) to the last completion.
 BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
                                  sim::SimTime duration, const MetricOptions& options = {});
 

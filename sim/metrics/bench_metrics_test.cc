@@ -53,6 +53,23 @@ TEST(BenchMetricsTest, FailedRequestsAreCountedButNotMeasured) {
   EXPECT_EQ(m.total_input_tokens, 30);
 }
 
+// vLLM's --save-result arrays hold every request; a failed one keeps its
+// prompt length and start, with zeros, no ITLs and its error message.
+TEST(ReportTest, SavedArraysKeepFailedRequestsWithTheirError) {
+  auto records = ThreeRequests();
+  records[1].success = false;
+  records[1].chunk_times.clear();
+  records[1].error = "too long";
+  BenchMetrics m = ComputeBenchMetrics(records, sim::Seconds(3.0));
+  EXPECT_EQ(m.input_lens, (std::vector<int64_t>{10, 20, 30}));
+  EXPECT_EQ(m.output_lens, (std::vector<int64_t>{3, 0, 1}));
+  EXPECT_EQ(m.ttfts_s[1], 0.0);
+  EXPECT_TRUE(m.itls_s[1].empty());
+  const std::string json = FormatResultJson(m, ReportOptions{}, "");
+  EXPECT_NE(json.find("\"errors\": [\"\", \"too long\", \"\"]"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"output_lens\": [3, 0, 1]"), std::string::npos) << json;
+}
+
 TEST(PercentileTest, MatchesNumpyLinearInterpolation) {
   // numpy.percentile([1, 2, 3, 4], 99) == 3.97
   EXPECT_NEAR(Percentile({4, 1, 3, 2}, 99), 3.97, 1e-12);

@@ -225,6 +225,10 @@ std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options
   kv.emplace_back("latencies", doubles(m.latencies_s));
   kv.emplace_back("start_times", doubles(m.start_times_s));
   kv.emplace_back("itls", absl::StrCat("[", absl::StrJoin(itls, ", "), "]"));
+  std::vector<std::string> errors;
+  errors.reserve(m.errors.size());
+  for (const std::string& e : m.errors) errors.push_back(JsonString(e));
+  kv.emplace_back("errors", absl::StrCat("[", absl::StrJoin(errors, ", "), "]"));
 
   std::string out = "{";
   for (size_t i = 0; i < kv.size(); ++i) {

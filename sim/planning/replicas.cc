@@ -1,7 +1,6 @@
 #include "sim/planning/replicas.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -51,21 +50,12 @@ MergedRun MergeReplicaRecords(const std::vector<serving::SimulationResult>& per_
   size_t total = 0;
   for (const auto& r : per_replica) total += r.records.size();
   merged.records.resize(total);
-  int64_t first_send = std::numeric_limits<int64_t>::max();
-  int64_t last_end = std::numeric_limits<int64_t>::min();
   for (size_t k = 0; k < n; ++k) {
     const serving::SimulationResult& r = per_replica[k];
-    if (r.records.empty()) continue;
-    int64_t replica_first = std::numeric_limits<int64_t>::max();
-    for (size_t j = 0; j < r.records.size(); ++j) {
-      merged.records[j * n + k] = r.records[j];
-      replica_first = std::min(replica_first, r.records[j].start.ns());
-    }
-    // The replica's own duration runs from its first send to its last event.
-    first_send = std::min(first_send, replica_first);
-    last_end = std::max(last_end, replica_first + r.duration.ns());
+    for (size_t j = 0; j < r.records.size(); ++j) merged.records[j * n + k] = r.records[j];
+    // Every replica's clock starts with the benchmark's (t = 0).
+    merged.duration = std::max(merged.duration, r.duration);
   }
-  merged.duration = total == 0 ? sim::SimTime::Zero() : sim::Nanoseconds(last_end - first_send);
   return merged;
 }
 

@@ -41,8 +41,8 @@ absl::StatusOr<runner::PreparedRun> PrepareCandidate(const runner::PredictionCon
 std::vector<size_t> RoundRobinShare(size_t num_requests, int replicas, int r);
 
 // Records of replica r (its share, in order) interleaved back into request
-// order, and the benchmark duration over all: first send of any replica to
-// the last completion of any.
+// order, and the benchmark duration over all: from the benchmark's start
+// (t = 0) to the last completion of any.
 struct MergedRun {
   std::vector<metrics::RequestRecord> records;
   sim::SimTime duration;

@@ -32,14 +32,16 @@ metrics::RequestRecord Record(int64_t start_ms, int64_t end_ms, int64_t tokens) 
 
 TEST(MergeReplicaRecordsTest, InterleavesBackIntoRequestOrderAndSpansAllReplicas) {
   serving::SimulationResult a, b;
-  a.records = {Record(0, 100, 0), Record(20, 400, 2)};  // requests 0 and 2
-  a.duration = sim::Milliseconds(400);                  // 0 .. 400
-  b.records = {Record(10, 900, 1)};                     // request 1
-  b.duration = sim::Milliseconds(890);                  // 10 .. 900
+  a.records = {Record(30, 100, 0), Record(50, 400, 2)};  // requests 0 and 2
+  a.duration = sim::Milliseconds(400);                   // benchmark start .. 400
+  b.records = {Record(40, 900, 1)};                      // request 1
+  b.duration = sim::Milliseconds(900);                   // benchmark start .. 900
   MergedRun m = MergeReplicaRecords({a, b});
   ASSERT_EQ(m.records.size(), 3u);
   for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(m.records[i].prompt_tokens, i);
-  EXPECT_EQ(m.duration, sim::Milliseconds(900));  // first send 0, last completion 900
+  // The client's clock starts before the first send (30 ms): the benchmark
+  // lasts to the last completion of any replica.
+  EXPECT_EQ(m.duration, sim::Milliseconds(900));
 }
 
 TEST(SimulateReplicasTest, OneReplicaIsExactlyRunnerPredict) {

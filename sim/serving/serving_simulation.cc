@@ -105,9 +105,9 @@ absl::StatusOr<SimulationResult> Simulation::Run() {
   }
   outstanding_ = static_cast<int64_t>(n);
 
-  SimTime first_send = n ? input_.requests[0].arrival : SimTime::Zero();
-  for (const ClientRequest& c : input_.requests) first_send = std::min(first_send, c.arrival);
-  SimTime last_end = first_send;
+  // vllm bench serve starts its clock before the first request's delay, so
+  // at a finite rate the duration includes the gap before the first send.
+  SimTime last_end = SimTime::Zero();
 
   while (!events_.empty()) {
     const Event e = events_.Pop();
@@ -145,7 +145,7 @@ absl::StatusOr<SimulationResult> Simulation::Run() {
   if (outstanding_ != 0) {
     return absl::InternalError(absl::StrCat(outstanding_, " requests never finished"));
   }
-  result_.duration = last_end - first_send;
+  result_.duration = last_end;
   for (const engine::Request& r : requests_) result_.preempted_or_retracted += r.preemptions;
   return std::move(result_);
 }
@@ -160,6 +160,7 @@ void Simulation::Send(RequestId id, SimTime now) {
     if (!reason.empty()) {
       // The server answers with an error straight away.
       rec.success = false;
+      rec.error = reason;
       requests_[id].rejected = true;
       ++result_.rejected;
       if (result_.first_reject_reason.empty()) result_.first_reject_reason = std::move(reason);

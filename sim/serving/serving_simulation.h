@@ -94,7 +94,7 @@ struct StepRecord {
 
 struct SimulationResult {
   std::vector<metrics::RequestRecord> records;  // in request order
-  sim::SimTime duration;                        // first send to last completion
+  sim::SimTime duration;                        // benchmark start (t = 0) to last completion
   int64_t steps = 0;                            // iterations over all instances
   int64_t preempted_or_retracted = 0;           // requests that lost their KV
   int64_t rejected = 0;

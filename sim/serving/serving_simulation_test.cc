@@ -83,6 +83,19 @@ TEST(ServingSimulationTest, IdenticalInputsGiveIdenticalTimelines) {
   }
 }
 
+// vllm bench serve starts its clock, then sleeps through the first request's
+// arrival gap: a lone request sent at 2 s lasts 2 s longer in the report.
+TEST(ServingSimulationTest, DurationRunsFromTheBenchmarkStartNotTheFirstSend) {
+  auto p1 = Fake(), p2 = Fake();
+  SimulationInput at_zero = Burst(1);
+  SimulationInput late = at_zero;
+  late.requests[0].arrival = sim::Seconds(2);
+  auto a = RunServingSimulation(VllmTopology(1, false, 1000), p1, at_zero);
+  auto b = RunServingSimulation(VllmTopology(1, false, 1000), p2, late);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(b->duration, a->duration + sim::Seconds(2));
+}
+
 TEST(ServingSimulationTest, MaxConcurrencyCapsRequestsInFlight) {
   auto predictor = Fake();
   SimulationInput in = Burst(20);
