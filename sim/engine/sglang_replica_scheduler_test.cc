@@ -136,6 +136,27 @@ TEST(SglangReplicaSchedulerTest, RatioDecaysPerDecodeStepToItsFloor) {
   EXPECT_NEAR(s.new_token_ratio(), 0.098, 1e-12);
 }
 
+// self_check_during_idle: an engine that ran out of work starts the next
+// admission at the initial ratio; one that is busy keeps its decayed ratio.
+TEST(SglangReplicaSchedulerTest, RatioResetsWhenTheEngineGoesIdle) {
+  RequestTable reqs = MakeRequests({{16, 11}, {16, 100}, {16, 100}});
+  SglangSchedulerConfig c = Config(1000, 100);
+  c.SetConservativeness(1.0);
+  SglangReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  StepBatch b;
+  for (int i = 0; i < 11; ++i) Step(s, reqs, &b);  // prefill, then 10 decodes
+  ASSERT_TRUE(reqs[0].finished);
+  ASSERT_FALSE(s.HasWork());
+  EXPECT_NEAR(s.new_token_ratio(), 0.7 - 10 * (0.7 - 0.098) / 600, 1e-12);
+  s.Enqueue(1, reqs);
+  EXPECT_DOUBLE_EQ(s.new_token_ratio(), 0.7);
+  Step(s, reqs, &b);  // prefill of request 1
+  Step(s, reqs, &b);  // one decode
+  s.Enqueue(2, reqs);
+  EXPECT_NEAR(s.new_token_ratio(), 0.7 - (0.7 - 0.098) / 600, 1e-12);
+}
+
 // 6 pages of 16, no output reserved at admission (everything is admitted),
 // retraction down to one token of room per remaining request.
 SglangSchedulerConfig RetractionConfig() {
