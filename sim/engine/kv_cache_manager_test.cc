@@ -83,24 +83,75 @@ TEST(KvCacheManagerTest, CachedBlocksPastTheReusedPrefixStayFree) {
   EXPECT_EQ(kv.CachedTokens(0), 0);
 }
 
+// Three requests of one group share 40 tokens: two whole blocks of 16.
+TEST(KvCacheManagerTest, APrefixGroupsBlocksAreComputedOnceAndHitByLaterMembers) {
+  KvCacheManager kv(10, 16, 3);
+  for (RequestId r = 0; r < 3; ++r) kv.JoinPrefixGroup(r, 0, 40);
+  EXPECT_EQ(kv.ReusablePrefixTokens(0, 100), 0);  // nothing cached yet
+  ASSERT_TRUE(kv.GrowTo(0, 50));                   // 4 blocks: 2 for the group, 2 its own
+  EXPECT_EQ(kv.group_cached_blocks(0), 2);
+  EXPECT_EQ(kv.shared_blocks_of(0), 2);
+  EXPECT_EQ(kv.free_blocks(), 6);
+  // The next member hits both shared blocks, which cost the pool nothing.
+  EXPECT_EQ(kv.ReusablePrefixTokens(1, 100), 32);
+  EXPECT_EQ(kv.BlocksTakenToReclaim(1, 32), 0);
+  ASSERT_TRUE(kv.ReclaimAndGrowTo(1, 32, 50));  // 2 shared + 2 new
+  EXPECT_EQ(kv.free_blocks(), 4);
+  EXPECT_EQ(kv.held_group_blocks(), 2);
+  // The group's blocks outlive their holders and stay reusable until evicted.
+  kv.Free(0);
+  kv.Free(1);
+  EXPECT_EQ(kv.free_blocks(), 10);
+  EXPECT_EQ(kv.ReusablePrefixTokens(2, 100), 32);
+  EXPECT_EQ(kv.BlocksTakenToReclaim(2, 32), 2);  // nobody holds them: locking takes them
+  ASSERT_TRUE(kv.ReclaimAndGrowTo(2, 32, 33));
+  EXPECT_EQ(kv.free_blocks(), 7);
+}
+
+TEST(KvCacheManagerTest, EvictingAGroupsRunDropsItsLastBlocksFirst) {
+  KvCacheManager kv(4, 16, 3);
+  for (RequestId r = 0; r < 2; ++r) kv.JoinPrefixGroup(r, 0, 64);
+  ASSERT_TRUE(kv.GrowTo(0, 64));  // the group's 4 blocks
+  kv.Free(0);
+  ASSERT_TRUE(kv.GrowTo(2, 16));  // a stranger evicts one block of the group
+  EXPECT_EQ(kv.group_cached_blocks(0), 3);
+  EXPECT_EQ(kv.ReusablePrefixTokens(1, 100), 48);
+}
+
+// A member that did not compute the group's blocks first keeps what it
+// computes itself private: vLLM caches a block's hash once.
+TEST(KvCacheManagerTest, OnlyTheMemberAtTheGroupsFrontierExtendsIt) {
+  KvCacheManager kv(20, 16, 2);
+  for (RequestId r = 0; r < 2; ++r) kv.JoinPrefixGroup(r, 0, 64);
+  ASSERT_TRUE(kv.GrowTo(0, 16));                // group: 1 block
+  ASSERT_TRUE(kv.ReclaimAndGrowTo(1, 0, 64));   // 1 did not take the hit: 4 own blocks
+  EXPECT_EQ(kv.shared_blocks_of(1), 0);
+  ASSERT_TRUE(kv.GrowTo(0, 64));                // 0 carries on: group 4 blocks
+  EXPECT_EQ(kv.group_cached_blocks(0), 4);
+  EXPECT_EQ(kv.free_blocks(), 20 - 4 - 4);
+}
+
 TEST(KvCacheManagerTest, BlocksAreConservedThroughAnyMixOfOperations) {
   // Held + free = total after every call, and no request's cached prefix
   // exceeds the free pool.
   constexpr int kRequests = 5;
   KvCacheManager kv(40, 16, kRequests);
+  // Requests 3 and 4 share their first 50 tokens.
+  kv.JoinPrefixGroup(3, 0, 50);
+  kv.JoinPrefixGroup(4, 0, 50);
   std::mt19937 rng(7);
   for (int i = 0; i < 5000; ++i) {
     const RequestId id = static_cast<RequestId>(rng() % kRequests);
     const int64_t tokens = static_cast<int64_t>(rng() % 300);
     switch (rng() % 4) {
       case 0:
-        if (kv.blocks_of(id) > 0 || kv.CachedTokens(id) == 0) kv.GrowTo(id, tokens);
+        if (kv.blocks_of(id) > 0 || kv.OwnCachedTokens(id) == 0) kv.GrowTo(id, tokens);
         break;
       case 1:
-        if (kv.CachedTokens(id) == 0) kv.Free(id);
+        if (kv.OwnCachedTokens(id) == 0) kv.Free(id);
         break;
       case 2:
-        if (kv.CachedTokens(id) == 0) kv.Release(id, tokens);
+        if (kv.OwnCachedTokens(id) == 0) kv.Release(id, tokens);
         break;
       default:
         if (kv.blocks_of(id) == 0) {
@@ -108,13 +159,16 @@ TEST(KvCacheManagerTest, BlocksAreConservedThroughAnyMixOfOperations) {
           kv.ReclaimAndGrowTo(id, prefix, prefix + tokens % 50);
         }
     }
-    int64_t held = 0, cached = 0;
+    int64_t own = 0, cached = 0;
     for (RequestId r = 0; r < kRequests; ++r) {
-      held += kv.blocks_of(r);
-      cached += kv.CachedTokens(r) / 16;
+      own += kv.blocks_of(r) - kv.shared_blocks_of(r);
+      cached += kv.OwnCachedTokens(r) / 16;
     }
-    ASSERT_EQ(held + kv.free_blocks(), kv.total_blocks()) << "after operation " << i;
+    // The group's blocks count once, whoever holds them.
+    ASSERT_EQ(own + kv.held_group_blocks() + kv.free_blocks(), kv.total_blocks())
+        << "after operation " << i;
     ASSERT_LE(cached, kv.free_blocks()) << "after operation " << i;
+    ASSERT_LE(kv.group_cached_blocks(0), 3) << "after operation " << i;
   }
 }
 

@@ -21,6 +21,10 @@ struct Request {
   int64_t eos_output_tokens = 0;
   sim::SimTime arrival;           // reached the engine
   int dp_rank = 0;
+  // Requests of one prefix group (>= 0) share their first
+  // shared_prefix_tokens tokens, which the prefix cache can reuse.
+  int prefix_group = -1;
+  int64_t shared_prefix_tokens = 0;
 
   // Tokens whose KV is in the cache (prompt and generated alike): vLLM's
   // num_computed_tokens. Reset to 0 by recompute preemption or retraction.

@@ -22,13 +22,18 @@ SglangReplicaScheduler::SglangReplicaScheduler(const SglangSchedulerConfig& conf
       kv_(config.kv_blocks, config.page_size_tokens, num_requests),
       new_token_ratio_(config.init_new_token_ratio) {}
 
-void SglangReplicaScheduler::Enqueue(RequestId id, RequestTable& /*requests*/) {
+void SglangReplicaScheduler::Enqueue(RequestId id, RequestTable& requests) {
   // An idle engine's event loop runs self_check_during_idle, which resets
   // new_token_ratio to its initial value: admission after a lull starts
   // conservative again. [U: under DP attention a rank with no work runs idle
   // batches while another rank has some, so SGLang resets only when every
   // rank is idle; servesim resets a rank when it alone is idle.]
   if (!HasWork()) new_token_ratio_ = config_.init_new_token_ratio;
+  // Requests sharing a prefix match it in the radix tree.
+  const Request& r = requests[id];
+  if (config_.radix_cache && r.prefix_group >= 0) {
+    kv_.JoinPrefixGroup(id, r.prefix_group, r.shared_prefix_tokens);
+  }
   waiting_.push_back(id);
 }
 
@@ -97,8 +102,10 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
     const int64_t extend = r.known_tokens() - hit;
     const int64_t reserve = ClippedRemainingOutput(r);
     // add_one_req: NO_TOKEN when input + clipped max_new_tokens does not fit;
-    // locking the matched prefix takes it out of the evictable room.
-    if (static_cast<double>(extend + reserve + hit) >= rem_total) break;
+    // locking the matched prefix takes it out of the evictable room (nothing
+    // where another running request has it locked already).
+    const int64_t locked = kv_.BlocksTakenToReclaim(id, hit) * page;
+    if (static_cast<double>(extend + reserve + locked) >= rem_total) break;
     if (!chunking || extend <= rem_chunk) {
       // A whole prompt; over max_prefill_tokens only as the batch's first.
       if (extend > rem_input && !prefill.empty()) break;
@@ -106,7 +113,7 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
       r.computed_tokens = hit;
       prefill.push_back({id, extend, r.computed_tokens, false});
       joined.push_back(id);
-      rem_total -= static_cast<double>(extend + reserve + hit);
+      rem_total -= static_cast<double>(extend + reserve + locked);
       rem_input -= extend;
       rem_chunk -= extend;
       waiting_.pop_front();
@@ -118,7 +125,7 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
     if (trunc <= 0 || !kv_.ReclaimAndGrowTo(id, hit, hit + trunc)) break;
     r.computed_tokens = hit;
     prefill.push_back({id, trunc, r.computed_tokens, false});
-    rem_total -= static_cast<double>(trunc + hit);
+    rem_total -= static_cast<double>(trunc + locked);
     chunked_ = id;
     waiting_.pop_front();
   }

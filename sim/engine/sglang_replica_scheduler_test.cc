@@ -157,6 +157,29 @@ TEST(SglangReplicaSchedulerTest, RatioResetsWhenTheEngineGoesIdle) {
   EXPECT_NEAR(s.new_token_ratio(), 0.7 - (0.7 - 0.098) / 600, 1e-12);
 }
 
+// match_prefix finds the pages an earlier member of the prefix group
+// computed; --disable-radix-cache computes them again.
+TEST(SglangReplicaSchedulerTest, RadixCacheServesAPrefixGroupsPagesToLaterMembers) {
+  for (bool radix : {true, false}) {
+    RequestTable reqs = MakeRequests({{100, 4}, {100, 4}});
+    for (Request& r : reqs) {
+      r.prefix_group = 0;
+      r.shared_prefix_tokens = 70;
+    }
+    SglangSchedulerConfig c = Config(1000, 100);
+    c.radix_cache = radix;
+    SglangReplicaScheduler s(c, reqs.size());
+    s.Enqueue(0, reqs);
+    StepBatch b;
+    Step(s, reqs, &b);  // request 0's prefill
+    s.Enqueue(1, reqs);
+    s.Schedule(reqs, &b);
+    ASSERT_EQ(b.seqs.size(), 1u);
+    EXPECT_EQ(b.seqs[0].id, 1);
+    EXPECT_EQ(b.seqs[0].query_tokens, radix ? 100 - 64 : 100);
+  }
+}
+
 // 6 pages of 16, no output reserved at admission (everything is admitted),
 // retraction down to one token of room per remaining request.
 SglangSchedulerConfig RetractionConfig() {

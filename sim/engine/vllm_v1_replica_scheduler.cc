@@ -10,7 +10,12 @@ VllmV1ReplicaScheduler::VllmV1ReplicaScheduler(const VllmSchedulerConfig& config
                                                size_t num_requests)
     : config_(config), kv_(config.kv_blocks, config.block_size_tokens, num_requests) {}
 
-void VllmV1ReplicaScheduler::Enqueue(RequestId id, RequestTable& /*requests*/) {
+void VllmV1ReplicaScheduler::Enqueue(RequestId id, RequestTable& requests) {
+  // Requests sharing a prefix hit each other's full blocks in the prefix cache.
+  const Request& r = requests[id];
+  if (config_.prefix_caching && r.prefix_group >= 0) {
+    kv_.JoinPrefixGroup(id, r.prefix_group, r.shared_prefix_tokens);
+  }
   waiting_.push_back(id);
 }
 

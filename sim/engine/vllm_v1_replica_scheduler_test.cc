@@ -108,6 +108,33 @@ TEST(VllmV1ReplicaSchedulerTest, PrefixCachingResumesAPreemptedRequestFromItsSur
   EXPECT_EQ(recomputed.query_tokens, 33);
 }
 
+// Two prompts of 100 tokens that share their first 70: the first computes
+// the 4 full shared blocks, and the second, scheduled after it in the same
+// step, finds them cached (vLLM caches a block's hash when it allocates it)
+// and computes only the rest. Without prefix caching both prefill in full.
+TEST(VllmV1ReplicaSchedulerTest, RequestsOfAPrefixGroupReuseItsFullBlocks) {
+  for (bool caching : {true, false}) {
+    RequestTable reqs = MakeRequests({{100, 4}, {100, 4}});
+    for (Request& r : reqs) {
+      r.prefix_group = 0;
+      r.shared_prefix_tokens = 70;
+    }
+    VllmSchedulerConfig c = Config(1000, 100);
+    c.prefix_caching = caching;
+    VllmV1ReplicaScheduler s(c, reqs.size());
+    s.Enqueue(0, reqs);
+    s.Enqueue(1, reqs);
+    StepBatch b;
+    s.Schedule(reqs, &b);
+    ASSERT_EQ(b.seqs.size(), 2u);
+    EXPECT_EQ(b.seqs[0].query_tokens, 100);
+    EXPECT_EQ(b.seqs[1].query_tokens, caching ? 100 - 64 : 100);
+    EXPECT_EQ(b.seqs[1].context_before, caching ? 64 : 0);
+    // 7 blocks each, the 4 shared ones once.
+    EXPECT_EQ(s.kv_cache().used_blocks(), caching ? 7 + 3 : 14);
+  }
+}
+
 TEST(VllmV1ReplicaSchedulerTest, SpeculativeDecodeAcceptsTheMeanNumberOfDrafts) {
   RequestTable reqs = MakeRequests({{8, 101}});
   VllmSchedulerConfig c = Config(1000, 100);

@@ -153,6 +153,11 @@ absl::StatusOr<std::vector<serving::ClientRequest>> BuildClientRequests(
     requests.push_back({workload::EnginePromptTokens(bench, client, template_tokens),
                         sampled[i].output_tokens, sampled[i].max_completion_tokens,
                         sim::Nanoseconds(arrivals[i]), client});
+    if (sampled[i].shared_prefix_tokens > 0) {
+      requests.back().prefix_group = 0;
+      requests.back().shared_prefix_tokens =
+          workload::EngineSharedPrefixTokens(bench, sampled[i].shared_prefix_tokens);
+    }
   }
   if (notice != nullptr && !requests.empty()) {
     // The same for every prompt of the workload.

@@ -53,6 +53,7 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRandom(const BenchConfig& config
   for (int64_t i = 0; i < config.num_prompts; ++i) {
     requests[i].id = i;
     requests[i].prompt_tokens = config.random_prefix_len + UniformInt(rng, in_low, in_high);
+    requests[i].shared_prefix_tokens = config.random_prefix_len;
   }
   for (int64_t i = 0; i < config.num_prompts; ++i) {
     requests[i].output_tokens = UniformInt(rng, out_low, out_high);
@@ -69,9 +70,9 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRandom(const BenchConfig& config
                           : " (EOS is not modelled: without --ignore-eos a live run may stop "
                             "some requests earlier)",
         config.random_prefix_len > 0
-            ? "; every request prefills the shared prefix in full: the engines' prefix "
-              "caches would reuse it across requests, which servesim does not model, so "
-              "prefill work and TTFT are upper bounds"
+            ? "; every prompt starts with the same prefix, whose full KV blocks vLLM's "
+              "prefix cache and SGLang's radix cache compute once and reuse (TensorRT-LLM's "
+              "block reuse is not modelled: there every request prefills it)"
             : "");
   }
   return requests;
@@ -267,6 +268,13 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRequests(const BenchConfig& conf
       return SampleTrace(config, notice);
   }
   return absl::InternalError("unknown dataset");
+}
+
+int64_t EngineSharedPrefixTokens(const BenchConfig& config, int64_t client_prefix_tokens) {
+  if (client_prefix_tokens <= 0) return 0;
+  const int64_t bos = config.dataset_name == DatasetName::kRandom ? kSpecialTokensPerPrompt : 0;
+  const int64_t user_marker = SendsChatMessages(config) ? 1 : 0;
+  return bos + user_marker + client_prefix_tokens;
 }
 
 int64_t EnginePromptTokens(const BenchConfig& config, int64_t client_prompt_tokens,

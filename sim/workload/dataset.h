@@ -32,6 +32,9 @@ struct BenchRequest {
   int64_t max_completion_tokens = 0;
   // Arrival relative to the first request; only trace datasets set it, others 0.
   int64_t arrival_offset_ns = 0;
+  // Tokens of prompt_tokens every request of the workload starts with
+  // (--random-prefix-len: one prefix, drawn once, for all); 0 = none.
+  int64_t shared_prefix_tokens = 0;
   // A trace of lengths only has no clock of its own: its requests arrive as
   // the random dataset's do, by --request-rate and --burstiness.
   bool trace_without_arrivals = false;
@@ -66,6 +69,12 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRequests(const BenchConfig& conf
 // out (vLLM re-encodes its prompts without special tokens) and ShareGPT's
 // includes (engine-defaults.md B1, B2). Trace rows are the engine's own
 // counts already and are prefilled as they are.
+// The engine-side length of a prefix of `client_prefix_tokens` that every
+// prompt starts with: the chat template's leading tokens come before it
+// (DeepSeek's <｜begin▁of▁sentence｜><｜User｜>; through the completions
+// endpoint the BOS alone). 0 stays 0.
+int64_t EngineSharedPrefixTokens(const BenchConfig& config, int64_t client_prefix_tokens);
+
 int64_t EnginePromptTokens(const BenchConfig& config, int64_t client_prompt_tokens,
                            int chat_template_tokens);
 

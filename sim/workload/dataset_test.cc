@@ -73,9 +73,16 @@ TEST(RandomDatasetTest, PrefixAddsToEveryPrompt) {
   std::string notice;
   auto requests = SampleRequests(config, kTracesDir, &notice);
   ASSERT_TRUE(requests.ok());
-  for (const auto& r : *requests) EXPECT_EQ(r.prompt_tokens, 50 + 1999);
-  // No cross-request prefix cache: the header must say the prefill is an upper bound.
-  EXPECT_NE(notice.find("prefills the shared prefix in full"), std::string::npos) << notice;
+  for (const auto& r : *requests) {
+    EXPECT_EQ(r.prompt_tokens, 50 + 1999);
+    EXPECT_EQ(r.shared_prefix_tokens, 50);  // vLLM draws one prefix for all prompts
+  }
+  EXPECT_NE(notice.find("every prompt starts with the same prefix"), std::string::npos) << notice;
+  // The engine adds the BOS first; behind the chat endpoint the user marker too.
+  EXPECT_EQ(EngineSharedPrefixTokens(config, 50), 51);
+  config.backend = "openai-chat";
+  EXPECT_EQ(EngineSharedPrefixTokens(config, 50), 52);
+  EXPECT_EQ(EngineSharedPrefixTokens(config, 0), 0);
 }
 
 TEST(RandomDatasetTest, LengthsStayWithinVllmBoundsAndCoverThem) {
