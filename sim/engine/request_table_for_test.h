@@ -22,6 +22,17 @@ inline RequestTable MakeRequests(const std::vector<std::pair<int64_t, int64_t>>&
   return t;
 }
 
+// As MakeRequests, all in prefix group 0, sharing their first `shared_tokens`.
+inline RequestTable MakeRequestsSharingAPrefix(
+    const std::vector<std::pair<int64_t, int64_t>>& prompt_output, int64_t shared_tokens) {
+  RequestTable t = MakeRequests(prompt_output);
+  for (Request& r : t) {
+    r.prefix_group = 0;
+    r.shared_prefix_tokens = shared_tokens;
+  }
+  return t;
+}
+
 }  // namespace servesim::engine
 
 #endif  // SERVESIM_SIM_ENGINE_REQUEST_TABLE_FOR_TEST_H_

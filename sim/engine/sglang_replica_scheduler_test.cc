@@ -161,11 +161,7 @@ TEST(SglangReplicaSchedulerTest, RatioResetsWhenTheEngineGoesIdle) {
 // computed; --disable-radix-cache computes them again.
 TEST(SglangReplicaSchedulerTest, RadixCacheServesAPrefixGroupsPagesToLaterMembers) {
   for (bool radix : {true, false}) {
-    RequestTable reqs = MakeRequests({{100, 4}, {100, 4}});
-    for (Request& r : reqs) {
-      r.prefix_group = 0;
-      r.shared_prefix_tokens = 70;
-    }
+    RequestTable reqs = MakeRequestsSharingAPrefix({{100, 4}, {100, 4}}, 70);
     SglangSchedulerConfig c = Config(1000, 100);
     c.radix_cache = radix;
     SglangReplicaScheduler s(c, reqs.size());

@@ -114,11 +114,7 @@ TEST(VllmV1ReplicaSchedulerTest, PrefixCachingResumesAPreemptedRequestFromItsSur
 // and computes only the rest. Without prefix caching both prefill in full.
 TEST(VllmV1ReplicaSchedulerTest, RequestsOfAPrefixGroupReuseItsFullBlocks) {
   for (bool caching : {true, false}) {
-    RequestTable reqs = MakeRequests({{100, 4}, {100, 4}});
-    for (Request& r : reqs) {
-      r.prefix_group = 0;
-      r.shared_prefix_tokens = 70;
-    }
+    RequestTable reqs = MakeRequestsSharingAPrefix({{100, 4}, {100, 4}}, 70);
     VllmSchedulerConfig c = Config(1000, 100);
     c.prefix_caching = caching;
     VllmV1ReplicaScheduler s(c, reqs.size());
