@@ -14,35 +14,40 @@ KvCacheManager::KvCacheManager(int64_t total_blocks, int64_t block_size_tokens,
       held_(num_requests, 0),
       shared_held_(num_requests, 0),
       cached_run_start_(num_requests, 0),
-      group_of_(num_requests, -1) {
+      chain_(num_requests) {
   SERVESIM_CHECK(total_blocks >= 0 && block_size_tokens > 0, "bad KV pool size");
   cached_run_.assign(num_requests, free_queue_.end());
   PushFree(kNoOwner, total_blocks);
 }
 
-KvCacheManager::PrefixGroup* KvCacheManager::GroupFor(RequestId id) {
-  return group_of_[id] < 0 ? nullptr : &groups_[group_of_[id]];
-}
-
-const KvCacheManager::PrefixGroup* KvCacheManager::GroupFor(RequestId id) const {
-  return group_of_[id] < 0 ? nullptr : &groups_[group_of_[id]];
-}
-
-void KvCacheManager::JoinPrefixGroup(RequestId id, int group, int64_t shared_tokens) {
-  SERVESIM_CHECK(group >= 0 && held_[id] == 0 && cached_run_[id] == free_queue_.end(),
-                 "a request joins a prefix group before it allocates");
-  if (static_cast<size_t>(group) >= groups_.size()) {
-    const size_t old = groups_.size();
-    groups_.resize(group + 1);
-    for (size_t g = old; g < groups_.size(); ++g) {
-      groups_[g].full_blocks = -1;
-      groups_[g].run = free_queue_.end();
+void KvCacheManager::JoinPrefixChain(RequestId id, const std::vector<int64_t>& keys,
+                                     const std::vector<int64_t>& tokens) {
+  SERVESIM_CHECK(keys.size() == tokens.size(), "a prefix chain needs one length per node");
+  SERVESIM_CHECK(held_[id] == 0 && cached_run_[id] == free_queue_.end() && chain_[id].empty(),
+                 "a request joins a prefix chain before it allocates");
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const int64_t full = std::max<int64_t>(tokens[i], 0) / block_size_;
+    auto [it, added] = node_of_key_.try_emplace(keys[i], static_cast<int32_t>(nodes_.size()));
+    if (added) {
+      nodes_.push_back({full, 0, 0, free_queue_.end()});
+    } else {
+      // The same key is the same tokens: a request whose prompt ends inside
+      // the node names fewer of them, which cannot shrink what others cached.
+      nodes_[it->second].full_blocks = std::max(nodes_[it->second].full_blocks, full);
     }
+    chain_[id].push_back(it->second);
+    // A node whose blocks a request cannot fill ends its shareable chain.
+    if (full * block_size_ != tokens[i]) break;
   }
-  PrefixGroup& g = groups_[group];
-  const int64_t full = std::max<int64_t>(shared_tokens, 0) / block_size_;
-  g.full_blocks = g.full_blocks < 0 ? full : std::min(g.full_blocks, full);
-  group_of_[id] = group;
+}
+
+int64_t KvCacheManager::ChainCachedBlocks(RequestId id) const {
+  int64_t blocks = 0;
+  for (int32_t node : chain_[id]) {
+    blocks += nodes_[node].cached;
+    if (nodes_[node].cached < nodes_[node].full_blocks) break;
+  }
+  return blocks;
 }
 
 int64_t KvCacheManager::ExtraBlocksFor(RequestId id, int64_t tokens) const {
@@ -54,18 +59,31 @@ bool KvCacheManager::GrowTo(RequestId id, int64_t tokens) {
   const int64_t extra = ExtraBlocksFor(id, tokens);
   if (extra > free_blocks_) return false;
   TakeFree(extra);
-  // A member computing the group's next blocks (it holds nothing of its own
-  // yet and is at the group's frontier) caches them for the group; anything
-  // else it computes is its own.
-  PrefixGroup* g = GroupFor(id);
-  if (g != nullptr && extra > 0 && held_[id] == shared_held_[id] &&
-      shared_held_[id] == g->cached && g->cached < g->full_blocks) {
-    const int64_t k = std::min(extra, g->full_blocks - g->cached);
-    if (shared_held_[id] == 0) ++g->holders;
-    g->cached += k;
-    shared_held_[id] += k;
-  }
   held_[id] += extra;
+  // A request computing its chain's next blocks (it holds nothing of its
+  // own yet and all the chain has cached) caches them for the chain;
+  // anything else it computes is its own.
+  if (chain_[id].empty() || extra == 0 || held_[id] - extra != shared_held_[id] ||
+      shared_held_[id] != ChainCachedBlocks(id)) {
+    return true;
+  }
+  int64_t remaining = extra;
+  int64_t start = 0;
+  for (int32_t index : chain_[id]) {
+    PrefixNode& node = nodes_[index];
+    const int64_t mine = std::clamp<int64_t>(shared_held_[id] - start, 0, node.full_blocks);
+    start += node.full_blocks;
+    if (mine == node.full_blocks) continue;
+    // Blocks of this node that someone cached past a gap are not reachable:
+    // the request computes its own.
+    if (node.cached != mine || remaining == 0) break;
+    const int64_t k = std::min(remaining, node.full_blocks - mine);
+    if (mine == 0) ++node.holders;
+    node.cached += k;
+    shared_held_[id] += k;
+    remaining -= k;
+    if (node.cached < node.full_blocks) break;
+  }
   return true;
 }
 
@@ -78,7 +96,7 @@ void KvCacheManager::Release(RequestId id, int64_t cached_tokens) {
   const int64_t cached = std::clamp<int64_t>(
       std::max<int64_t>(cached_tokens, 0) / block_size_ - shared, 0, own);
   // Reverse order: the tail (blocks past the cached prefix) is evicted first,
-  // the group's blocks, the request's first, last.
+  // the chain's nodes, the request's first blocks, last and deepest first.
   PushFree(kNoOwner, own - cached);
   if (cached > 0) {
     free_queue_.push_back({id, cached});
@@ -86,13 +104,14 @@ void KvCacheManager::Release(RequestId id, int64_t cached_tokens) {
     cached_run_start_[id] = shared;
     free_blocks_ += cached;
   }
-  if (shared > 0) {
-    PrefixGroup& g = *GroupFor(id);
-    if (--g.holders == 0) {
-      free_queue_.push_back({GroupOwner(group_of_[id]), g.cached});
-      g.run = std::prev(free_queue_.end());
-      free_blocks_ += g.cached;
-    }
+  std::vector<int32_t> held_nodes;
+  ForNodesCovering(id, shared, [&](int32_t node, int64_t) { held_nodes.push_back(node); });
+  for (auto it = held_nodes.rbegin(); it != held_nodes.rend(); ++it) {
+    PrefixNode& node = nodes_[*it];
+    if (--node.holders > 0) continue;
+    free_queue_.push_back({NodeOwner(*it), node.cached});
+    node.run = std::prev(free_queue_.end());
+    free_blocks_ += node.cached;
   }
   held_[id] = 0;
   shared_held_[id] = 0;
@@ -100,11 +119,10 @@ void KvCacheManager::Release(RequestId id, int64_t cached_tokens) {
 }
 
 int64_t KvCacheManager::CachedTokens(RequestId id) const {
-  const PrefixGroup* g = GroupFor(id);
-  const int64_t group_blocks = g == nullptr ? 0 : g->cached;
-  int64_t blocks = group_blocks;
-  // The request's own run counts where it joins on to what the group has.
-  if (cached_run_[id] != free_queue_.end() && cached_run_start_[id] <= group_blocks) {
+  const int64_t chain = ChainCachedBlocks(id);
+  int64_t blocks = chain;
+  // The request's own run counts where it joins on to what the chain has.
+  if (cached_run_[id] != free_queue_.end() && cached_run_start_[id] <= chain) {
     blocks = std::max(blocks, cached_run_start_[id] + cached_run_[id]->blocks);
   }
   return blocks * block_size_;
@@ -112,12 +130,14 @@ int64_t KvCacheManager::CachedTokens(RequestId id) const {
 
 int64_t KvCacheManager::BlocksTakenToReclaim(RequestId id, int64_t prefix_tokens) const {
   const int64_t prefix = prefix_tokens / block_size_;
-  const PrefixGroup* g = GroupFor(id);
-  const int64_t from_group = g == nullptr ? 0 : std::min(prefix, g->cached);
-  // Locking the group's blocks takes all of them out of the free queue when
-  // nobody holds them (one run), nothing when somebody does.
-  const int64_t group_cost = from_group > 0 && g->holders == 0 ? g->cached : 0;
-  return group_cost + (prefix - from_group);
+  const int64_t from_chain = std::min(prefix, ChainCachedBlocks(id));
+  // Locking a node takes all its blocks out of the free queue when nobody
+  // holds it (one run), nothing when somebody does.
+  int64_t taken = prefix - from_chain;
+  ForNodesCovering(id, from_chain, [&](int32_t node, int64_t) {
+    if (nodes_[node].holders == 0) taken += nodes_[node].cached;
+  });
+  return taken;
 }
 
 bool KvCacheManager::ReclaimAndGrowTo(RequestId id, int64_t prefix_tokens, int64_t tokens) {
@@ -128,17 +148,15 @@ bool KvCacheManager::ReclaimAndGrowTo(RequestId id, int64_t prefix_tokens, int64
   const int64_t prefix = prefix_tokens / block_size_;
   const int64_t taken = BlocksTakenToReclaim(id, prefix_tokens);
   if (taken + BlocksFor(tokens, block_size_) - prefix > free_blocks_) return false;
-  PrefixGroup* g = GroupFor(id);
-  const int64_t from_group = g == nullptr ? 0 : std::min(prefix, g->cached);
-  if (from_group > 0) {
-    if (g->holders == 0) {
-      free_blocks_ -= g->cached;
-      free_queue_.erase(g->run);
-      g->run = free_queue_.end();
-    }
-    ++g->holders;
-  }
-  const int64_t own = prefix - from_group;
+  const int64_t from_chain = std::min(prefix, ChainCachedBlocks(id));
+  ForNodesCovering(id, from_chain, [&](int32_t index, int64_t) {
+    PrefixNode& node = nodes_[index];
+    if (node.holders++ > 0) return;
+    free_blocks_ -= node.cached;
+    free_queue_.erase(node.run);
+    node.run = free_queue_.end();
+  });
+  const int64_t own = prefix - from_chain;
   if (cached_run_[id] != free_queue_.end()) {
     // Blocks past the reused prefix stay in the queue with nothing to reuse.
     FreeQueue::iterator run = cached_run_[id];
@@ -149,17 +167,18 @@ bool KvCacheManager::ReclaimAndGrowTo(RequestId id, int64_t prefix_tokens, int64
   }
   free_blocks_ -= own;
   held_[id] = prefix;
-  shared_held_[id] = from_group;
+  shared_held_[id] = from_chain;
   return GrowTo(id, tokens);
 }
 
-int64_t KvCacheManager::group_cached_blocks(int group) const {
-  return static_cast<size_t>(group) < groups_.size() ? groups_[group].cached : 0;
+int64_t KvCacheManager::prefix_cached_blocks(int64_t key) const {
+  auto it = node_of_key_.find(key);
+  return it == node_of_key_.end() ? 0 : nodes_[it->second].cached;
 }
 
-int64_t KvCacheManager::held_group_blocks() const {
+int64_t KvCacheManager::held_prefix_blocks() const {
   int64_t blocks = 0;
-  for (const PrefixGroup& g : groups_) blocks += g.holders > 0 ? g.cached : 0;
+  for (const PrefixNode& node : nodes_) blocks += node.holders > 0 ? node.cached : 0;
   return blocks;
 }
 
@@ -181,11 +200,11 @@ void KvCacheManager::TakeFree(int64_t blocks) {
     const int64_t taken = std::min(blocks, front.blocks);
     front.blocks -= taken;
     blocks -= taken;
-    // Evicting from a group's run drops its last cached blocks.
-    if (front.owner < kNoOwner) groups_[GroupOf(front.owner)].cached -= taken;
+    // Evicting from a node's run drops its last cached blocks.
+    if (front.owner < kNoOwner) nodes_[NodeOf(front.owner)].cached -= taken;
     if (front.blocks == 0) {
       if (front.owner >= 0) cached_run_[front.owner] = free_queue_.end();
-      if (front.owner < kNoOwner) groups_[GroupOf(front.owner)].run = free_queue_.end();
+      if (front.owner < kNoOwner) nodes_[NodeOf(front.owner)].run = free_queue_.end();
       free_queue_.pop_front();
     }
   }

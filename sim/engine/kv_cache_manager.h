@@ -9,20 +9,24 @@
 // released request's tail blocks first (vLLM frees a request's blocks in
 // reverse order), so what survives is always a prefix.
 //
-// Requests of one prefix group share their first tokens (vllm bench serve's
-// --random-prefix-len behind the chat template's leading tokens). The full
-// blocks of that prefix are cached once for the group: the request that
-// computes them first extends the group's blocks, later ones take them as a
-// prefix hit (vLLM's get_computed_blocks, SGLang's match_prefix), and they
-// stay cached, evictable, after their last holder is done. A request's own
-// blocks past the group's are private, and a finished request's private
-// blocks are freed with nothing to reuse (no other request shares them).
+// Requests can share a prefix: a chain of prefix nodes, each a run of tokens
+// named by a key, whose keys say what is the same (one node for vllm bench
+// serve's --random-prefix-len behind the chat template's leading tokens; one
+// per 512-token block of a Mooncake trace's hash_ids, which name a block with
+// everything before it). A node's full blocks are cached once: the request
+// that computes them first extends the node, later ones take them as a
+// prefix hit (vLLM's get_computed_blocks, SGLang's match_prefix) as far as
+// the chain is cached without a gap, and they stay cached, evictable, after
+// their last holder is done; a released chain is evicted deepest node first.
+// A request's own blocks past its chain's are private, and a finished
+// request's private blocks are freed with nothing to reuse.
 #ifndef SERVESIM_SIM_ENGINE_KV_CACHE_MANAGER_H_
 #define SERVESIM_SIM_ENGINE_KV_CACHE_MANAGER_H_
 
 #include <algorithm>
 #include <cstdint>
 #include <list>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/engine/request.h"
@@ -48,17 +52,19 @@ class KvCacheManager {
   // Returns every block of `id` to the pool, nothing kept for reuse.
   void Free(RequestId id);
 
-  // Makes `id` a member of prefix group `group` (>= 0) whose members share
-  // their first `shared_tokens` tokens. Call before `id` allocates anything.
-  void JoinPrefixGroup(RequestId id, int group, int64_t shared_tokens);
+  // Gives `id` the prefix chain `keys` (node i spans `tokens[i]` tokens; a
+  // key names the same tokens, after the same chain, in every request that
+  // has it). Call before `id` allocates anything.
+  void JoinPrefixChain(RequestId id, const std::vector<int64_t>& keys,
+                       const std::vector<int64_t>& tokens);
 
   // Returns every block of `id` to the pool, keeping the full blocks of its
   // first `cached_tokens` tokens reusable until evicted (prefix caching).
   void Release(RequestId id, int64_t cached_tokens);
   // Tokens of `id`'s released prefix still in the pool (whole blocks): its
-  // group's cached blocks and, where they join on, its own.
+  // chain's cached blocks and, where they join on, its own.
   int64_t CachedTokens(RequestId id) const;
-  // Of its own blocks (past its group's), those still cached after a release.
+  // Of its own blocks (past its chain's), those still cached after a release.
   int64_t OwnCachedTokens(RequestId id) const {
     return cached_run_[id] == free_queue_.end() ? 0 : cached_run_[id]->blocks * block_size_;
   }
@@ -69,7 +75,7 @@ class KvCacheManager {
     return std::min(CachedTokens(id), (known_tokens - 1) / block_size_ * block_size_);
   }
   // Free blocks that taking back `prefix_tokens` of `id`'s cached prefix
-  // uses up: evictable blocks it locks (a group's blocks that another
+  // uses up: evictable blocks it locks (a chain node's blocks that another
   // request holds cost nothing).
   int64_t BlocksTakenToReclaim(RequestId id, int64_t prefix_tokens) const;
   // For a request that holds nothing: takes back the cached blocks of its
@@ -83,52 +89,63 @@ class KvCacheManager {
   int64_t total_blocks() const { return total_blocks_; }
   int64_t used_blocks() const { return total_blocks_ - free_blocks_; }
   int64_t block_size_tokens() const { return block_size_; }
-  // Blocks covering `id`'s tokens, its group's shared ones included.
+  // Blocks covering `id`'s tokens, its chain's shared ones included.
   int64_t blocks_of(RequestId id) const { return held_[id]; }
-  // Of those, the group's (each counted once in the pool, however many
-  // members hold them).
+  // Of those, its chain's (each counted once in the pool, however many
+  // requests hold them).
   int64_t shared_blocks_of(RequestId id) const { return shared_held_[id]; }
-  // Blocks group `group` has in the pool, held or evictable.
-  int64_t group_cached_blocks(int group) const;
-  // Groups' blocks that some member holds: not free, not anyone's private.
-  int64_t held_group_blocks() const;
+  // Blocks the prefix node `key` has in the pool, held or evictable.
+  int64_t prefix_cached_blocks(int64_t key) const;
+  // Prefix nodes' blocks that some request holds: not free, not private.
+  int64_t held_prefix_blocks() const;
 
  private:
-  // A free run's owner: a request (>= 0), nobody, or a prefix group.
+  // A free run's owner: a request (>= 0), nobody, or a prefix node.
   static constexpr RequestId kNoOwner = -1;
-  static constexpr RequestId GroupOwner(int group) { return -2 - group; }
-  static constexpr int GroupOf(RequestId owner) { return -2 - owner; }
+  static constexpr RequestId NodeOwner(int32_t node) { return -2 - node; }
+  static constexpr int32_t NodeOf(RequestId owner) { return -2 - owner; }
   // Consecutive free blocks in the queue; an owner's run is its cached prefix.
   struct FreeRun {
     RequestId owner;
     int64_t blocks;
   };
   using FreeQueue = std::list<FreeRun>;
-  struct PrefixGroup {
-    int64_t full_blocks = 0;  // whole blocks of the shared prefix
+  struct PrefixNode {
+    int64_t full_blocks = 0;  // whole blocks of the node's tokens
     int64_t cached = 0;       // of them, blocks in the pool (held or evictable)
-    int64_t holders = 0;      // members holding them; 0: they are a free run
+    int64_t holders = 0;      // requests holding them; 0: they are a free run
     FreeQueue::iterator run;  // that run, or the queue's end
   };
 
   void PushFree(RequestId owner, int64_t blocks);
   // Takes `blocks` from the front of the free queue (evicting cached prefixes).
   void TakeFree(int64_t blocks);
-  // The group `id` belongs to, or nullptr.
-  PrefixGroup* GroupFor(RequestId id);
-  const PrefixGroup* GroupFor(RequestId id) const;
+  // Blocks of `id`'s chain cached without a gap from its start.
+  int64_t ChainCachedBlocks(RequestId id) const;
+  // Calls f(node, first block of the node in the chain) for the nodes of
+  // `id`'s chain that cover its first `blocks` blocks, in chain order.
+  template <typename F>
+  void ForNodesCovering(RequestId id, int64_t blocks, F f) const {
+    int64_t start = 0;
+    for (int32_t node : chain_[id]) {
+      if (start >= blocks) break;
+      f(node, start);
+      start += nodes_[node].full_blocks;
+    }
+  }
 
   int64_t total_blocks_;
   int64_t block_size_;
   int64_t free_blocks_;
   std::vector<int64_t> held_;         // blocks covering each request's tokens
-  std::vector<int64_t> shared_held_;  // of them, its group's
+  std::vector<int64_t> shared_held_;  // of them, its chain's
   FreeQueue free_queue_;
   std::vector<FreeQueue::iterator> cached_run_;  // free_queue_.end(): none
-  // Where a request's own cached run starts (its group's blocks come first).
+  // Where a request's own cached run starts (its chain's blocks come first).
   std::vector<int64_t> cached_run_start_;
-  std::vector<int> group_of_;  // -1: none
-  std::vector<PrefixGroup> groups_;
+  std::vector<std::vector<int32_t>> chain_;  // per request, indices into nodes_
+  std::vector<PrefixNode> nodes_;
+  std::unordered_map<int64_t, int32_t> node_of_key_;
 };
 
 }  // namespace servesim::engine

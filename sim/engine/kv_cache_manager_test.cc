@@ -83,13 +83,13 @@ TEST(KvCacheManagerTest, CachedBlocksPastTheReusedPrefixStayFree) {
   EXPECT_EQ(kv.CachedTokens(0), 0);
 }
 
-// Three requests of one group share 40 tokens: two whole blocks of 16.
-TEST(KvCacheManagerTest, APrefixGroupsBlocksAreComputedOnceAndHitByLaterMembers) {
+// Three requests share 40 tokens (one prefix node): two whole blocks of 16.
+TEST(KvCacheManagerTest, APrefixNodesBlocksAreComputedOnceAndHitByLaterRequests) {
   KvCacheManager kv(10, 16, 3);
-  for (RequestId r = 0; r < 3; ++r) kv.JoinPrefixGroup(r, 0, 40);
+  for (RequestId r = 0; r < 3; ++r) kv.JoinPrefixChain(r, {0}, {40});
   EXPECT_EQ(kv.ReusablePrefixTokens(0, 100), 0);  // nothing cached yet
   ASSERT_TRUE(kv.GrowTo(0, 50));                   // 4 blocks: 2 for the group, 2 its own
-  EXPECT_EQ(kv.group_cached_blocks(0), 2);
+  EXPECT_EQ(kv.prefix_cached_blocks(0), 2);
   EXPECT_EQ(kv.shared_blocks_of(0), 2);
   EXPECT_EQ(kv.free_blocks(), 6);
   // The next member hits both shared blocks, which cost the pool nothing.
@@ -97,7 +97,7 @@ TEST(KvCacheManagerTest, APrefixGroupsBlocksAreComputedOnceAndHitByLaterMembers)
   EXPECT_EQ(kv.BlocksTakenToReclaim(1, 32), 0);
   ASSERT_TRUE(kv.ReclaimAndGrowTo(1, 32, 50));  // 2 shared + 2 new
   EXPECT_EQ(kv.free_blocks(), 4);
-  EXPECT_EQ(kv.held_group_blocks(), 2);
+  EXPECT_EQ(kv.held_prefix_blocks(), 2);
   // The group's blocks outlive their holders and stay reusable until evicted.
   kv.Free(0);
   kv.Free(1);
@@ -108,27 +108,59 @@ TEST(KvCacheManagerTest, APrefixGroupsBlocksAreComputedOnceAndHitByLaterMembers)
   EXPECT_EQ(kv.free_blocks(), 7);
 }
 
-TEST(KvCacheManagerTest, EvictingAGroupsRunDropsItsLastBlocksFirst) {
+TEST(KvCacheManagerTest, EvictingANodesRunDropsItsLastBlocksFirst) {
   KvCacheManager kv(4, 16, 3);
-  for (RequestId r = 0; r < 2; ++r) kv.JoinPrefixGroup(r, 0, 64);
+  for (RequestId r = 0; r < 2; ++r) kv.JoinPrefixChain(r, {0}, {64});
   ASSERT_TRUE(kv.GrowTo(0, 64));  // the group's 4 blocks
   kv.Free(0);
   ASSERT_TRUE(kv.GrowTo(2, 16));  // a stranger evicts one block of the group
-  EXPECT_EQ(kv.group_cached_blocks(0), 3);
+  EXPECT_EQ(kv.prefix_cached_blocks(0), 3);
   EXPECT_EQ(kv.ReusablePrefixTokens(1, 100), 48);
 }
 
-// A member that did not compute the group's blocks first keeps what it
+// A request that did not take the chain's cached blocks keeps what it
 // computes itself private: vLLM caches a block's hash once.
-TEST(KvCacheManagerTest, OnlyTheMemberAtTheGroupsFrontierExtendsIt) {
+TEST(KvCacheManagerTest, OnlyTheRequestAtTheChainsFrontierExtendsIt) {
   KvCacheManager kv(20, 16, 2);
-  for (RequestId r = 0; r < 2; ++r) kv.JoinPrefixGroup(r, 0, 64);
+  for (RequestId r = 0; r < 2; ++r) kv.JoinPrefixChain(r, {0}, {64});
   ASSERT_TRUE(kv.GrowTo(0, 16));                // group: 1 block
   ASSERT_TRUE(kv.ReclaimAndGrowTo(1, 0, 64));   // 1 did not take the hit: 4 own blocks
   EXPECT_EQ(kv.shared_blocks_of(1), 0);
   ASSERT_TRUE(kv.GrowTo(0, 64));                // 0 carries on: group 4 blocks
-  EXPECT_EQ(kv.group_cached_blocks(0), 4);
+  EXPECT_EQ(kv.prefix_cached_blocks(0), 4);
   EXPECT_EQ(kv.free_blocks(), 20 - 4 - 4);
+}
+
+// Mooncake-style chains: A = [1, 2], B = [1, 3], C = [1, 2, 4], blocks of
+// 16 and nodes of 32 tokens. B shares node 1 with A; C shares 1 and 2; a
+// chain hits only as far as it is cached without a gap.
+TEST(KvCacheManagerTest, ChainsShareTheirCommonNodesOnly) {
+  KvCacheManager kv(40, 16, 3);
+  kv.JoinPrefixChain(0, {1, 2}, {32, 32});
+  kv.JoinPrefixChain(1, {1, 3}, {32, 32});
+  kv.JoinPrefixChain(2, {1, 2, 4}, {32, 32, 32});
+  ASSERT_TRUE(kv.GrowTo(0, 70));  // nodes 1 and 2 (4 blocks), 1 block its own
+  EXPECT_EQ(kv.shared_blocks_of(0), 4);
+  EXPECT_EQ(kv.ReusablePrefixTokens(1, 100), 32);  // node 1 only
+  EXPECT_EQ(kv.ReusablePrefixTokens(2, 100), 64);  // nodes 1 and 2
+  ASSERT_TRUE(kv.ReclaimAndGrowTo(1, 32, 64));     // computes node 3 for the tree
+  EXPECT_EQ(kv.prefix_cached_blocks(3), 2);
+  EXPECT_EQ(kv.held_prefix_blocks(), 6);
+  EXPECT_EQ(kv.free_blocks(), 40 - 6 - 1);
+  // With node 2 evicted C's chain has a gap: it hits node 1 alone.
+  kv.Free(0);
+  ASSERT_TRUE(kv.GrowTo(2, 0));
+  EXPECT_EQ(kv.prefix_cached_blocks(2), 2);
+  KvCacheManager small(6, 16, 3);
+  small.JoinPrefixChain(0, {1, 2}, {32, 32});
+  small.JoinPrefixChain(2, {1, 2, 4}, {32, 32, 32});
+  ASSERT_TRUE(small.GrowTo(0, 64));
+  small.Free(0);                     // node 2 is freed before node 1: evicted first
+  ASSERT_TRUE(small.GrowTo(1, 48));  // 2 never-used blocks, then node 2's last block
+  EXPECT_EQ(small.prefix_cached_blocks(2), 1);
+  EXPECT_EQ(small.ReusablePrefixTokens(2, 200), 48);
+  ASSERT_TRUE(small.GrowTo(1, 64));  // node 2's other block
+  EXPECT_EQ(small.ReusablePrefixTokens(2, 200), 32);
 }
 
 TEST(KvCacheManagerTest, BlocksAreConservedThroughAnyMixOfOperations) {
@@ -136,9 +168,9 @@ TEST(KvCacheManagerTest, BlocksAreConservedThroughAnyMixOfOperations) {
   // exceeds the free pool.
   constexpr int kRequests = 5;
   KvCacheManager kv(40, 16, kRequests);
-  // Requests 3 and 4 share their first 50 tokens.
-  kv.JoinPrefixGroup(3, 0, 50);
-  kv.JoinPrefixGroup(4, 0, 50);
+  // Requests 3 and 4 share their first 32 tokens (node 7), then differ.
+  kv.JoinPrefixChain(3, {7, 8}, {32, 32});
+  kv.JoinPrefixChain(4, {7, 9}, {32, 40});
   std::mt19937 rng(7);
   for (int i = 0; i < 5000; ++i) {
     const RequestId id = static_cast<RequestId>(rng() % kRequests);
@@ -165,10 +197,11 @@ TEST(KvCacheManagerTest, BlocksAreConservedThroughAnyMixOfOperations) {
       cached += kv.OwnCachedTokens(r) / 16;
     }
     // The group's blocks count once, whoever holds them.
-    ASSERT_EQ(own + kv.held_group_blocks() + kv.free_blocks(), kv.total_blocks())
+    ASSERT_EQ(own + kv.held_prefix_blocks() + kv.free_blocks(), kv.total_blocks())
         << "after operation " << i;
     ASSERT_LE(cached, kv.free_blocks()) << "after operation " << i;
-    ASSERT_LE(kv.group_cached_blocks(0), 3) << "after operation " << i;
+    ASSERT_LE(kv.prefix_cached_blocks(7), 2) << "after operation " << i;
+    ASSERT_LE(kv.prefix_cached_blocks(9), 2) << "after operation " << i;
   }
 }
 

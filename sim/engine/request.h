@@ -21,10 +21,11 @@ struct Request {
   int64_t eos_output_tokens = 0;
   sim::SimTime arrival;           // reached the engine
   int dp_rank = 0;
-  // Requests of one prefix group (>= 0) share their first
-  // shared_prefix_tokens tokens, which the prefix cache can reuse.
-  int prefix_group = -1;
-  int64_t shared_prefix_tokens = 0;
+  // The prompt's shareable prefix as a chain of nodes: node i spans
+  // prefix_node_tokens[i] tokens, and a key names the same tokens (after the
+  // same chain) in every request that has it; the prefix cache reuses them.
+  std::vector<int64_t> prefix_node_keys;
+  std::vector<int64_t> prefix_node_tokens;
 
   // Tokens whose KV is in the cache (prompt and generated alike): vLLM's
   // num_computed_tokens. Reset to 0 by recompute preemption or retraction.

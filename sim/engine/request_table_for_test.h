@@ -22,13 +22,13 @@ inline RequestTable MakeRequests(const std::vector<std::pair<int64_t, int64_t>>&
   return t;
 }
 
-// As MakeRequests, all in prefix group 0, sharing their first `shared_tokens`.
+// As MakeRequests, all sharing their first `shared_tokens` (one prefix node).
 inline RequestTable MakeRequestsSharingAPrefix(
     const std::vector<std::pair<int64_t, int64_t>>& prompt_output, int64_t shared_tokens) {
   RequestTable t = MakeRequests(prompt_output);
   for (Request& r : t) {
-    r.prefix_group = 0;
-    r.shared_prefix_tokens = shared_tokens;
+    r.prefix_node_keys = {0};
+    r.prefix_node_tokens = {shared_tokens};
   }
   return t;
 }

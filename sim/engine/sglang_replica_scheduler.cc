@@ -31,8 +31,8 @@ void SglangReplicaScheduler::Enqueue(RequestId id, RequestTable& requests) {
   if (!HasWork()) new_token_ratio_ = config_.init_new_token_ratio;
   // Requests sharing a prefix match it in the radix tree.
   const Request& r = requests[id];
-  if (config_.radix_cache && r.prefix_group >= 0) {
-    kv_.JoinPrefixGroup(id, r.prefix_group, r.shared_prefix_tokens);
+  if (config_.radix_cache && !r.prefix_node_keys.empty()) {
+    kv_.JoinPrefixChain(id, r.prefix_node_keys, r.prefix_node_tokens);
   }
   waiting_.push_back(id);
 }

@@ -13,8 +13,8 @@ VllmV1ReplicaScheduler::VllmV1ReplicaScheduler(const VllmSchedulerConfig& config
 void VllmV1ReplicaScheduler::Enqueue(RequestId id, RequestTable& requests) {
   // Requests sharing a prefix hit each other's full blocks in the prefix cache.
   const Request& r = requests[id];
-  if (config_.prefix_caching && r.prefix_group >= 0) {
-    kv_.JoinPrefixGroup(id, r.prefix_group, r.shared_prefix_tokens);
+  if (config_.prefix_caching && !r.prefix_node_keys.empty()) {
+    kv_.JoinPrefixChain(id, r.prefix_node_keys, r.prefix_node_tokens);
   }
   waiting_.push_back(id);
 }

@@ -153,10 +153,13 @@ absl::StatusOr<std::vector<serving::ClientRequest>> BuildClientRequests(
     requests.push_back({workload::EnginePromptTokens(bench, client, template_tokens),
                         sampled[i].output_tokens, sampled[i].max_completion_tokens,
                         sim::Nanoseconds(arrivals[i]), client});
-    if (sampled[i].shared_prefix_tokens > 0) {
-      requests.back().prefix_group = 0;
-      requests.back().shared_prefix_tokens =
-          workload::EngineSharedPrefixTokens(bench, sampled[i].shared_prefix_tokens);
+    if (!sampled[i].prefix_node_keys.empty()) {
+      // The chat template's leading tokens join the first node.
+      serving::ClientRequest& r = requests.back();
+      r.prefix_node_keys = sampled[i].prefix_node_keys;
+      r.prefix_node_tokens = sampled[i].prefix_node_tokens;
+      r.prefix_node_tokens[0] =
+          workload::EngineSharedPrefixTokens(bench, r.prefix_node_tokens[0]);
     }
   }
   if (notice != nullptr && !requests.empty()) {

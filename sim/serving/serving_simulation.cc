@@ -99,8 +99,8 @@ absl::StatusOr<SimulationResult> Simulation::Run() {
     r.prompt_tokens = c.prompt_tokens;
     r.max_output_tokens = c.max_completion();
     r.eos_output_tokens = c.output_tokens;
-    r.prefix_group = c.prefix_group;
-    r.shared_prefix_tokens = c.shared_prefix_tokens;
+    r.prefix_node_keys = c.prefix_node_keys;
+    r.prefix_node_tokens = c.prefix_node_tokens;
     result_.records[i].prompt_tokens = c.client_prompt();
     events_.Push(Event{c.arrival, EventPhase::kArrival, 0, EventType::kArrival,
                        static_cast<int64_t>(i)});

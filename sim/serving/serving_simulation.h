@@ -29,10 +29,9 @@ struct ClientRequest {
   // What the client counts as the request's input tokens (vllm bench serve's
   // dataset prompt_len, without the chat template). 0 = prompt_tokens.
   int64_t client_prompt_tokens = 0;
-  // Requests of one prefix group (>= 0) start with the same
-  // shared_prefix_tokens engine tokens.
-  int prefix_group = -1;
-  int64_t shared_prefix_tokens = 0;
+  // The prompt's shareable prefix (engine tokens), as engine::Request has it.
+  std::vector<int64_t> prefix_node_keys;
+  std::vector<int64_t> prefix_node_tokens;
   int64_t max_completion() const { return std::max(max_output_tokens, output_tokens); }
   int64_t client_prompt() const {
     return client_prompt_tokens > 0 ? client_prompt_tokens : prompt_tokens;

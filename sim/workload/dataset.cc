@@ -1,5 +1,6 @@
 #include "sim/workload/dataset.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -53,7 +54,10 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRandom(const BenchConfig& config
   for (int64_t i = 0; i < config.num_prompts; ++i) {
     requests[i].id = i;
     requests[i].prompt_tokens = config.random_prefix_len + UniformInt(rng, in_low, in_high);
-    requests[i].shared_prefix_tokens = config.random_prefix_len;
+    if (config.random_prefix_len > 0) {
+      requests[i].prefix_node_keys = {0};
+      requests[i].prefix_node_tokens = {config.random_prefix_len};
+    }
   }
   for (int64_t i = 0; i < config.num_prompts; ++i) {
     requests[i].output_tokens = UniformInt(rng, out_low, out_high);
@@ -187,9 +191,20 @@ absl::StatusOr<std::vector<BenchRequest>> SampleTrace(const BenchConfig& config,
     requests[i].prompt_tokens = row.input_tokens;
     requests[i].output_tokens = row.output_tokens;
     requests[i].arrival_offset_ns = row.arrival_offset_ns;
+    // Mooncake's hash_ids: block j spans 512 tokens, the last what is left.
+    for (size_t j = 0; j < row.hash_ids.size(); ++j) {
+      const int64_t start = static_cast<int64_t>(j) * kMooncakeHashBlockTokens;
+      if (start >= row.input_tokens) break;
+      requests[i].prefix_node_keys.push_back(row.hash_ids[j]);
+      requests[i].prefix_node_tokens.push_back(
+          std::min(kMooncakeHashBlockTokens, row.input_tokens - start));
+    }
     requests[i].trace_without_arrivals = !trace.has_arrivals;
   }
   if (notice != nullptr) {
+    const bool hashed = std::any_of(requests.begin(), requests.end(), [](const BenchRequest& r) {
+      return !r.prefix_node_keys.empty();
+    });
     *notice =
         trace.has_arrivals
             ? absl::StrFormat("trace: %s (%s), first %d of %d rows, span %.3f s in the file",
@@ -200,6 +215,11 @@ absl::StatusOr<std::vector<BenchRequest>> SampleTrace(const BenchConfig& config,
                               config.dataset_path, trace.format, count, rows,
                               shuffled ? absl::StrCat("shuffle seed ", config.seed)
                                        : std::string("file order"));
+    if (hashed) {
+      absl::StrAppend(notice, "; hash_ids name shared 512-token prefix blocks, which vLLM's "
+                              "prefix cache and SGLang's radix cache reuse within a DP rank "
+                              "(TensorRT-LLM's block reuse is not modelled)");
+    }
   }
   return requests;
 }
@@ -272,6 +292,7 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRequests(const BenchConfig& conf
 
 int64_t EngineSharedPrefixTokens(const BenchConfig& config, int64_t client_prefix_tokens) {
   if (client_prefix_tokens <= 0) return 0;
+  if (config.dataset_name == DatasetName::kTrace) return client_prefix_tokens;
   const int64_t bos = config.dataset_name == DatasetName::kRandom ? kSpecialTokensPerPrompt : 0;
   const int64_t user_marker = SendsChatMessages(config) ? 1 : 0;
   return bos + user_marker + client_prefix_tokens;

@@ -32,9 +32,14 @@ struct BenchRequest {
   int64_t max_completion_tokens = 0;
   // Arrival relative to the first request; only trace datasets set it, others 0.
   int64_t arrival_offset_ns = 0;
-  // Tokens of prompt_tokens every request of the workload starts with
-  // (--random-prefix-len: one prefix, drawn once, for all); 0 = none.
-  int64_t shared_prefix_tokens = 0;
+  // The prompt's shareable prefix as a chain of nodes (client tokens): node i
+  // spans prefix_node_tokens[i] tokens, and a key names the same tokens,
+  // after the same chain, in every request that has it. --random-prefix-len:
+  // one node, key 0, the prefix vLLM draws once for all prompts; a Mooncake
+  // trace: one node per hash_ids entry, 512 tokens each (the last as many as
+  // the prompt has left). Empty: nothing shared.
+  std::vector<int64_t> prefix_node_keys;
+  std::vector<int64_t> prefix_node_tokens;
   // A trace of lengths only has no clock of its own: its requests arrive as
   // the random dataset's do, by --request-rate and --burstiness.
   bool trace_without_arrivals = false;
@@ -69,10 +74,10 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRequests(const BenchConfig& conf
 // out (vLLM re-encodes its prompts without special tokens) and ShareGPT's
 // includes (engine-defaults.md B1, B2). Trace rows are the engine's own
 // counts already and are prefilled as they are.
-// The engine-side length of a prefix of `client_prefix_tokens` that every
-// prompt starts with: the chat template's leading tokens come before it
-// (DeepSeek's <｜begin▁of▁sentence｜><｜User｜>; through the completions
-// endpoint the BOS alone). 0 stays 0.
+// The engine-side length of a prompt's first `client_prefix_tokens` tokens:
+// the chat template's leading tokens come before them (DeepSeek's
+// <｜begin▁of▁sentence｜><｜User｜>; through the completions endpoint the BOS
+// alone; a trace counts the engine's tokens already). 0 stays 0.
 int64_t EngineSharedPrefixTokens(const BenchConfig& config, int64_t client_prefix_tokens);
 
 int64_t EnginePromptTokens(const BenchConfig& config, int64_t client_prompt_tokens,

@@ -75,7 +75,9 @@ TEST(RandomDatasetTest, PrefixAddsToEveryPrompt) {
   ASSERT_TRUE(requests.ok());
   for (const auto& r : *requests) {
     EXPECT_EQ(r.prompt_tokens, 50 + 1999);
-    EXPECT_EQ(r.shared_prefix_tokens, 50);  // vLLM draws one prefix for all prompts
+    // vLLM draws one prefix for all prompts: one node, the same key.
+    EXPECT_EQ(r.prefix_node_keys, std::vector<int64_t>{0});
+    EXPECT_EQ(r.prefix_node_tokens, std::vector<int64_t>{50});
   }
   EXPECT_NE(notice.find("every prompt starts with the same prefix"), std::string::npos) << notice;
   // The engine adds the BOS first; behind the chat endpoint the user marker too.
@@ -403,6 +405,28 @@ TEST(TraceDatasetTest, ReplaysTheAzureConversationTrace) {
   // 19:14:08.4025270 - 18:15:46.6805900 = 3501.7219370 s.
   EXPECT_EQ(requests->back().arrival_offset_ns, 3'501'721'937'000);
   EXPECT_NE(notice.find("azure-csv"), std::string::npos);
+}
+
+// Mooncake's hash_ids become prefix chains: 512-token nodes, the last what
+// the prompt has left; the first two conversations share block 0.
+TEST(TraceDatasetTest, MooncakeHashIdsBecomePrefixChains) {
+  BenchConfig config;
+  config.dataset_name = DatasetName::kTrace;
+  config.dataset_path =
+      std::string(SERVESIM_SHARED_DIR) + "/traces/mooncake_conversation_trace.jsonl";
+  config.num_prompts = 2;
+  config.num_prompts_given = true;
+  std::string notice;
+  auto requests = SampleRequests(config, kTracesDir, &notice);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  const BenchRequest& first = requests->front();
+  EXPECT_EQ(first.prompt_tokens, 6758);
+  ASSERT_EQ(first.prefix_node_keys.size(), 14u);  // ceil(6758 / 512)
+  EXPECT_EQ(first.prefix_node_tokens.front(), 512);
+  EXPECT_EQ(first.prefix_node_tokens.back(), 6758 - 13 * 512);
+  EXPECT_EQ((*requests)[1].prefix_node_keys.front(), first.prefix_node_keys.front());
+  EXPECT_NE((*requests)[1].prefix_node_keys[1], first.prefix_node_keys[1]);
+  EXPECT_NE(notice.find("hash_ids name shared 512-token prefix blocks"), std::string::npos);
 }
 
 }  // namespace

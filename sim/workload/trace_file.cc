@@ -44,7 +44,10 @@ class JsonRow {
  public:
   explicit JsonRow(absl::string_view text) : text_(text) {}
 
-  absl::Status Parse(std::map<std::string, double, std::less<>>* numbers) {
+  // Numbers go to `numbers`; the whole-number array under "hash_ids", where
+  // `hash_ids` is given, goes there; other values are skipped.
+  absl::Status Parse(std::map<std::string, double, std::less<>>* numbers,
+                     std::vector<int64_t>* hash_ids = nullptr) {
     SkipBlanks();
     if (!Eat('{')) return Error("expected '{'");
     SkipBlanks();
@@ -67,6 +70,8 @@ class JsonRow {
             return Error("bad number");
           }
           (*numbers)[key] = value;
+        } else if (hash_ids != nullptr && key == "hash_ids" && Peek() == '[') {
+          RETURN_IF_ERROR(ReadWholeNumbers(hash_ids));
         } else {
           RETURN_IF_ERROR(SkipValue());
         }
@@ -109,6 +114,24 @@ class JsonRow {
       }
     }
     return Error("unterminated string");
+  }
+  absl::Status ReadWholeNumbers(std::vector<int64_t>* out) {
+    Eat('[');
+    SkipBlanks();
+    if (Eat(']')) return absl::OkStatus();
+    while (true) {
+      SkipBlanks();
+      const size_t start = pos_;
+      while (absl::ascii_isdigit(static_cast<unsigned char>(Peek()))) ++pos_;
+      int64_t value;
+      if (!absl::SimpleAtoi(text_.substr(start, pos_ - start), &value)) {
+        return Error("expected a whole number in hash_ids");
+      }
+      out->push_back(value);
+      SkipBlanks();
+      if (Eat(']')) return absl::OkStatus();
+      if (!Eat(',')) return Error("expected ',' or ']' in hash_ids");
+    }
   }
   absl::Status SkipValue() {
     const char c = Peek();
@@ -251,7 +274,7 @@ absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::strin
     TraceRow row;
     if (*format == Format::kMooncake) {
       std::map<std::string, double, std::less<>> numbers;
-      absl::Status parsed = JsonRow(line).Parse(&numbers);
+      absl::Status parsed = JsonRow(line).Parse(&numbers, &row.hash_ids);
       if (!parsed.ok()) return fail(parsed);
       for (absl::string_view key : {"timestamp", "input_length", "output_length"}) {
         if (numbers.find(key) == numbers.end()) {

@@ -17,7 +17,13 @@ struct TraceRow {
   int64_t arrival_offset_ns = 0;
   int64_t input_tokens = 0;   // >= 1
   int64_t output_tokens = 0;  // >= 1
+  // Mooncake's hash_ids: one id per 512-token block of the prompt, the same id
+  // for the same block after the same blocks (kMooncakeHashBlockTokens).
+  std::vector<int64_t> hash_ids;
 };
+
+// Tokens per hash_ids block in the Mooncake traces (their README).
+inline constexpr int64_t kMooncakeHashBlockTokens = 512;
 
 struct TraceFile {
   // "mooncake-jsonl", "azure-csv", "generic-csv" or "lengths-csv".
@@ -30,7 +36,8 @@ struct TraceFile {
 
 // Reads a trace file. The format follows from the content:
 // - JSONL, one object per line with "timestamp" (ms from trace start),
-//   "input_length", "output_length"; other keys (hash_ids) are skipped;
+//   "input_length", "output_length" and, where present, "hash_ids"; other
+//   keys are skipped;
 // - CSV with header TIMESTAMP,ContextTokens,GeneratedTokens (Azure 2023;
 //   stamps "YYYY-MM-DD HH:MM:SS.fffffff", read as one time zone);
 // - CSV with header arrival_s,input_tokens,output_tokens (seconds), or Vidur's

@@ -29,7 +29,7 @@ TEST(ParseDateTimeNsTest, RejectsMalformedStamps) {
 TEST(ParseTraceTextTest, ReadsMooncakeJsonl) {
   auto trace = ParseTraceText(
       "{\"timestamp\": 0, \"input_length\": 6758, \"output_length\": 500, \"hash_ids\": [0, 1]}\n"
-      "{\"hash_ids\": [[2], {\"a\": \"]\"}], \"output_length\": 7, \"timestamp\": 27.5, "
+      "{\"extra\": [[2], {\"a\": \"]\"}], \"output_length\": 7, \"timestamp\": 27.5, "
       "\"input_length\": 12, \"note\": \"x\", \"ok\": true}\n\n",
       "t.jsonl");
   ASSERT_TRUE(trace.ok()) << trace.status();
@@ -37,9 +37,22 @@ TEST(ParseTraceTextTest, ReadsMooncakeJsonl) {
   ASSERT_EQ(trace->rows.size(), 2u);
   EXPECT_EQ(trace->rows[0].input_tokens, 6758);
   EXPECT_EQ(trace->rows[0].output_tokens, 500);
+  EXPECT_EQ(trace->rows[0].hash_ids, (std::vector<int64_t>{0, 1}));
+  EXPECT_TRUE(trace->rows[1].hash_ids.empty());
   EXPECT_EQ(trace->rows[1].arrival_offset_ns, 27'500'000);
   EXPECT_EQ(trace->rows[1].input_tokens, 12);
   EXPECT_EQ(trace->rows[1].output_tokens, 7);
+}
+
+TEST(ParseTraceTextTest, HashIdsMustBeWholeNumbers) {
+  auto trace = ParseTraceText(
+      "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 5, \"hash_ids\": [0, -1]}\n",
+      "t.jsonl");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.status().message().find("t.jsonl:1: malformed JSON (expected a whole number "
+                                          "in hash_ids"),
+            std::string::npos)
+      << trace.status();
 }
 
 TEST(ParseTraceTextTest, ReadsAzureCsvRelativeToTheFirstRow) {
