@@ -49,7 +49,8 @@ class KvCacheManager {
   // Grows `id`'s allocation to cover `tokens`. Returns false (and changes
   // nothing) when the pool is short.
   bool GrowTo(RequestId id, int64_t tokens);
-  // Returns every block of `id` to the pool, nothing kept for reuse.
+  // Returns every block of `id` to the pool, nothing of its own kept for
+  // reuse (its chain's nodes stay cached for other requests).
   void Free(RequestId id);
 
   // Gives `id` the prefix chain `keys` (node i spans `tokens[i]` tokens; a
