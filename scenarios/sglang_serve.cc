@@ -280,8 +280,9 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   c.set_max_model_len(context_length);
 
   // Scheduling policy. lpm (longest prefix match) orders by shared prefixes:
-  // with no prefix shared between prompts, as in the benchmark datasets, it
-  // degenerates to the queue order, so it is modelled as fcfs.
+  // with none shared between prompts, or one shared by all
+  // (--random-prefix-len), it keeps the queue order, so it is modelled as
+  // fcfs [U: on a Mooncake trace's hash_ids SGLang would reorder].
   ASSIGN_OR_RETURN(std::string policy, flags.GetStringOr("--schedule-policy", "fcfs"));
   if (policy != "fcfs" && policy != "lpm") {
     return absl::UnimplementedError(absl::StrCat(
