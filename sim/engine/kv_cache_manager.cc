@@ -105,7 +105,7 @@ void KvCacheManager::Release(RequestId id, int64_t cached_tokens) {
     free_blocks_ += cached;
   }
   std::vector<int32_t> held_nodes;
-  ForNodesCovering(id, shared, [&](int32_t node, int64_t) { held_nodes.push_back(node); });
+  ForNodesCovering(id, shared, [&](int32_t node) { held_nodes.push_back(node); });
   for (auto it = held_nodes.rbegin(); it != held_nodes.rend(); ++it) {
     PrefixNode& node = nodes_[*it];
     if (--node.holders > 0) continue;
@@ -123,7 +123,7 @@ int64_t KvCacheManager::CachedTokens(RequestId id) const {
   int64_t blocks = chain;
   // The request's own run counts where it joins on to what the chain has.
   if (cached_run_[id] != free_queue_.end() && cached_run_start_[id] <= chain) {
-    blocks = std::max(blocks, cached_run_start_[id] + cached_run_[id]->blocks);
+    blocks = std::max(blocks, cached_run_start_[id] + OwnCachedTokens(id) / block_size_);
   }
   return blocks * block_size_;
 }
@@ -134,7 +134,7 @@ int64_t KvCacheManager::BlocksTakenToReclaim(RequestId id, int64_t prefix_tokens
   // Locking a node takes all its blocks out of the free queue when nobody
   // holds it (one run), nothing when somebody does.
   int64_t taken = prefix - from_chain;
-  ForNodesCovering(id, from_chain, [&](int32_t node, int64_t) {
+  ForNodesCovering(id, from_chain, [&](int32_t node) {
     if (nodes_[node].holders == 0) taken += nodes_[node].cached;
   });
   return taken;
@@ -149,7 +149,7 @@ bool KvCacheManager::ReclaimAndGrowTo(RequestId id, int64_t prefix_tokens, int64
   const int64_t taken = BlocksTakenToReclaim(id, prefix_tokens);
   if (taken + BlocksFor(tokens, block_size_) - prefix > free_blocks_) return false;
   const int64_t from_chain = std::min(prefix, ChainCachedBlocks(id));
-  ForNodesCovering(id, from_chain, [&](int32_t index, int64_t) {
+  ForNodesCovering(id, from_chain, [&](int32_t index) {
     PrefixNode& node = nodes_[index];
     if (node.holders++ > 0) return;
     free_blocks_ -= node.cached;

@@ -123,14 +123,14 @@ class KvCacheManager {
   void TakeFree(int64_t blocks);
   // Blocks of `id`'s chain cached without a gap from its start.
   int64_t ChainCachedBlocks(RequestId id) const;
-  // Calls f(node, first block of the node in the chain) for the nodes of
-  // `id`'s chain that cover its first `blocks` blocks, in chain order.
+  // Calls f(node) for the nodes of `id`'s chain that cover its first
+  // `blocks` blocks, in chain order.
   template <typename F>
   void ForNodesCovering(RequestId id, int64_t blocks, F f) const {
     int64_t start = 0;
     for (int32_t node : chain_[id]) {
       if (start >= blocks) break;
-      f(node, start);
+      f(node);
       start += nodes_[node].full_blocks;
     }
   }

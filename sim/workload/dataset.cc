@@ -290,20 +290,19 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRequests(const BenchConfig& conf
   return absl::InternalError("unknown dataset");
 }
 
-int64_t EngineSharedPrefixTokens(const BenchConfig& config, int64_t client_prefix_tokens) {
-  if (client_prefix_tokens <= 0) return 0;
-  if (config.dataset_name == DatasetName::kTrace) return client_prefix_tokens;
-  const int64_t bos = config.dataset_name == DatasetName::kRandom ? kSpecialTokensPerPrompt : 0;
-  const int64_t user_marker = SendsChatMessages(config) ? 1 : 0;
-  return bos + user_marker + client_prefix_tokens;
-}
-
 int64_t EnginePromptTokens(const BenchConfig& config, int64_t client_prompt_tokens,
                            int chat_template_tokens) {
   if (config.dataset_name == DatasetName::kTrace) return client_prompt_tokens;
   const int64_t bos = config.dataset_name == DatasetName::kRandom ? kSpecialTokensPerPrompt : 0;
   const int64_t markup = SendsChatMessages(config) ? chat_template_tokens : 0;
   return client_prompt_tokens + bos + markup;
+}
+
+int64_t EngineSharedPrefixTokens(const BenchConfig& config, int64_t client_prefix_tokens) {
+  // Of DeepSeek's chat markers only <｜User｜> precedes the message.
+  constexpr int kChatTokensBeforeMessage = 1;
+  if (client_prefix_tokens <= 0) return 0;
+  return EnginePromptTokens(config, client_prefix_tokens, kChatTokensBeforeMessage);
 }
 
 }  // namespace servesim::workload

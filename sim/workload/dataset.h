@@ -74,14 +74,14 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRequests(const BenchConfig& conf
 // out (vLLM re-encodes its prompts without special tokens) and ShareGPT's
 // includes (engine-defaults.md B1, B2). Trace rows are the engine's own
 // counts already and are prefilled as they are.
-// The engine-side length of a prompt's first `client_prefix_tokens` tokens:
-// the chat template's leading tokens come before them (DeepSeek's
-// <｜begin▁of▁sentence｜><｜User｜>; through the completions endpoint the BOS
-// alone; a trace counts the engine's tokens already). 0 stays 0.
-int64_t EngineSharedPrefixTokens(const BenchConfig& config, int64_t client_prefix_tokens);
-
 int64_t EnginePromptTokens(const BenchConfig& config, int64_t client_prompt_tokens,
                            int chat_template_tokens);
+
+// The engine-side length of a prompt's first `client_prefix_tokens` tokens:
+// EnginePromptTokens with only the chat template's token before the message
+// (DeepSeek's <｜User｜>, after the BOS; through the completions endpoint the
+// BOS alone; a trace counts the engine's tokens already). 0 stays 0.
+int64_t EngineSharedPrefixTokens(const BenchConfig& config, int64_t client_prefix_tokens);
 
 // One row of the ShareGPT stand-in table.
 struct SharegptLengths {
