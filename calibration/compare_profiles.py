@@ -50,12 +50,19 @@ def main(argv):
     if len(argv) != 3:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
-    base, base_ceilings = read_points(argv[1])
-    other, other_ceilings = read_points(argv[2])
+    try:
+        base, base_ceilings = read_points(argv[1])
+        other, other_ceilings = read_points(argv[2])
+    except (OSError, ValueError) as e:
+        print(f"compare_profiles: {e}", file=sys.stderr)
+        return 2
     by_kind = defaultdict(list)
     for key, t in base.items():
         if key in other and t > 0:
             by_kind[key[0]].append(other[key] / t - 1)
+    if not by_kind:
+        print(f"compare_profiles: no table point of {argv[1]} is in {argv[2]}", file=sys.stderr)
+        return 2
     unmatched = len(set(base) ^ set(other))
     print(f"{'table kind':<28} {'points':>6} {'median |d|':>11} {'p90 |d|':>8} {'max |d|':>8} "
           f"{'median d':>9}")
