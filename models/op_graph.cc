@@ -1,6 +1,8 @@
 #include "models/op_graph.h"
 
 #include <algorithm>
+#include <initializer_list>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -92,26 +94,36 @@ class Builder {
           const OpGraphOptions& o, std::vector<Op>& ops)
       : spec_(spec), l_(layout), o_(o), ops_(ops) {}
 
-  Op& Add(std::string name, std::string kind, std::vector<OpKeyDim> key,
-          double x, double flops, double hbm_bytes, OpPhase phase, int repeat) {
-    std::sort(key.begin(), key.end());
-    Op op;
-    op.name = std::move(name);
-    op.kind = std::move(kind);
-    op.key = std::move(key);
+  // Writes the next op into `ops_`, reusing the storage of whatever op was
+  // there before: a simulation builds a graph every step, and allocating
+  // each op's strings anew was most of the simulator's time.
+  Op& Add(std::string_view name, std::string_view kind,
+          std::initializer_list<OpKeyDim> key, double x, double flops,
+          double hbm_bytes, OpPhase phase, int repeat) {
+    if (used_ == ops_.size()) ops_.emplace_back();
+    Op& op = ops_[used_++];
+    op.name.assign(name);
+    op.kind.assign(kind);
+    op.key.assign(key);
+    if (!std::is_sorted(op.key.begin(), op.key.end())) std::sort(op.key.begin(), op.key.end());
     op.x = x;
     op.flops = flops;
     op.hbm_bytes = hbm_bytes;
-    op.phase = phase;
+    op.comm_bytes = 0;
+    op.comm_group_gpus = 1;
+    op.fp8_math = false;
     op.repeat = repeat;
-    ops_.push_back(std::move(op));
-    return ops_.back();
+    op.phase = phase;
+    return op;
   }
+
+  // Drops ops left over from the graph this storage held before.
+  void Finish() { ops_.resize(used_); }
 
   // A memory-bound pass that reads and writes these bytes, priced as a device
   // copy of the same traffic: x = (read + written) / 2, the copy_d2d
   // convention (docs/profile-tables.md, "Stand-ins").
-  void StreamingPass(const std::string& name, const std::string& kind,
+  void StreamingPass(std::string_view name, std::string_view kind,
                      double read, double written, OpPhase phase, int repeat) {
     if (read + written <= 0 || repeat <= 0) return;
     Add(name, kind, {}, (read + written) / 2, 0, read + written, phase, repeat);
@@ -122,17 +134,19 @@ class Builder {
   // of every FP8 GEMM in a pass of its own (vLLM per_token_group_quant_fp8,
   // SGLang's and TensorRT-LLM's equivalents) [U: where an engine fuses it
   // into the norm or the SiLU before, it is charged anyway].
-  void ActivationQuant(const std::string& gemm, int64_t m, int64_t k,
+  void ActivationQuant(std::string_view gemm, int64_t m, int64_t k,
                        OpPhase phase, int repeat) {
     const double values = static_cast<double>(m) * k;
     const double scales = static_cast<double>(m) *
                           CeilDiv(k, kActivationQuantGroup) * kFp32Bytes;
-    StreamingPass(gemm + "_act_quant", "act_quant_fp8", values * kBf16Bytes,
+    name_scratch_.assign(gemm);
+    name_scratch_.append("_act_quant");
+    StreamingPass(name_scratch_, "act_quant_fp8", values * kBf16Bytes,
                   values + scales, phase, repeat);
   }
 
   // C[m,n] = A[m,k] B[n,k]^T with weights stored quantised (FP8 path) or not.
-  void Gemm(const std::string& name, int64_t n, int64_t k, int64_t m,
+  void Gemm(std::string_view name, int64_t n, int64_t k, int64_t m,
             bool quantized_weight, OpPhase phase, int repeat) {
     if (m <= 0 || n <= 0 || k <= 0 || repeat <= 0) return;
     const bool fp8 = quantized_weight && o_.fp8_gemms;
@@ -148,7 +162,7 @@ class Builder {
 
   // Per-head batched BF16 GEMMs (torch.bmm in vLLM's MLA absorption):
   // `batch` independent [m, k] x [k, n]. No profile table: roofline [U].
-  void Bmm(const std::string& name, int64_t batch, int64_t k, int64_t n,
+  void Bmm(std::string_view name, int64_t batch, int64_t k, int64_t n,
            int64_t m, int repeat) {
     if (m <= 0 || repeat <= 0) return;
     const double hbm =
@@ -160,7 +174,7 @@ class Builder {
         OpPhase::kAttention, repeat);
   }
 
-  void Norm(const std::string& name, int64_t hidden, int64_t tokens,
+  void Norm(std::string_view name, int64_t hidden, int64_t tokens,
             OpPhase phase, int repeat) {
     if (tokens <= 0 || repeat <= 0) return;
     Add(name, "rmsnorm", {{"hidden", hidden}}, static_cast<double>(tokens),
@@ -168,7 +182,7 @@ class Builder {
         repeat);
   }
 
-  void SiluMul(const std::string& name, int64_t width, int64_t tokens,
+  void SiluMul(std::string_view name, int64_t width, int64_t tokens,
                OpPhase phase, int repeat) {
     if (tokens <= 0 || repeat <= 0) return;
     Add(name, "silu_mul", {{"width", width}}, static_cast<double>(tokens),
@@ -176,7 +190,7 @@ class Builder {
   }
 
   // A collective of `bytes` per GPU (x = comm_bytes) over `gpus` GPUs.
-  void Collective(const std::string& name, const std::string& kind, int gpus,
+  void Collective(std::string_view name, std::string_view kind, int gpus,
                   int64_t bytes, int repeat) {
     if (gpus <= 1 || bytes <= 0 || repeat <= 0) return;
     Op& op = Add(name, kind, {{"gpus", gpus}}, static_cast<double>(bytes), 0,
@@ -206,6 +220,8 @@ class Builder {
   const ParallelLayout& l_;
   const OpGraphOptions& o_;
   std::vector<Op>& ops_;
+  size_t used_ = 0;            // ops written so far; ops_ may hold more, stale
+  std::string name_scratch_;   // a derived op name, built without allocating
 };
 
 void Builder::AttentionLayers(const AttentionWork& w, int layers) {
@@ -438,7 +454,7 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
   const int64_t pairs = moe_tokens * topk / l_.moe_ep;
   if (pairs > 0) {
     const bool fp8 = o_.fp8_gemms;
-    const std::string kind = fp8 ? "grouped_gemm_fp8" : "grouped_gemm_bf16";
+    const std::string_view kind = fp8 ? "grouped_gemm_fp8" : "grouped_gemm_bf16";
     const int64_t wbytes = fp8 ? 1 : kBf16Bytes;
     const double touched = static_cast<double>(std::min(local_experts, pairs));
     // DeepEP dispatches FP8: the rank quantizes its own tokens before
@@ -526,24 +542,57 @@ void Builder::Head(const AttentionWork& w, int64_t tokens) {
 
 }  // namespace
 
+void BuildRankIterationOps(const ModelSpec& spec, const ParallelLayout& layout,
+                           const RankBatch& mine, int64_t moe_tokens_global,
+                           const OpGraphOptions& options, std::vector<Op>& ops) {
+  const AttentionWork w = SummarizeBatch(spec, mine, options);
+  SERVESIM_CHECK(moe_tokens_global >= w.tokens,
+                 "moe_tokens_global must count at least this rank's tokens");
+  Builder b(spec, layout, options, ops);
+  if (w.tokens > 0) {
+    b.Embedding(w.tokens);
+    b.AttentionLayers(w, spec.num_layers());
+    b.DenseFfnLayers(w.tokens, moe_tokens_global, spec.num_dense_layers());
+    b.MoeLayers(w.tokens, moe_tokens_global,
+                spec.num_layers() - spec.num_dense_layers());
+    b.Head(w, w.tokens);
+  }
+  b.Finish();
+}
+
 std::vector<Op> BuildRankIterationOps(const ModelSpec& spec,
                                       const ParallelLayout& layout,
                                       const RankBatch& mine,
                                       int64_t moe_tokens_global,
                                       const OpGraphOptions& options) {
   std::vector<Op> ops;
+  BuildRankIterationOps(spec, layout, mine, moe_tokens_global, options, ops);
+  return ops;
+}
+
+void BuildMtpDraftOps(const ModelSpec& spec, const ParallelLayout& layout,
+                      const RankBatch& mine, int64_t moe_tokens_global,
+                      const OpGraphOptions& options, std::vector<Op>& ops) {
   const AttentionWork w = SummarizeBatch(spec, mine, options);
   SERVESIM_CHECK(moe_tokens_global >= w.tokens,
                  "moe_tokens_global must count at least this rank's tokens");
-  if (w.tokens == 0) return ops;
-  Builder b(spec, layout, options, ops);
-  b.Embedding(w.tokens);
-  b.AttentionLayers(w, spec.num_layers());
-  b.DenseFfnLayers(w.tokens, moe_tokens_global, spec.num_dense_layers());
-  b.MoeLayers(w.tokens, moe_tokens_global,
-              spec.num_layers() - spec.num_dense_layers());
-  b.Head(w, w.tokens);
-  return ops;
+  const int n = spec.num_mtp_layers();
+  // Drafts are the argmax of the draft logits (vLLM's and SGLang's MTP
+  // proposers): no nucleus sort, whatever the target sampler does.
+  OpGraphOptions draft_options = options;
+  draft_options.sampler_sorts_vocab = false;
+  Builder b(spec, layout, draft_options, ops);
+  if (w.tokens > 0 && n > 0) {
+    const int64_t h = spec.hidden_size();
+    b.Embedding(w.tokens);
+    b.Norm("mtp_enorm", h, w.tokens, OpPhase::kOther, n);
+    b.Norm("mtp_hnorm", h, w.tokens, OpPhase::kOther, n);
+    b.Gemm("mtp_eh_proj", h, 2 * h, w.tokens, true, OpPhase::kOther, n);
+    b.AttentionLayers(w, n);
+    b.MoeLayers(w.tokens, moe_tokens_global, n);
+    b.Head(w, w.tokens);
+  }
+  b.Finish();
 }
 
 std::vector<Op> BuildMtpDraftOps(const ModelSpec& spec,
@@ -552,24 +601,7 @@ std::vector<Op> BuildMtpDraftOps(const ModelSpec& spec,
                                  int64_t moe_tokens_global,
                                  const OpGraphOptions& options) {
   std::vector<Op> ops;
-  const AttentionWork w = SummarizeBatch(spec, mine, options);
-  SERVESIM_CHECK(moe_tokens_global >= w.tokens,
-                 "moe_tokens_global must count at least this rank's tokens");
-  const int n = spec.num_mtp_layers();
-  if (w.tokens == 0 || n == 0) return ops;
-  // Drafts are the argmax of the draft logits (vLLM's and SGLang's MTP
-  // proposers): no nucleus sort, whatever the target sampler does.
-  OpGraphOptions draft_options = options;
-  draft_options.sampler_sorts_vocab = false;
-  Builder b(spec, layout, draft_options, ops);
-  const int64_t h = spec.hidden_size();
-  b.Embedding(w.tokens);
-  b.Norm("mtp_enorm", h, w.tokens, OpPhase::kOther, n);
-  b.Norm("mtp_hnorm", h, w.tokens, OpPhase::kOther, n);
-  b.Gemm("mtp_eh_proj", h, 2 * h, w.tokens, true, OpPhase::kOther, n);
-  b.AttentionLayers(w, n);
-  b.MoeLayers(w.tokens, moe_tokens_global, n);
-  b.Head(w, w.tokens);
+  BuildMtpDraftOps(spec, layout, mine, moe_tokens_global, options, ops);
   return ops;
 }
 

@@ -86,6 +86,12 @@ std::vector<Op> BuildRankIterationOps(const ModelSpec& spec,
                                       int64_t moe_tokens_global,
                                       const OpGraphOptions& options);
 
+// The same, written into `ops`: its previous contents are replaced and its
+// storage reused, for callers that build a graph every step.
+void BuildRankIterationOps(const ModelSpec& spec, const ParallelLayout& layout,
+                           const RankBatch& mine, int64_t moe_tokens_global,
+                           const OpGraphOptions& options, std::vector<Op>& ops);
+
 // One draft pass of the MTP module(s) over `mine` (eh_proj, one MoE decoder
 // layer per MTP module, LM head, sampling).
 std::vector<Op> BuildMtpDraftOps(const ModelSpec& spec,
@@ -93,6 +99,9 @@ std::vector<Op> BuildMtpDraftOps(const ModelSpec& spec,
                                  const RankBatch& mine,
                                  int64_t moe_tokens_global,
                                  const OpGraphOptions& options);
+void BuildMtpDraftOps(const ModelSpec& spec, const ParallelLayout& layout,
+                      const RankBatch& mine, int64_t moe_tokens_global,
+                      const OpGraphOptions& options, std::vector<Op>& ops);
 
 // Collective sizes (Op::x == Op::comm_bytes), per GPU: all_reduce = the
 // whole buffer (tokens x hidden x 2 B); all_gather = this GPU's input shard;

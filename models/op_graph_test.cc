@@ -367,6 +367,41 @@ TEST(OpGraphTest, EmptyBatchHasNoOps) {
                   .empty());
 }
 
+// Storage reused from a different graph (a DP8 prefill with its
+// collectives, then an MTP draft) holds nothing of it after a rebuild: the
+// same ops, field for field, as a fresh build, and no more of them.
+TEST(OpGraphTest, RebuildIntoUsedStorageMatchesAFreshBuild) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const ParallelLayout tp8 = Must(VllmLayout(spec, 8, 1, false, 8));
+  const ParallelLayout dp8 = Must(VllmLayout(spec, 1, 8, true, 8));
+  RankBatch prefill = Decodes(3, 500);
+  prefill.seqs.push_back({4000, 0});
+  const OpGraphOptions bf16{.fp8_gemms = false};
+  std::vector<Op> reused;
+  BuildRankIterationOps(spec, dp8, prefill, 8 * 4003, {}, reused);
+  BuildMtpDraftOps(spec, tp8, Decodes(2, 10), 2, {}, reused);
+  BuildRankIterationOps(spec, tp8, Decodes(10, 100), 10, bf16, reused);
+  const std::vector<Op> fresh = BuildRankIterationOps(spec, tp8, Decodes(10, 100), 10, bf16);
+  ASSERT_EQ(reused.size(), fresh.size());
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    const Op& a = reused[i];
+    const Op& b = fresh[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.kind, b.kind) << b.name;
+    EXPECT_EQ(a.key, b.key) << b.name;
+    EXPECT_EQ(a.x, b.x) << b.name;
+    EXPECT_EQ(a.flops, b.flops) << b.name;
+    EXPECT_EQ(a.hbm_bytes, b.hbm_bytes) << b.name;
+    EXPECT_EQ(a.comm_bytes, b.comm_bytes) << b.name;
+    EXPECT_EQ(a.comm_group_gpus, b.comm_group_gpus) << b.name;
+    EXPECT_EQ(a.fp8_math, b.fp8_math) << b.name;
+    EXPECT_EQ(a.repeat, b.repeat) << b.name;
+    EXPECT_EQ(a.phase, b.phase) << b.name;
+  }
+  BuildRankIterationOps(spec, tp8, {}, 0, {}, reused);
+  EXPECT_TRUE(reused.empty());
+}
+
 TEST(OpGraphTest, TextListsEveryOp) {
   const ModelSpec spec = Load("deepseek_v32.textproto");
   const auto ops = BuildRankIterationOps(

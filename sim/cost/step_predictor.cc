@@ -161,17 +161,30 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
     const RankRun& run = runs[r];
     const size_t slot_base = (r * kEvaluations + evaluation_) * kSlotStride;
     const bool cached = r < kCachedRanks;
-    std::vector<models::Op> ops = models::BuildRankIterationOps(
-        config_.spec, config_.layout, *run.batch, moe_tokens, config_.graph);
+    std::array<double, kNumPhases> phase{};
+    int64_t launches = 0;
+    size_t position = 0;  // of the op in the rank's whole list, for the cache
+    auto add_ops = [&](const std::vector<models::Op>& list) {
+      for (const models::Op& op : list) {
+        const size_t i = position++;
+        const double us = cached && i < kSlotStride ? op_cost_->OpUsAt(op, slot_base + i)
+                                                    : op_cost_->OpUs(op);
+        phase[PhaseIndex(op.phase)] += op.repeat * us * KindScale(op.kind);
+        launches += op.repeat;
+      }
+    };
+    models::BuildRankIterationOps(config_.spec, config_.layout, *run.batch, moe_tokens,
+                                  config_.graph, ops_);
+    add_ops(ops_);
     const int k = config_.num_speculative_tokens;
     if (k > 0 && !run.idle) {
       // The MTP module first runs over every token the target ran this step:
       // vLLM's EagleProposer takes all of the step's target tokens, prefill
       // chunks included (they fill the draft's KV cache), as SGLang's draft
       // extend does. Then k - 1 more passes of one token per decoding sequence.
-      std::vector<models::Op> draft = models::BuildMtpDraftOps(
-          config_.spec, config_.layout, *run.batch, moe_tokens, config_.graph);
-      ops.insert(ops.end(), draft.begin(), draft.end());
+      models::BuildMtpDraftOps(config_.spec, config_.layout, *run.batch, moe_tokens,
+                               config_.graph, ops_);
+      add_ops(ops_);
       if (k > 1) {
         models::RankBatch next;
         for (const models::SequenceWork& s : run.batch->seqs) {
@@ -179,21 +192,13 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
           next.seqs.push_back({1, s.context_before_tokens + s.query_tokens});
         }
         if (!next.seqs.empty()) {
-          std::vector<models::Op> pass = models::BuildMtpDraftOps(
+          models::BuildMtpDraftOps(
               config_.spec, config_.layout, next,
-              std::max(decode_moe_tokens, static_cast<int64_t>(next.seqs.size())), config_.graph);
-          for (int i = 1; i < k; ++i) ops.insert(ops.end(), pass.begin(), pass.end());
+              std::max(decode_moe_tokens, static_cast<int64_t>(next.seqs.size())),
+              config_.graph, ops_);
+          for (int i = 1; i < k; ++i) add_ops(ops_);
         }
       }
-    }
-    std::array<double, kNumPhases> phase{};
-    int64_t launches = 0;
-    for (size_t i = 0; i < ops.size(); ++i) {
-      const models::Op& op = ops[i];
-      const double us =
-          cached && i < kSlotStride ? op_cost_->OpUsAt(op, slot_base + i) : op_cost_->OpUs(op);
-      phase[PhaseIndex(op.phase)] += op.repeat * us * KindScale(op.kind);
-      launches += op.repeat;
     }
     for (int p = 0; p < kNumPhases; ++p) slowest[p] = std::max(slowest[p], phase[p]);
     // The launch floor is host time: it belongs to the whole step, not to

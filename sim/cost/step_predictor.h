@@ -95,6 +95,7 @@ class StepPredictor : public ExecutionTimePredictor {
   std::unique_ptr<OpCost> op_cost_;
   std::vector<models::RankBatch> scratch_;
   std::vector<models::RankBatch> baseline_scratch_;
+  std::vector<models::Op> ops_;  // the op list being timed, its storage reused
   bool skip_attention_ = false;  // MeasuredGpuStepUs leaves attention ops out
   const std::string* only_kind_ = nullptr;  // ... or times only this kind, no eager floor
   // OpCost's per-slot cache is keyed by an op's position in its list. The
