@@ -17,8 +17,15 @@ absl::StatusOr<std::pair<std::string, std::string>> ParseEnvAssignment(std::stri
   return std::make_pair(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
 }
 
-double DefaultMeanAcceptedDrafts(int num_draft_tokens, const ServeContext& context) {
-  if (context.mtp_mean_accepted_drafts >= 0) return context.mtp_mean_accepted_drafts;
+absl::StatusOr<double> MeanAcceptedDrafts(int num_draft_tokens, const ServeContext& context) {
+  if (context.mtp_mean_accepted_drafts >= 0) {
+    if (context.mtp_mean_accepted_drafts > num_draft_tokens) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--mtp-acceptance: ", context.mtp_mean_accepted_drafts,
+          " accepted drafts per step, but the engine proposes ", num_draft_tokens, " per step"));
+    }
+    return context.mtp_mean_accepted_drafts;
+  }
   // Per-draft acceptance p, chained: draft i is accepted only if drafts
   // 1..i-1 were. Chat text: DeepSeek-V3 reports 85-90 % acceptance of the
   // second token (arXiv 2412.19437 §5.4.3); 0.85 is the low end. Random

@@ -50,9 +50,10 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
 absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& args,
                                               const EnvVars& env, const ServeContext& context);
 
-// Mean accepted drafts when the user gives none: the published acceptance of
+// Mean accepted drafts per step: --mtp-acceptance where given (no more than
+// the step's num_draft_tokens: error), else the published acceptance of
 // DeepSeek's MTP on chat text, a far lower one on random tokens.
-double DefaultMeanAcceptedDrafts(int num_draft_tokens, const ServeContext& context);
+absl::StatusOr<double> MeanAcceptedDrafts(int num_draft_tokens, const ServeContext& context);
 
 }  // namespace servesim::scenarios
 

@@ -160,10 +160,24 @@ TEST(ServeCommandTest, EnvAssignmentNeedsAKey) {
 
 TEST(MtpAcceptanceTest, ChainedAcceptanceOfTwoDrafts) {
   ServeContext chat;
-  EXPECT_NEAR(DefaultMeanAcceptedDrafts(2, chat), 0.85 + 0.85 * 0.85, 1e-12);
+  EXPECT_NEAR(*MeanAcceptedDrafts(2, chat), 0.85 + 0.85 * 0.85, 1e-12);
   ServeContext random;
   random.chat_workload = false;
-  EXPECT_LT(DefaultMeanAcceptedDrafts(1, random), DefaultMeanAcceptedDrafts(1, chat));
+  EXPECT_LT(*MeanAcceptedDrafts(1, random), *MeanAcceptedDrafts(1, chat));
+}
+
+// --mtp-acceptance is the mean of accepted drafts per step: at most the
+// drafts a step proposes (3 here), and a step that proposes 1 cannot accept 5.
+TEST(MtpAcceptanceTest, GivenAcceptanceIsAtMostTheDraftsPerStep) {
+  ServeContext given;
+  given.mtp_mean_accepted_drafts = 2.5;
+  EXPECT_EQ(*MeanAcceptedDrafts(3, given), 2.5);
+  EXPECT_FALSE(MeanAcceptedDrafts(2, given).ok());
+  auto c = ParseServeCommand(
+      R"(vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --speculative-config {"method":"mtp","num_speculative_tokens":1})",
+      {}, given);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("--mtp-acceptance"), std::string::npos);
 }
 
 }  // namespace

@@ -211,7 +211,8 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
     // num_draft_tokens counts the verified root token: k = drafts - 1.
     c.set_speculative_method("eagle");
     c.set_num_speculative_tokens(static_cast<int32_t>(drafts - 1));
-    c.set_mean_accepted_drafts(DefaultMeanAcceptedDrafts(static_cast<int>(drafts - 1), context));
+    ASSIGN_OR_RETURN(const double accepted, MeanAcceptedDrafts(static_cast<int>(drafts - 1), context));
+    c.set_mean_accepted_drafts(accepted);
   } else {
     for (const char* f : {"--speculative-num-steps", "--speculative-eagle-topk",
                           "--speculative-num-draft-tokens"}) {

@@ -385,7 +385,8 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
   if (mtp_layers > 0) {
     c.set_speculative_method("mtp");
     c.set_num_speculative_tokens(mtp_layers);
-    c.set_mean_accepted_drafts(DefaultMeanAcceptedDrafts(mtp_layers, context));
+    ASSIGN_OR_RETURN(const double accepted, MeanAcceptedDrafts(mtp_layers, context));
+    c.set_mean_accepted_drafts(accepted);
   }
   return c;
 }

@@ -301,7 +301,8 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
     }
     c.set_speculative_method("mtp");
     c.set_num_speculative_tokens(k);
-    c.set_mean_accepted_drafts(DefaultMeanAcceptedDrafts(k, context));
+    ASSIGN_OR_RETURN(const double accepted, MeanAcceptedDrafts(k, context));
+    c.set_mean_accepted_drafts(accepted);
   }
 
   // CUDA graphs (vllm/config/vllm.py _set_cudagraph_sizes): capture sizes up

@@ -279,6 +279,26 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
       "--slo-tpot-mean-ms 50 --candidate 'vllm serve m -tp 8' --slowdown 20%",
       "plan --bench 'vllm bench serve --num-prompts 5' --slo-ttft-p99-ms 2000 "
       "--slo-tpot-mean-ms 50 --candidate 'vllm serve m -tp 8' --slowdown -0.2",
+      // An MTP acceptance needs MTP, a finite value and no more than the drafts.
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --num-prompts 5' "
+      "--mtp-acceptance 0.5",
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --num-prompts 5' "
+      "--mtp-acceptance nan",
+      "run --serve 'vllm serve m -tp 8 --speculative-config "
+      "{\"method\":\"mtp\",\"num_speculative_tokens\":1}' "
+      "--bench 'vllm bench serve --num-prompts 5' --mtp-acceptance 5",
+      // Requests sent over 5e10 s: refused before any time overflows.
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --num-prompts 5 "
+      "--request-rate 1e-10'",
+      // Outputs that cannot be written, or two outputs to one file.
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --num-prompts 5' "
+      "--step-log /dev/full",
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --num-prompts 5' "
+      "--step-log same.out --result-json same.out",
+      // explain's reference steps stay within what an engine step holds.
+      "explain --serve 'vllm serve m -tp 8' --prefill-tokens 10 --prefill-seqs 11",
+      "explain --serve 'vllm serve m -tp 8' --decode-seqs 99999999",
+      "explain --serve 'vllm serve m -tp 8' --context 200000",
   };
   for (const char* args : bad) {
     Result r = Servesim(args);

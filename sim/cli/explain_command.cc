@@ -13,6 +13,10 @@
 namespace servesim::cli {
 namespace {
 
+// No engine step holds more: a bound on what a typo can ask for.
+constexpr int64_t kMaxDecodeSeqsPerRank = 65536;
+constexpr int64_t kMaxPrefillTokens = int64_t{1} << 24;
+
 // The reference iterations (overridable with --decode-seqs, --context and
 // --prefill-tokens): every DP rank decoding 64 sequences at a 4096-token
 // context, and one rank prefilling a full token budget of fresh prompt.
@@ -49,12 +53,15 @@ class CollectivesAsCopies : public cost::OpCost {
 };
 
 absl::StatusOr<int64_t> PositiveFlag(const CliArgs& args, const std::string& flag,
-                                     int64_t fallback) {
+                                     int64_t fallback, int64_t most, const std::string& why) {
   if (!args.Has(flag)) return fallback;
   int64_t v = 0;
   if (!absl::SimpleAtoi(args.Get(flag), &v) || v < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat(flag, ": expected an integer >= 1, got \"", args.Get(flag), "\""));
+  }
+  if (v > most) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, ": ", v, " is more than ", why));
   }
   return v;
 }
@@ -132,21 +139,36 @@ int ExplainCommand(const CliArgs& args) {
   if (gpu_only || own_kernels) predictor_config.overheads.eager_launch_us = 0;
   cost::StepPredictor predictor(std::move(predictor_config), std::move(op_cost));
   const int ranks = s.layout.attn_dp;
-  absl::StatusOr<int64_t> decode_seqs = PositiveFlag(args, "--decode-seqs", 64);
-  absl::StatusOr<int64_t> context_tokens = PositiveFlag(args, "--context", 4096);
+  // Bounds: what one engine step can hold, so that a typo is an error
+  // rather than an hour of op-graph building or an overflow.
+  const int64_t max_len = run->engine.max_model_len();
+  absl::StatusOr<int64_t> decode_seqs = PositiveFlag(
+      args, "--decode-seqs", 64, kMaxDecodeSeqsPerRank,
+      absl::StrCat(kMaxDecodeSeqsPerRank, " sequences per DP rank"));
+  absl::StatusOr<int64_t> context_tokens = PositiveFlag(
+      args, "--context", std::min<int64_t>(4096, max_len - 1), max_len - 1,
+      absl::StrCat("the engine's max_model_len (", max_len, ") allows before a decode token"));
   absl::StatusOr<int64_t> prefill_tokens =
-      PositiveFlag(args, "--prefill-tokens", run->engine.max_num_batched_tokens());
-  for (const auto* v : {&decode_seqs, &context_tokens, &prefill_tokens}) {
+      PositiveFlag(args, "--prefill-tokens", run->engine.max_num_batched_tokens(),
+                   kMaxPrefillTokens, absl::StrCat(kMaxPrefillTokens, " tokens in one step"));
+  // --prefill-seqs N: the prefill tokens as N fresh prompts of equal length
+  // (a chunk of short chat prompts), not one long one.
+  absl::StatusOr<int64_t> prefill_seqs =
+      PositiveFlag(args, "--prefill-seqs", 1, prefill_tokens.ok() ? *prefill_tokens : 1,
+                   "the step's prefill tokens (--prefill-tokens): every prompt has one or more");
+  for (const auto* v : {&decode_seqs, &context_tokens, &prefill_tokens, &prefill_seqs}) {
     if (!v->ok()) return ReportError(v->status());
+  }
+  if (*prefill_tokens / *prefill_seqs > max_len) {
+    return ReportError(absl::InvalidArgumentError(absl::StrCat(
+        "--prefill-tokens: ", *prefill_tokens, " tokens as ", *prefill_seqs,
+        " prompt(s) are longer than the engine's max_model_len (", max_len,
+        "); give more --prefill-seqs")));
   }
   const int64_t kRefDecodeSeqs = *decode_seqs;
   const int64_t kRefDecodeContext = *context_tokens;
   const auto decode = DecodeBatches(ranks, kRefDecodeSeqs, kRefDecodeContext);
   const double decode_us = predictor.GpuStepUs(decode);
-  // --prefill-seqs N: the prefill tokens as N fresh prompts of equal length
-  // (a chunk of short chat prompts), not one long one.
-  absl::StatusOr<int64_t> prefill_seqs = PositiveFlag(args, "--prefill-seqs", 1);
-  if (!prefill_seqs.ok()) return ReportError(prefill_seqs.status());
   models::RankBatch prefill;
   for (int64_t i = 0; i < *prefill_seqs; ++i) {
     prefill.seqs.push_back({std::max<int64_t>(*prefill_tokens / *prefill_seqs, 1), 0});

@@ -1,4 +1,5 @@
 // `servesim run`: one prediction, printed as `vllm bench serve` prints it.
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -47,7 +48,7 @@ int RunCommand(const CliArgs& args) {
   request.env = *env;
   if (args.Has("--mtp-acceptance")) {
     double v = 0;
-    if (!absl::SimpleAtod(args.Get("--mtp-acceptance"), &v) || v < 0) {
+    if (!absl::SimpleAtod(args.Get("--mtp-acceptance"), &v) || !std::isfinite(v) || v < 0) {
       return ReportError(absl::InvalidArgumentError(absl::StrCat(
           "--mtp-acceptance: expected mean accepted draft tokens per step >= 0, got \"",
           args.Get("--mtp-acceptance"), "\"")));
@@ -64,13 +65,24 @@ int RunCommand(const CliArgs& args) {
         "--bench: --save-result: vllm names the file by the current time; give "
         "--result-filename NAME (or servesim's --result-json PATH)"));
   }
+  // Two outputs named alike would silently keep only the last one written.
+  const std::string outputs[] = {args.Get("--result-json"), bench->save_result_path,
+                                 args.Get("--step-log")};
+  const char* output_flags[] = {"--result-json", "--bench --save-result", "--step-log"};
+  for (int i = 0; i < 3; ++i) {
+    for (int j = i + 1; j < 3; ++j) {
+      if (!outputs[i].empty() && outputs[i] == outputs[j]) {
+        return ReportError(absl::InvalidArgumentError(absl::StrCat(
+            output_flags[i], " and ", output_flags[j], " both write ", outputs[i])));
+      }
+    }
+  }
   absl::StatusOr<runner::Prediction> p = runner::Predict(*context, request);
   if (!p.ok()) return ReportError(p.status());
 
   std::string out;
   for (const std::string& line : p->header) absl::StrAppend(&out, "# ", line, "\n");
   absl::StrAppend(&out, metrics::FormatBenchReport(p->metrics, p->report));
-  std::fwrite(out.data(), 1, out.size(), stdout);
 
   // The result JSON holds every request's every ITL: format it only when
   // something writes it.
@@ -84,6 +96,7 @@ int RunCommand(const CliArgs& args) {
     const std::string path = args.Get("--result-json");
     std::ofstream f(path, std::ios::binary);
     f << json;
+    f.close();  // a full disk shows only when the buffer is written out
     if (!f) {
       return ReportError(absl::InvalidArgumentError(
           absl::StrCat("--result-json: cannot write ", path)));
@@ -101,6 +114,7 @@ int RunCommand(const CliArgs& args) {
                                                                       : std::ios::trunc));
     // vllm's json.dump writes no trailing newline.
     f << (has_content ? "\n" : "") << std::string_view(json).substr(0, json.size() - 1);
+    f.close();
     if (!f) {
       return ReportError(absl::InvalidArgumentError(
           absl::StrCat("--bench: --save-result: cannot write ", path)));
@@ -110,11 +124,15 @@ int RunCommand(const CliArgs& args) {
     const std::string path = args.Get("--step-log");
     std::ofstream f(path, std::ios::binary);
     f << FormatStepLog(p->simulation.step_records);
+    f.close();
     if (!f) {
       return ReportError(absl::InvalidArgumentError(
           absl::StrCat("--step-log: cannot write ", path)));
     }
   }
+  // Printed once every file is written, so that a failed write is the only
+  // line a failed run prints.
+  std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }
 

@@ -208,6 +208,10 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   ASSIGN_OR_RETURN(PreparedRun run,
                    PrepareRun(context, request.serve_command, request.env, serve_context));
   p.engine = run.engine;
+  if (request.mtp_mean_accepted_drafts >= 0 && p.engine.num_speculative_tokens() == 0) {
+    return absl::InvalidArgumentError(
+        "--mtp-acceptance: the serve command runs no speculative decoding (MTP)");
+  }
 
   std::string notice;
   serving::SimulationInput input;

@@ -8,6 +8,17 @@
 #include "sim/workload/random_variates.h"
 
 namespace servesim::workload {
+namespace {
+
+absl::Status CheckSpan(double last_s, const char* what) {
+  if (last_s <= kMaxArrivalSpanS) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--bench: ", what, ": the requests would be sent over ", absl::SixDigits(last_s),
+      " s; servesim simulates benchmarks whose requests are sent within ",
+      kMaxArrivalSpanS / 86400, " days"));
+}
+
+}  // namespace
 
 uint64_t ArrivalSeed(int64_t bench_seed) {
   // 2^64 / golden ratio: any odd constant separates the streams; this one is
@@ -35,6 +46,7 @@ absl::StatusOr<std::vector<int64_t>> ArrivalTimesNs(const BenchConfig& config, i
     times_s[i] = t;
   }
   const double target_last_s = static_cast<double>(n) / config.request_rate;
+  if (absl::Status s = CheckSpan(target_last_s, "--request-rate"); !s.ok()) return s;
   const double factor = times_s.back() > 0.0 ? target_last_s / times_s.back() : 1.0;
   for (int64_t i = 0; i < n; ++i) times_ns[i] = std::llround(times_s[i] * factor * 1e9);
   return times_ns;
@@ -67,10 +79,22 @@ absl::StatusOr<std::vector<int64_t>> RequestArrivalTimesNs(
           "stretch it to a rate");
     }
     const double factor = static_cast<double>(n) / config.request_rate * 1e9 / last_ns;
+    if (absl::Status s = CheckSpan(static_cast<double>(n) / config.request_rate, "--request-rate");
+        !s.ok()) {
+      return s;
+    }
     for (int64_t i = 0; i < n; ++i) {
       times_ns[i] = std::llround(requests[i].arrival_offset_ns * factor);
     }
     return times_ns;
+  }
+  // The trace's times are non-decreasing (trace_file.h), so the last is the span.
+  if (absl::Status s = CheckSpan(static_cast<double>(requests.back().arrival_offset_ns) * 1e-9 *
+                                     config.trace_time_scale,
+                                 config.trace_time_scale_given ? "--trace-time-scale"
+                                                               : "the trace's time stamps");
+      !s.ok()) {
+    return s;
   }
   for (int64_t i = 0; i < n; ++i) {
     times_ns[i] = std::llround(requests[i].arrival_offset_ns * config.trace_time_scale);

@@ -30,8 +30,14 @@ absl::StatusOr<std::vector<int64_t>> ArrivalTimesNs(const BenchConfig& config, i
 //   request lands at n / R seconds, matching vLLM's rescaling rule (rate inf:
 //   all at 0). A trace whose requests all share one time stamp cannot be
 //   stretched: error.
+// Send times spanning more than kMaxArrivalSpanS: error.
 absl::StatusOr<std::vector<int64_t>> RequestArrivalTimesNs(
     const BenchConfig& config, const std::vector<BenchRequest>& requests);
+
+// The longest span of send times servesim simulates: 30 days. A benchmark
+// spread wider than that is a flag typed wrong (a --request-rate of 1e-9),
+// and its nanosecond times would leave int64 (at ~292 years).
+inline constexpr double kMaxArrivalSpanS = 30.0 * 24 * 3600;
 
 // The arrival stream's seed: --seed mixed with a constant, so arrival gaps are
 // not drawn from the same bits as the dataset's lengths.

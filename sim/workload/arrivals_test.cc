@@ -111,6 +111,29 @@ TEST(RequestArrivalTimesNsTest, TraceWithRequestRateIsStretchedToNOverRate) {
   EXPECT_FALSE(RequestArrivalTimesNs(config, same_stamp).ok());
 }
 
+// 50 requests at 1e-5 req/s arrive over 5e6 s (58 days): past the 30-day
+// span, refused before any time leaves int64; 30 days to the second is not.
+TEST(RequestArrivalTimesNsTest, ArrivalsSpanningMoreThanThirtyDaysAreRefused) {
+  absl::StatusOr<std::vector<int64_t>> times = ArrivalTimesNs(RateConfig(1e-5, 1.0), 50, 0);
+  ASSERT_FALSE(times.ok());
+  EXPECT_NE(times.status().message().find("--request-rate"), std::string::npos);
+  EXPECT_TRUE(ArrivalTimesNs(RateConfig(50.0 / kMaxArrivalSpanS, 1.0), 50, 0).ok());
+  EXPECT_FALSE(ArrivalTimesNs(RateConfig(1e-300, 1.0), 50, 0).ok());
+
+  BenchConfig config = TraceConfig();
+  config.trace_time_scale = 1e6;  // the 4 s trace over 4e6 s
+  config.trace_time_scale_given = true;
+  times = RequestArrivalTimesNs(config, TraceRequests());
+  ASSERT_FALSE(times.ok());
+  EXPECT_NE(times.status().message().find("--trace-time-scale"), std::string::npos);
+  config.trace_time_scale = 1e5;  // 4e5 s: 4.6 days
+  EXPECT_TRUE(RequestArrivalTimesNs(config, TraceRequests()).ok());
+  config.trace_time_scale = 1.0;
+  config.request_rate = 1e-6;  // 3 requests stretched over 3e6 s
+  config.request_rate_given = true;
+  EXPECT_FALSE(RequestArrivalTimesNs(config, TraceRequests()).ok());
+}
+
 TEST(RequestArrivalTimesNsTest, ALengthTableArrivesByTheRequestRate) {
   BenchConfig config = TraceConfig();
   config.request_rate = 2.0;

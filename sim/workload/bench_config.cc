@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,12 +69,19 @@ std::vector<FlagSpec> BenchFlagSpecs() {
 }
 
 // Reads an integer flag that must be >= min_value.
+// Token counts past this are no request any model takes, and would overflow
+// the length arithmetic (a range around them, a prefix added).
+constexpr int64_t kMaxRequestTokens = int64_t{1} << 30;
+
 absl::Status ReadInt(const ParsedFlags& flags, std::string_view name, int64_t min_value,
-                     int64_t* out) {
+                     int64_t* out, int64_t max_value = std::numeric_limits<int64_t>::max()) {
   if (!flags.Has(name)) return absl::OkStatus();
   ASSIGN_OR_RETURN(int64_t value, flags.GetInt(name));
   if (value < min_value) {
     return Bad(name, absl::StrCat("must be >= ", min_value, ", got ", value));
+  }
+  if (value > max_value) {
+    return Bad(name, absl::StrCat("must be <= ", max_value, ", got ", value));
   }
   *out = value;
   return absl::OkStatus();
@@ -153,9 +161,12 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
   config.num_prompts_given = flags.Has("--num-prompts");
   // numpy.random.default_rng, which vLLM seeds with it, rejects negative seeds.
   RETURN_IF_ERROR(ReadInt(flags, "--seed", 0, &config.seed));
-  RETURN_IF_ERROR(ReadInt(flags, "--random-input-len", 1, &config.random_input_len));
-  RETURN_IF_ERROR(ReadInt(flags, "--random-output-len", 1, &config.random_output_len));
-  RETURN_IF_ERROR(ReadInt(flags, "--random-prefix-len", 0, &config.random_prefix_len));
+  RETURN_IF_ERROR(ReadInt(flags, "--random-input-len", 1, &config.random_input_len,
+                          kMaxRequestTokens));
+  RETURN_IF_ERROR(ReadInt(flags, "--random-output-len", 1, &config.random_output_len,
+                          kMaxRequestTokens));
+  RETURN_IF_ERROR(ReadInt(flags, "--random-prefix-len", 0, &config.random_prefix_len,
+                          kMaxRequestTokens));
   ASSIGN_OR_RETURN(config.random_range_ratio, flags.GetDoubleOr("--random-range-ratio", 0.0));
   if (!(config.random_range_ratio >= 0.0 && config.random_range_ratio < 1.0)) {
     return Bad("--random-range-ratio",
@@ -163,7 +174,7 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
   }
   if (flags.Has("--sharegpt-output-len")) {
     int64_t len = 0;
-    RETURN_IF_ERROR(ReadInt(flags, "--sharegpt-output-len", 1, &len));
+    RETURN_IF_ERROR(ReadInt(flags, "--sharegpt-output-len", 1, &len, kMaxRequestTokens));
     config.sharegpt_output_len = len;
   }
   ASSIGN_OR_RETURN(config.disable_shuffle, flags.GetBool("--disable-shuffle"));
