@@ -52,6 +52,9 @@ absl::StatusOr<std::map<std::string, YamlValue>> ParseMiniYaml(std::string_view 
   std::map<std::string, YamlValue> out;
   // Open mappings: (indent of their keys' parent line, dotted path).
   std::vector<std::pair<int, std::string>> stack;
+  // Indent of each open mapping's keys, set by its first key (the document's
+  // own keys first): YAML requires siblings to line up.
+  std::map<std::string, int> key_indent;
   std::string last_key;  // dotted path of the last "key:" with an empty value
   int last_key_indent = -1;
   int line_no = 0;
@@ -94,7 +97,13 @@ absl::StatusOr<std::map<std::string, YamlValue>> ParseMiniYaml(std::string_view 
         out[stack.back().second].is_null) {
       out.erase(stack.back().second);  // the header has children after all
     }
-    const std::string path = stack.empty() ? key : absl::StrCat(stack.back().second, ".", key);
+    const std::string parent = stack.empty() ? "" : stack.back().second;
+    if (auto [it, first] = key_indent.try_emplace(parent, indent); !first && it->second != indent) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": \"", key, "\" is indented ", indent, " spaces where the keys beside it have ",
+          it->second));
+    }
+    const std::string path = stack.empty() ? key : absl::StrCat(parent, ".", key);
     if (out.count(path)) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": duplicate key \"", path, "\""));
     }

@@ -134,6 +134,19 @@ TEST(VllmServeTest, UnknownFlagIsAnErrorNamingIt) {
   EXPECT_NE(c.status().message().find("--frobnicate"), std::string::npos);
 }
 
+// vLLM's --block-size is an integer (argparse refuses others); FlashMLA
+// sparse then forces 64 whatever it was.
+TEST(VllmServeTest, BlockSizeMustBeAPositiveIntegerAndIsForcedTo64) {
+  for (const char* bad : {"0", "abc", "-16"}) {
+    EXPECT_FALSE(ParseServeCommand(absl::StrCat("vllm serve m -tp 8 --block-size ", bad), {}, {})
+                     .ok())
+        << bad;
+  }
+  auto c = ParseServeCommand("vllm serve m -tp 8 --block-size 16", {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->kv_block_size(), 64);
+}
+
 TEST(VllmServeTest, MultiNodeDataParallelSpansDpOverLocalNodes) {
   auto c = ParseServeCommand(
       "vllm serve m -tp 1 -dp 16 --data-parallel-size-local 8 --enable-expert-parallel "

@@ -157,6 +157,11 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
       return absl::InvalidArgumentError(absl::StrCat("--serve: ", name, ": must be >= 1, got ", v));
     }
   }
+  if (nnodes > 1 && tp != 8 * nnodes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: --nnodes ", nnodes, ": servesim models nodes of 8 H200 GPUs, so an instance "
+        "over ", nnodes, " nodes has --tp-size ", 8 * nnodes, " (got ", tp, ")"));
+  }
   ASSIGN_OR_RETURN(bool dp_attention, flags.GetBool("--enable-dp-attention"));
   if (dp_attention && dp == 1) {
     // _handle_data_parallelism: dp_size == 1 turns DP attention (and the DP
@@ -373,6 +378,10 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   c.set_decode_attention_backend(decode_backend);
   c.set_kv_block_size(64);
   ASSIGN_OR_RETURN(int64_t page, flags.GetIntOr("--page-size", 64));
+  if (page < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--serve: --page-size: must be >= 1, got ", page));
+  }
   if (page != 64) {
     c.add_defaults_applied(absl::StrCat("--page-size ", page, " overridden to 64 (DeepSeek NSA)"));
   }

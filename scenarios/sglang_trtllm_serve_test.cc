@@ -229,6 +229,12 @@ TEST_F(TrtllmYamlTest, UnknownKeyIsNamedWithItsLine) {
       << c.status();
 }
 
+TEST_F(TrtllmYamlTest, ADirectoryIsNotAnOptionsFile) {
+  auto c = ParseServeCommand("trtllm-serve /m --config " + ::testing::TempDir(), {}, {});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("cannot read"), std::string::npos) << c.status();
+}
+
 TEST(TrtllmServeTest, UnknownFlagAndEnvAreNamed) {
   auto c = ParseServeCommand("trtllm-serve /m --frobnicate 1", {}, {});
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
@@ -246,6 +252,12 @@ TEST(MiniYamlTest, RejectsTabsAndDuplicatesWithTheLine) {
   EXPECT_NE(dup.status().message().find("duplicate key \"a\""), std::string::npos);
   auto flow = ParseMiniYaml("a: [1, 2\n", "f");
   EXPECT_FALSE(flow.ok());
+  // Siblings must line up (PyYAML: "did not find expected key").
+  auto ragged = ParseMiniYaml("kv:\n    fraction: 0.8\n  dtype: fp8\n", "f");
+  ASSERT_FALSE(ragged.ok());
+  EXPECT_NE(ragged.status().message().find("line 3"), std::string::npos) << ragged.status();
+  EXPECT_FALSE(ParseMiniYaml("a: 1\n  b: 2\n", "f").ok());
+  EXPECT_TRUE(ParseMiniYaml("a:\n    b: 1\nc:\n  d: 2\ne: 3\n", "f").ok());
   auto ok = ParseMiniYaml("a:\n  b: [1, 2]\n  c: 'x # y'\n", "f");
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ(ok->at("a.b").items.size(), 2u);
@@ -263,6 +275,22 @@ TEST(SglangServeTest, NnodesSpreadsOneInstanceOverNodes) {
   EXPECT_EQ(c->tp(), 16);
   EXPECT_FALSE(ParseServeCommand("python3 -m sglang.launch_server --model-path m --nnodes 0",
                                  {}, {}).ok());
+  // --tp-size counts every GPU of the instance: 8 over 2 nodes is not two
+  // of servesim's 8-GPU nodes.
+  auto half = ParseServeCommand(
+      "python3 -m sglang.launch_server --model-path m --tp-size 8 --nnodes 2", {}, {});
+  ASSERT_FALSE(half.ok());
+  EXPECT_NE(half.status().message().find("--tp-size 16"), std::string::npos);
+}
+
+TEST(SglangServeTest, PageSizeMustBePositive) {
+  EXPECT_FALSE(ParseServeCommand(
+                   "python3 -m sglang.launch_server --model-path m --tp-size 8 --page-size 0", {}, {})
+                   .ok());
+  auto c = ParseServeCommand(
+      "python3 -m sglang.launch_server --model-path m --tp-size 8 --page-size 32", {}, {});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->kv_block_size(), 64);  // DeepSeek NSA forces 64
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // performance. Every default names its source in
 // shared/reference/engine-defaults.md §C3 (and docs/engines.md).
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -136,7 +137,8 @@ constexpr const char* kYamlKeys[] = {
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path);
-  if (!in) {
+  // A directory opens as a stream on Linux and reads as empty.
+  if (!in || !std::filesystem::is_regular_file(path)) {
     return absl::InvalidArgumentError(
         absl::StrCat("--serve: --extra_llm_api_options: cannot read \"", path, "\""));
   }

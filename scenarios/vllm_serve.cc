@@ -236,6 +236,11 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   }
   // vllm/platforms/cuda.py forces block size 64 for the FlashMLA sparse backend.
   c.set_kv_block_size(64);
+  ASSIGN_OR_RETURN(int64_t block_size, flags.GetIntOr("--block-size", 64));
+  if (block_size < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--serve: --block-size: must be >= 1, got ", block_size));
+  }
   if (flags.Has("--block-size")) {
     c.add_defaults_applied("--block-size overridden to 64 (forced for FlashMLA sparse)");
   }
