@@ -299,6 +299,8 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
       "explain --serve 'vllm serve m -tp 8' --prefill-tokens 10 --prefill-seqs 11",
       "explain --serve 'vllm serve m -tp 8' --decode-seqs 99999999",
       "explain --serve 'vllm serve m -tp 8' --context 200000",
+      "run --serve 'vllm serve m -tp 8' --serve 'vllm serve m -tp 4' --bench 'vllm bench serve'",
+      "",  // no command at all
   };
   for (const char* args : bad) {
     Result r = Servesim(args);

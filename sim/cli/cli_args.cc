@@ -33,8 +33,9 @@ absl::StatusOr<CliArgs> ParseCliArgs(int argc, char** argv, const std::string& c
     }
     if (word == "--env") {
       args.env.push_back(value);
-    } else {
-      args.values[word] = value;
+    } else if (!args.values.emplace(word, value).second) {
+      // Which of two --serve commands did the user mean? Neither is a guess.
+      return absl::InvalidArgumentError(absl::StrCat(word, ": given more than once"));
     }
   }
   return args;

@@ -40,9 +40,15 @@ std::set<std::string> With(std::set<std::string> a, const std::set<std::string>&
 
 int main(int argc, char** argv) {
   using namespace servesim::cli;
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    std::fputs("servesim: no command given (run `servesim --help`)\n", stderr);
+    return 2;
+  }
+  // `servesim --help` and `servesim COMMAND --help`.
+  const auto is_help = [](const char* a) { return !std::strcmp(a, "--help") || !std::strcmp(a, "-h"); };
+  if (is_help(argv[1]) || (argc == 3 && is_help(argv[2]))) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
   const std::string command = argv[1];
   if (command == "run") {

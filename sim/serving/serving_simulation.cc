@@ -241,7 +241,9 @@ absl::Status Simulation::StartStep(int instance, SimTime now) {
     inst.busy = false;
     if (any_work) {
       return absl::InternalError(
-          "an engine has queued requests but can schedule none (KV pool smaller than one request)");
+          "an engine has queued requests but can schedule none: its KV pool or its per-step "
+          "token budget (chunk size, page size) is too small for the next request, and the "
+          "engine would wait forever");
     }
     return absl::OkStatus();
   }
