@@ -147,6 +147,11 @@ TEST(VllmServeTest, BlockSizeMustBeAPositiveIntegerAndIsForcedTo64) {
   EXPECT_EQ(c->kv_block_size(), 64);
 }
 
+TEST(VllmServeTest, TheModelIsRequired) {
+  EXPECT_FALSE(ParseServeCommand("vllm serve -tp 8", {}, {}).ok());
+  EXPECT_TRUE(ParseServeCommand("vllm serve --model m -tp 8", {}, {}).ok());
+}
+
 TEST(VllmServeTest, MultiNodeDataParallelSpansDpOverLocalNodes) {
   auto c = ParseServeCommand(
       "vllm serve m -tp 1 -dp 16 --data-parallel-size-local 8 --enable-expert-parallel "

@@ -119,6 +119,10 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   }
   ASSIGN_OR_RETURN(std::string model, flags.GetStringOr("--model", ""));
   c.set_model(!flags.positionals().empty() ? flags.positionals()[0] : model);
+  if (c.model().empty()) {
+    // vLLM would serve its own default model, which is not the one modelled.
+    return absl::InvalidArgumentError("--serve: vllm serve needs the model: vllm serve MODEL");
+  }
   for (const std::string& f : flags.given()) {
     if (std::find(VllmIgnoredFlags().begin(), VllmIgnoredFlags().end(), f) !=
         VllmIgnoredFlags().end()) {
