@@ -73,6 +73,13 @@ absl::StatusOr<CaseResult> ValidateRun(const runner::PredictionContext& context,
                               ? "vllm bench serve --dataset-name random --num-prompts 1 "
                                 "--random-input-len 16 --random-output-len 2"
                               : run.bench_command;
+  // Compare like with like: the replies the live run generated, where it
+  // says (EOS without --ignore-eos).
+  if (auto c = run.measured.find("completed"), t = run.measured.find("total_output_tokens");
+      c != run.measured.end() && t != run.measured.end()) {
+    request.live_lengths.completed = static_cast<int64_t>(c->second);
+    request.live_lengths.total_output_tokens = static_cast<int64_t>(t->second);
+  }
   absl::StatusOr<runner::Prediction> p = runner::Predict(context, request);
   if (!p.ok() && p.status().code() == absl::StatusCode::kUnimplemented) {
     r.not_modelled = true;

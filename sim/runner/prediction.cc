@@ -141,9 +141,11 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
 }
 
 absl::StatusOr<std::vector<serving::ClientRequest>> BuildClientRequests(
-    const PredictionContext& context, const workload::BenchConfig& bench, std::string* notice) {
+    const PredictionContext& context, const workload::BenchConfig& bench, std::string* notice,
+    const workload::LiveLengths* live) {
   ASSIGN_OR_RETURN(std::vector<workload::BenchRequest> sampled,
                    workload::SampleRequests(bench, context.paths.repo_dir + "/traces", notice));
+  if (live != nullptr) RETURN_IF_ERROR(workload::ApplyLiveLengths(*live, bench, sampled, notice));
   ASSIGN_OR_RETURN(std::vector<int64_t> arrivals, workload::RequestArrivalTimesNs(bench, sampled));
   const int template_tokens = context.spec.chat_template_tokens();
   std::vector<serving::ClientRequest> requests;
@@ -217,7 +219,8 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   serving::SimulationInput input;
   input.max_concurrency = p.bench.max_concurrency;
   input.record_steps = request.record_steps;
-  ASSIGN_OR_RETURN(input.requests, BuildClientRequests(context, p.bench, &notice));
+  ASSIGN_OR_RETURN(input.requests,
+                   BuildClientRequests(context, p.bench, &notice, &request.live_lengths));
   std::set<std::string> fallbacks;
   ASSIGN_OR_RETURN(p.simulation, SimulatePrepared(context, run, input, &fallbacks));
   metrics::MetricOptions metric_options;

@@ -22,6 +22,7 @@
 #include "sim/runner/engine_setup.h"
 #include "sim/serving/serving_simulation.h"
 #include "sim/workload/bench_config.h"
+#include "sim/workload/live_lengths.h"
 
 namespace servesim::runner {
 
@@ -53,6 +54,9 @@ struct RunRequest {
   scenarios::EnvVars env;
   double mtp_mean_accepted_drafts = -1;  // < 0: the documented default
   bool record_steps = false;             // keep every iteration (Prediction::simulation)
+  // What a live run generated, to compare with it (validate, fit): laid over
+  // the sampled workload by workload::ApplyLiveLengths. Empty: none.
+  workload::LiveLengths live_lengths;
 };
 
 struct Prediction {
@@ -78,10 +82,12 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
                                        const scenarios::EnvVars& env,
                                        const scenarios::ServeContext& serve_context);
 
-// The benchmark client's requests for `bench`: sampled lengths and send
-// times, in send order. `notice` gets the dataset's note for the header.
+// The benchmark client's requests for `bench`: sampled lengths (with `live`,
+// if given, laid over them) and send times, in send order. `notice` gets the
+// dataset's note for the header.
 absl::StatusOr<std::vector<serving::ClientRequest>> BuildClientRequests(
-    const PredictionContext& context, const workload::BenchConfig& bench, std::string* notice);
+    const PredictionContext& context, const workload::BenchConfig& bench, std::string* notice,
+    const workload::LiveLengths* live = nullptr);
 
 // Simulates `input` on a prepared engine, timing steps with the context's
 // cost model (profile with production-kernel factors, or the roofline).

@@ -1,0 +1,96 @@
+#include "sim/workload/live_lengths.h"
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace servesim::workload {
+namespace {
+
+// n random requests of a 1000-token prompt asking for `out` tokens each.
+std::vector<BenchRequest> RandomRequests(int n, int64_t out) {
+  std::vector<BenchRequest> r(n);
+  for (int i = 0; i < n; ++i) r[i] = {.id = i, .prompt_tokens = 1000, .output_tokens = out};
+  return r;
+}
+
+BenchConfig RandomBench() {
+  BenchConfig b;
+  b.dataset_name = DatasetName::kRandom;
+  b.seed = 42;
+  return b;
+}
+
+int64_t TotalOutput(const std::vector<BenchRequest>& r) {
+  return std::accumulate(r.begin(), r.end(), int64_t{0},
+                         [](int64_t s, const BenchRequest& x) { return s + x.output_tokens; });
+}
+
+// 100 requests asked for 2000 tokens, the live run generated 30,000 over
+// its 100 completions: the replies are cut to add up to 30,000 (within a
+// token per request), each between 1 and 2000, and the client still asks
+// for 2000 (what the engine plans KV with).
+TEST(ApplyLiveLengthsTest, EosCutMatchesTheLiveTotalOfARandomRun) {
+  std::vector<BenchRequest> r = RandomRequests(100, 2000);
+  std::string notice;
+  ASSERT_TRUE(ApplyLiveLengths({.completed = 100, .total_output_tokens = 30000}, RandomBench(), r,
+                               &notice)
+                  .ok());
+  EXPECT_NEAR(static_cast<double>(TotalOutput(r)), 30000.0, 100.0);
+  for (const BenchRequest& x : r) {
+    EXPECT_GE(x.output_tokens, 1);
+    EXPECT_LE(x.output_tokens, 2000);
+    EXPECT_EQ(x.max_completion_tokens, 2000);
+  }
+  EXPECT_NE(notice.find("geometric EOS"), std::string::npos);
+  // Deterministic: the same inputs cut the same way.
+  std::vector<BenchRequest> again = RandomRequests(100, 2000);
+  ASSERT_TRUE(ApplyLiveLengths({.completed = 100, .total_output_tokens = 30000}, RandomBench(),
+                               again, nullptr)
+                  .ok());
+  for (size_t i = 0; i < r.size(); ++i) EXPECT_EQ(r[i].output_tokens, again[i].output_tokens);
+}
+
+// Nothing to cut: every completed request generated all it asked for (16 of
+// 1000 failed, as TensorRT-LLM's did), or the client sent --ignore-eos, or
+// the dataset has its own EOS model (ShareGPT's table).
+TEST(ApplyLiveLengthsTest, LeavesFullRepliesIgnoreEosAndShareGptAlone) {
+  std::vector<BenchRequest> r = RandomRequests(1000, 100);
+  ASSERT_TRUE(
+      ApplyLiveLengths({.completed = 984, .total_output_tokens = 98400}, RandomBench(), r, nullptr)
+          .ok());
+  EXPECT_EQ(TotalOutput(r), 100000);
+  BenchConfig ignore = RandomBench();
+  ignore.ignore_eos = true;
+  ASSERT_TRUE(
+      ApplyLiveLengths({.completed = 1000, .total_output_tokens = 5000}, ignore, r, nullptr).ok());
+  EXPECT_EQ(TotalOutput(r), 100000);
+  BenchConfig sharegpt = RandomBench();
+  sharegpt.dataset_name = DatasetName::kSharegpt;
+  ASSERT_TRUE(
+      ApplyLiveLengths({.completed = 1000, .total_output_tokens = 5000}, sharegpt, r, nullptr)
+          .ok());
+  EXPECT_EQ(TotalOutput(r), 100000);
+}
+
+// A --save-result JSON's per-request lengths replace the sampled ones in
+// send order; a request that failed live (0) keeps its sampled reply.
+TEST(ApplyLiveLengthsTest, PerRequestLengthsReplaceTheSampledOnes) {
+  std::vector<BenchRequest> r = RandomRequests(3, 500);
+  ASSERT_TRUE(ApplyLiveLengths({.input_lens = {900, 950, 1000}, .output_lens = {120, 0, 500}},
+                               RandomBench(), r, nullptr)
+                  .ok());
+  EXPECT_EQ(r[0].prompt_tokens, 900);
+  EXPECT_EQ(r[0].output_tokens, 120);
+  EXPECT_EQ(r[0].max_completion_tokens, 500);
+  EXPECT_EQ(r[1].output_tokens, 500);
+  EXPECT_EQ(r[2].output_tokens, 500);
+  EXPECT_FALSE(
+      ApplyLiveLengths({.output_lens = {1, 2}}, RandomBench(), r, nullptr).ok());  // 2 for 3
+  EXPECT_FALSE(ApplyLiveLengths({.output_lens = {1, -2, 3}}, RandomBench(), r, nullptr).ok());
+}
+
+}  // namespace
+}  // namespace servesim::workload
