@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "base/read_file.h"
 #include "base/status_macros.h"
 #include "base/text_proto.h"
 #include "google/protobuf/text_format.h"
@@ -31,6 +31,54 @@ std::string Describe(const Table& t, int index) {
 }
 
 bool PositiveFinite(double v) { return std::isfinite(v) && v > 0; }
+
+// The device block: provenance every report prints, and plausible figures
+// for a GPU (1 GiB to 1 TiB of memory), so that a truncated or hand-made
+// header is refused rather than shown as "(, measured )".
+absl::Status CheckDevice(const ProfileProto& p, const std::string& origin) {
+  if (!p.has_device()) return absl::InvalidArgumentError(absl::StrCat(origin, ": no device block"));
+  const DeviceInfo& d = p.device();
+  const std::string where = absl::StrCat(origin, ": device.");
+  if (d.name().empty()) return absl::InvalidArgumentError(absl::StrCat(where, "name: empty"));
+  if (d.measured_at().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, "measured_at: empty"));
+  }
+  constexpr int64_t kGiB = int64_t{1} << 30;
+  if (d.memory_bytes() < kGiB || d.memory_bytes() > 1024 * kGiB) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "memory_bytes: must be in [1 GiB, 1 TiB], got ", d.memory_bytes()));
+  }
+  if (d.sm_count() < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "sm_count: must be >= 1, got ", d.sm_count()));
+  }
+  if (d.gpu_count() < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "gpu_count: must be >= 1, got ", d.gpu_count()));
+  }
+  return absl::OkStatus();
+}
+
+// The ceilings set production-kernel factors (sim/cost/production_kernels.cc):
+// each must be a measured rate. The upper bound, a thousand times an H200's,
+// keeps a factor derived from it from rounding a kernel's time to nothing.
+absl::Status CheckCeilings(const ProfileProto& p, const std::string& origin) {
+  if (!p.has_ceilings()) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": no ceilings block"));
+  }
+  constexpr double kMaxRate = 1e6;
+  const std::pair<const char*, double> rates[] = {
+      {"copy_gbps", p.ceilings().copy_gbps()},
+      {"bf16_gemm_tflops", p.ceilings().bf16_gemm_tflops()},
+      {"fp8_gemm_tflops", p.ceilings().fp8_gemm_tflops()}};
+  for (const auto& [name, value] : rates) {
+    if (!(PositiveFinite(value) && value <= kMaxRate)) {
+      return absl::InvalidArgumentError(absl::StrCat(origin, ": ceilings.", name,
+                                                     ": must be in (0, 1e6], got ", value));
+    }
+  }
+  return absl::OkStatus();
+}
 
 // Lexicographic order over (name, value) pairs, shared by sort and search.
 bool KeyLess(const KeyDims& a, const KeyDims& b) {
@@ -71,16 +119,13 @@ double Curve::Us(double x) const {
 
 absl::StatusOr<Profile> Profile::Load(const std::string& path) {
   ASSIGN_OR_RETURN(Format format, FormatFor(path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open profile"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
   ProfileProto proto;
   if (format == Format::kText) {
-    if (absl::Status parsed = ParseTextProto(buffer.str(), &proto); !parsed.ok()) {
+    if (absl::Status parsed = ParseTextProto(bytes, &proto); !parsed.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(path, ": text parse error: ", parsed.message()));
     }
-  } else if (!proto.ParseFromString(buffer.str())) {
+  } else if (!proto.ParseFromString(bytes)) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": not a binary ProfileProto"));
   }
   return FromProto(std::move(proto), path);
@@ -93,6 +138,8 @@ absl::StatusOr<Profile> Profile::FromProto(ProfileProto proto, std::string_view 
     return absl::InvalidArgumentError(absl::StrCat(origin, ": schema_version ", proto.schema_version(),
                                                    ", this reader wants ", kSchemaVersion));
   }
+  RETURN_IF_ERROR(CheckDevice(proto, origin));
+  RETURN_IF_ERROR(CheckCeilings(proto, origin));
   Profile profile(std::move(proto));
   const ProfileProto& p = profile.proto_;
   for (int ti = 0; ti < p.tables_size(); ++ti) {

@@ -48,8 +48,10 @@ class Profile {
   static constexpr int kSchemaVersion = 1;
 
   // Reads `path`: ".textproto" / ".txtpb" as text format, ".pb" as binary.
-  // Validates schema version, table kinds, key order, ascending positive x and
-  // positive finite times; errors are one line naming the file and problem.
+  // Validates schema version, the device block (name, measured_at, memory,
+  // SM and GPU counts), positive finite ceilings, table kinds, key order,
+  // ascending positive x and positive finite times; errors are one line
+  // naming the file and problem.
   static absl::StatusOr<Profile> Load(const std::string& path);
 
   // Validates `proto` as Load does; `origin` names it in errors.

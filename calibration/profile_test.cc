@@ -1,6 +1,7 @@
 #include "calibration/profile.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,8 +18,15 @@ namespace {
 ProfileProto SampleProto() {
   ProfileProto p;
   p.set_schema_version(Profile::kSchemaVersion);
-  p.mutable_device()->set_name("Test GPU");
+  DeviceInfo* d = p.mutable_device();
+  d->set_name("Test GPU");
+  d->set_measured_at("2026-01-01T00:00:00Z");
+  d->set_memory_bytes(int64_t{141} << 30);
+  d->set_sm_count(132);
+  d->set_gpu_count(1);
   p.mutable_ceilings()->set_copy_gbps(4000);
+  p.mutable_ceilings()->set_bf16_gemm_tflops(790);
+  p.mutable_ceilings()->set_fp8_gemm_tflops(1400);
   Table* t = p.add_tables();
   t->set_kind("gemm_fp8");
   KeyDim* k = t->add_key();
@@ -201,7 +209,38 @@ INSTANTIATE_TEST_SUITE_P(
                   [](ProfileProto* p) { p->mutable_tables(0)->mutable_key()->SwapElements(0, 1); },
                   "key names not strictly sorted"},
         Malformed{"DuplicateTable", [](ProfileProto* p) { *p->add_tables() = p->tables(0); },
-                  "table 2 (gemm_fp8 k=7168 n=2112): duplicate"}),
+                  "table 2 (gemm_fp8 k=7168 n=2112): duplicate"},
+        // The device block and the ceilings, which set production-kernel factors.
+        Malformed{"NoDevice", [](ProfileProto* p) { p->clear_device(); }, "no device block"},
+        Malformed{"NoDeviceName", [](ProfileProto* p) { p->mutable_device()->clear_name(); },
+                  "device.name: empty"},
+        Malformed{"NoMeasuredAt", [](ProfileProto* p) { p->mutable_device()->clear_measured_at(); },
+                  "device.measured_at: empty"},
+        Malformed{"ZeroMemory", [](ProfileProto* p) { p->mutable_device()->set_memory_bytes(0); },
+                  "device.memory_bytes: must be in [1 GiB, 1 TiB], got 0"},
+        Malformed{"NegativeMemory", [](ProfileProto* p) { p->mutable_device()->set_memory_bytes(-5); },
+                  "device.memory_bytes: must be in [1 GiB, 1 TiB], got -5"},
+        Malformed{"TinyMemory", [](ProfileProto* p) { p->mutable_device()->set_memory_bytes(1000); },
+                  "device.memory_bytes: must be in [1 GiB, 1 TiB], got 1000"},
+        Malformed{"HugeMemory",
+                  [](ProfileProto* p) { p->mutable_device()->set_memory_bytes(INT64_MAX); },
+                  "device.memory_bytes: must be in [1 GiB, 1 TiB], got 9223372036854775807"},
+        Malformed{"ZeroSms", [](ProfileProto* p) { p->mutable_device()->set_sm_count(0); },
+                  "device.sm_count: must be >= 1, got 0"},
+        Malformed{"ZeroGpus", [](ProfileProto* p) { p->mutable_device()->set_gpu_count(0); },
+                  "device.gpu_count: must be >= 1, got 0"},
+        Malformed{"NoCeilings", [](ProfileProto* p) { p->clear_ceilings(); }, "no ceilings block"},
+        Malformed{"NanCeiling", [](ProfileProto* p) { p->mutable_ceilings()->set_copy_gbps(NAN); },
+                  "ceilings.copy_gbps: must be in (0, 1e6], got nan"},
+        Malformed{"ZeroCeiling",
+                  [](ProfileProto* p) { p->mutable_ceilings()->set_bf16_gemm_tflops(0); },
+                  "ceilings.bf16_gemm_tflops: must be in (0, 1e6], got 0"},
+        Malformed{"NegativeCeiling",
+                  [](ProfileProto* p) { p->mutable_ceilings()->set_fp8_gemm_tflops(-1); },
+                  "ceilings.fp8_gemm_tflops: must be in (0, 1e6], got -1"},
+        Malformed{"HugeCeiling",
+                  [](ProfileProto* p) { p->mutable_ceilings()->set_copy_gbps(1e300); },
+                  "ceilings.copy_gbps: must be in (0, 1e6], got 1e+300"}),
     [](const ::testing::TestParamInfo<Malformed>& info) { return std::string(info.param.name); });
 
 TEST(ProfileTest, LoadReportsTextParseErrorWithLine) {
@@ -221,6 +260,32 @@ TEST(ProfileTest, LoadRefusesUnknownExtensionAndMissingFile) {
   auto missing = Profile::Load("/nonexistent/dir/h200.textproto");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+}
+
+// A directory opens as a stream on Linux and reads as empty: it must not
+// reach the parser as an empty profile.
+TEST(ProfileTest, LoadRefusesADirectory) {
+  const std::string dir = TempPath("dir.textproto");
+  std::filesystem::create_directories(dir);
+  auto profile = Profile::Load(dir);
+  ASSERT_FALSE(profile.ok());
+  EXPECT_NE(profile.status().message().find(dir + ": not a readable file (a directory)"),
+            std::string::npos)
+      << profile.status();
+  std::filesystem::remove(dir);
+}
+
+// Every committed profile passes the device and ceiling checks.
+TEST(ProfileTest, CommittedProfilesLoad) {
+  int loaded = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(
+           std::string(SERVESIM_SOURCE_DIR) + "/calibration/profiles")) {
+    if (entry.path().extension() != ".textproto") continue;
+    auto profile = Profile::Load(entry.path().string());
+    EXPECT_TRUE(profile.ok()) << profile.status();
+    ++loaded;
+  }
+  EXPECT_GE(loaded, 2);
 }
 
 }  // namespace

@@ -12,9 +12,12 @@ ProfileRecord SampleRecord() {
   r.device.name = "NVIDIA \"H200\"\\x";
   r.device.sm_count = 132;
   r.device.memory_bytes = 150754820096;
+  r.device.gpu_count = 1;
+  r.device.measured_at = "2026-01-01T00:00:00Z";
   r.device.command_line = "servesim_calibrate --out a.textproto\n";
   r.copy_gbps = 4300.5;
   r.bf16_gemm_tflops = 780.25;
+  r.fp8_gemm_tflops = 1400.5;
   TableRecord t;
   t.kind = "gemm_fp8";
   t.key = {{"n", 2112}, {"k", 7168}};  // unsorted on purpose

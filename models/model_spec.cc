@@ -1,9 +1,9 @@
 #include "models/model_spec.h"
 
-#include <fstream>
-#include <sstream>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "base/read_file.h"
 #include "base/status_macros.h"
 #include "base/text_proto.h"
 #include "models/sizes.h"
@@ -25,6 +25,31 @@ absl::Status Positive(const std::string& field, int64_t value) {
       absl::StrCat("model spec: ", field, ": must be > 0, got ", value));
 }
 
+// Upper bounds far above any real model (DeepSeek-V3: hidden 7168, vocab
+// 129,280, 256 experts, 61 layers), low enough that a sum of two stays in
+// int32 and a product of two or three far inside int64; the larger products
+// are bounded by the totals below.
+constexpr int64_t kMaxWidth = int64_t{1} << 20;      // hidden, vocab, ranks, head dims
+constexpr int64_t kMaxCount = int64_t{1} << 16;      // layers, heads, experts
+constexpr int64_t kMaxPositions = int64_t{1} << 24;  // context: 16.7 M tokens
+constexpr int64_t kMaxElementBytes = 8;              // a float64
+// The weights multiply up to four bounded fields (experts x layers x two
+// widths), which the field bounds alone do not keep from int64: their total
+// is checked in floating point first. 1e15 parameters is some 500 times the
+// largest model served today.
+constexpr double kMaxParameters = 1e15;
+// Cached bytes per token over all layers: DeepSeek-V3.2 78 kB; a dense
+// multi-head model of 96 layers and heads of 128 dims under 5 MB.
+constexpr int64_t kMaxKvBytesPerToken = int64_t{1} << 32;
+
+// > 0 and at most `max`.
+absl::Status InRange(const std::string& field, int64_t value, int64_t max) {
+  RETURN_IF_ERROR(Positive(field, value));
+  if (value <= max) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("model spec: ", field, ": must be <= ", max, ", got ", value));
+}
+
 }  // namespace
 
 absl::StatusOr<ModelSpec> ParseModelSpec(const std::string& text,
@@ -43,20 +68,20 @@ absl::StatusOr<ModelSpec> ParseModelSpec(const std::string& text,
 }
 
 absl::StatusOr<ModelSpec> LoadModelSpec(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    return absl::NotFoundError(absl::StrCat("model spec: cannot open ", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseModelSpec(text.str(), path);
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) {
+    return absl::Status(text.status().code(),
+                        absl::StrCat("model spec: ", text.status().message()));
+  }
+  return ParseModelSpec(*text, path);
 }
 
 absl::Status ValidateModelSpec(const ModelSpec& spec) {
-  RETURN_IF_ERROR(Positive("num_layers", spec.num_layers()));
-  RETURN_IF_ERROR(Positive("hidden_size", spec.hidden_size()));
-  RETURN_IF_ERROR(Positive("vocab_size", spec.vocab_size()));
-  RETURN_IF_ERROR(
-      Positive("max_position_embeddings", spec.max_position_embeddings()));
+  RETURN_IF_ERROR(InRange("num_layers", spec.num_layers(), kMaxCount));
+  RETURN_IF_ERROR(InRange("hidden_size", spec.hidden_size(), kMaxWidth));
+  RETURN_IF_ERROR(InRange("vocab_size", spec.vocab_size(), kMaxWidth));
+  RETURN_IF_ERROR(InRange("max_position_embeddings",
+                          spec.max_position_embeddings(), kMaxPositions));
   if (spec.num_dense_layers() < 0 ||
       spec.num_dense_layers() > spec.num_layers()) {
     return absl::InvalidArgumentError(
@@ -64,44 +89,60 @@ absl::Status ValidateModelSpec(const ModelSpec& spec) {
                      spec.num_layers(), "], got ", spec.num_dense_layers()));
   }
   if (spec.num_dense_layers() > 0) {
-    RETURN_IF_ERROR(
-        Positive("dense_intermediate_size", spec.dense_intermediate_size()));
+    RETURN_IF_ERROR(InRange("dense_intermediate_size",
+                            spec.dense_intermediate_size(), kMaxWidth));
   }
-  if (spec.num_mtp_layers() < 0) {
+  if (spec.num_mtp_layers() < 0 || spec.num_mtp_layers() > kMaxCount) {
     return absl::InvalidArgumentError(
-        absl::StrCat("model spec: num_mtp_layers: must be >= 0, got ",
-                     spec.num_mtp_layers()));
+        absl::StrCat("model spec: num_mtp_layers: must be in [0, ", kMaxCount,
+                     "], got ", spec.num_mtp_layers()));
   }
-  if (spec.chat_template_tokens() < 0) {
+  if (spec.chat_template_tokens() < 0 ||
+      spec.chat_template_tokens() > kMaxWidth) {
     return absl::InvalidArgumentError(
-        absl::StrCat("model spec: chat_template_tokens: must be >= 0, got ",
-                     spec.chat_template_tokens()));
+        absl::StrCat("model spec: chat_template_tokens: must be in [0, ",
+                     kMaxWidth, "], got ", spec.chat_template_tokens()));
   }
-  if (!(spec.generation_top_p() >= 0 && spec.generation_top_p() <= 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("model spec: generation_top_p: must be in [0, 1] (0 = not set), got ",
-                     spec.generation_top_p()));
+  if (spec.has_generation_top_p() &&
+      !(spec.generation_top_p() > 0 && spec.generation_top_p() <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model spec: generation_top_p: must be in (0, 1] (left out = not set), "
+        "got ",
+        spec.generation_top_p()));
   }
   const MlaSpec& a = spec.mla();
-  RETURN_IF_ERROR(Positive("mla.num_heads", a.num_heads()));
-  RETURN_IF_ERROR(Positive("mla.q_lora_rank", a.q_lora_rank()));
-  RETURN_IF_ERROR(Positive("mla.kv_lora_rank", a.kv_lora_rank()));
-  RETURN_IF_ERROR(Positive("mla.qk_nope_head_dim", a.qk_nope_head_dim()));
-  RETURN_IF_ERROR(Positive("mla.qk_rope_head_dim", a.qk_rope_head_dim()));
-  RETURN_IF_ERROR(Positive("mla.v_head_dim", a.v_head_dim()));
+  RETURN_IF_ERROR(InRange("mla.num_heads", a.num_heads(), kMaxCount));
+  RETURN_IF_ERROR(InRange("mla.q_lora_rank", a.q_lora_rank(), kMaxWidth));
+  RETURN_IF_ERROR(InRange("mla.kv_lora_rank", a.kv_lora_rank(), kMaxWidth));
+  RETURN_IF_ERROR(
+      InRange("mla.qk_nope_head_dim", a.qk_nope_head_dim(), kMaxWidth));
+  RETURN_IF_ERROR(
+      InRange("mla.qk_rope_head_dim", a.qk_rope_head_dim(), kMaxWidth));
+  RETURN_IF_ERROR(InRange("mla.v_head_dim", a.v_head_dim(), kMaxWidth));
   if (spec.num_layers() > spec.num_dense_layers() ||
       spec.num_mtp_layers() > 0) {
     const MoeSpec& m = spec.moe();
-    RETURN_IF_ERROR(Positive("moe.num_routed_experts", m.num_routed_experts()));
-    RETURN_IF_ERROR(Positive("moe.experts_per_token", m.experts_per_token()));
     RETURN_IF_ERROR(
-        Positive("moe.expert_intermediate_size", m.expert_intermediate_size()));
-    RETURN_IF_ERROR(Positive("moe.num_expert_groups", m.num_expert_groups()));
-    RETURN_IF_ERROR(Positive("moe.topk_groups", m.topk_groups()));
-    if (m.num_shared_experts() < 0) {
+        InRange("moe.num_routed_experts", m.num_routed_experts(), kMaxCount));
+    RETURN_IF_ERROR(
+        InRange("moe.experts_per_token", m.experts_per_token(), kMaxCount));
+    RETURN_IF_ERROR(InRange("moe.expert_intermediate_size",
+                            m.expert_intermediate_size(), kMaxWidth));
+    RETURN_IF_ERROR(
+        InRange("moe.num_expert_groups", m.num_expert_groups(), kMaxCount));
+    RETURN_IF_ERROR(InRange("moe.topk_groups", m.topk_groups(), kMaxCount));
+    if (m.num_shared_experts() < 0 || m.num_shared_experts() > kMaxCount) {
       return absl::InvalidArgumentError(
-          absl::StrCat("model spec: moe.num_shared_experts: must be >= 0, got ",
-                       m.num_shared_experts()));
+          absl::StrCat("model spec: moe.num_shared_experts: must be in [0, ",
+                       kMaxCount, "], got ", m.num_shared_experts()));
+    }
+    // Not used in any cost, but a value no checkpoint has is a broken spec.
+    if (!(std::isfinite(m.routed_scaling_factor()) &&
+          m.routed_scaling_factor() >= 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "model spec: moe.routed_scaling_factor: must be finite and >= 0, "
+          "got ",
+          m.routed_scaling_factor()));
     }
     if (m.experts_per_token() > m.num_routed_experts()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -127,13 +168,15 @@ absl::Status ValidateModelSpec(const ModelSpec& spec) {
   }
   if (spec.has_indexer()) {
     const IndexerSpec& ix = spec.indexer();
-    RETURN_IF_ERROR(Positive("indexer.num_heads", ix.num_heads()));
-    RETURN_IF_ERROR(Positive("indexer.head_dim", ix.head_dim()));
-    RETURN_IF_ERROR(Positive("indexer.index_topk", ix.index_topk()));
+    RETURN_IF_ERROR(InRange("indexer.num_heads", ix.num_heads(), kMaxCount));
+    RETURN_IF_ERROR(InRange("indexer.head_dim", ix.head_dim(), kMaxWidth));
+    RETURN_IF_ERROR(InRange("indexer.index_topk", ix.index_topk(), kMaxWidth));
+    RETURN_IF_ERROR(InRange("indexer.key_element_bytes",
+                            ix.key_element_bytes(), kMaxElementBytes));
     RETURN_IF_ERROR(
-        Positive("indexer.key_element_bytes", ix.key_element_bytes()));
-    RETURN_IF_ERROR(Positive("indexer.key_quant_block", ix.key_quant_block()));
-    RETURN_IF_ERROR(Positive("indexer.key_scale_bytes", ix.key_scale_bytes()));
+        InRange("indexer.key_quant_block", ix.key_quant_block(), kMaxWidth));
+    RETURN_IF_ERROR(InRange("indexer.key_scale_bytes", ix.key_scale_bytes(),
+                            kMaxElementBytes));
     if (ix.rope_head_dim() < 0 || ix.rope_head_dim() > ix.head_dim()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "model spec: indexer.rope_head_dim: must be in [0, head_dim=",
@@ -153,10 +196,30 @@ absl::Status ValidateModelSpec(const ModelSpec& spec) {
         "model spec: weights.quantized_dtype and weights.unquantized_dtype "
         "must be set");
   }
-  RETURN_IF_ERROR(Positive("weights.block_rows", w.block_rows()));
-  RETURN_IF_ERROR(Positive("weights.block_cols", w.block_cols()));
+  RETURN_IF_ERROR(InRange("weights.block_rows", w.block_rows(), kMaxWidth));
+  RETURN_IF_ERROR(InRange("weights.block_cols", w.block_cols(), kMaxWidth));
   if (w.quantized_dtype() == FP8_E4M3) {
-    RETURN_IF_ERROR(Positive("weights.scale_bytes", w.scale_bytes()));
+    RETURN_IF_ERROR(
+        InRange("weights.scale_bytes", w.scale_bytes(), kMaxElementBytes));
+  }
+  double parameters = 0;
+  for (const WeightTensor& t : WeightInventory(spec)) {
+    parameters += static_cast<double>(t.rows) * t.cols * t.instances;
+  }
+  if (parameters > kMaxParameters) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model spec: the weights come to ", parameters,
+                     " parameters, more than the ", kMaxParameters,
+                     " servesim can size"));
+  }
+  // BF16, the larger of the two cache layouts.
+  const int64_t kv_bytes =
+      KvBytesPerToken(spec, KvCacheDtype::kBf16, /*with_mtp_layer=*/true);
+  if (kv_bytes > kMaxKvBytesPerToken) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model spec: the KV cache comes to ", kv_bytes,
+                     " bytes per token, more than the ", kMaxKvBytesPerToken,
+                     " servesim can size"));
   }
   return absl::OkStatus();
 }

@@ -13,15 +13,18 @@
 namespace servesim::models {
 
 // Reads a text-format ModelSpec from `path` and validates it. Errors name the
-// file and the offending field in one line.
+// file and the offending field in one line; NotFound when `path` cannot be
+// opened, InvalidArgument when it is a directory.
 absl::StatusOr<ModelSpec> LoadModelSpec(const std::string& path);
 
 // Parses text-format `text`; `origin` names the source in error messages.
 absl::StatusOr<ModelSpec> ParseModelSpec(const std::string& text,
                                          const std::string& origin);
 
-// Checks positive dimensions and cross-field rules (top-k <= experts, dense
-// layers <= layers, indexer top-k > 0, ...).
+// Checks positive dimensions with upper bounds far above any real model,
+// finite floats, cross-field rules (top-k <= experts, dense layers <= layers,
+// indexer top-k > 0, ...), and totals (parameters, KV bytes per token) that
+// keep every size servesim computes from the spec far from int64 overflow.
 absl::Status ValidateModelSpec(const ModelSpec& spec);
 
 struct ParameterCounts {

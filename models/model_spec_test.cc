@@ -1,5 +1,7 @@
 #include "models/model_spec.h"
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -103,14 +105,108 @@ TEST(ModelSpecTest, RejectsNegativeChatTemplateTokens) {
   ModelSpec spec = MustLoad(kV32);
   spec.set_chat_template_tokens(-1);
   EXPECT_EQ(ValidateModelSpec(spec).message(),
-            "model spec: chat_template_tokens: must be >= 0, got -1");
+            "model spec: chat_template_tokens: must be in [0, 1048576], got -1");
 }
 
 TEST(ModelSpecTest, RejectsTopPAboveOne) {
   ModelSpec spec = MustLoad(kV32);
   spec.set_generation_top_p(1.5);
   EXPECT_EQ(ValidateModelSpec(spec).message(),
-            "model spec: generation_top_p: must be in [0, 1] (0 = not set), got 1.5");
+            "model spec: generation_top_p: must be in (0, 1] (left out = not set), got 1.5");
+}
+
+// A top_p of 0 would keep no token; only leaving the field out means "no
+// nucleus filtering".
+TEST(ModelSpecTest, TopPZeroIsRefusedAndLeavingItOutIsNot) {
+  ModelSpec spec = MustLoad(kV32);
+  spec.set_generation_top_p(0);
+  EXPECT_EQ(ValidateModelSpec(spec).message(),
+            "model spec: generation_top_p: must be in (0, 1] (left out = not set), got 0");
+  spec.clear_generation_top_p();
+  EXPECT_TRUE(ValidateModelSpec(spec).ok());
+  EXPECT_EQ(spec.generation_top_p(), 0);
+}
+
+// Each out-of-range field is refused in one line naming it, before any size
+// is computed from it (INT32_MAX head dims once overflowed into negative
+// weights).
+struct BadSpec {
+  const char* name;
+  void (*mutate)(ModelSpec*);
+  const char* expected;
+};
+
+class ModelSpecOutOfRangeTest : public ::testing::TestWithParam<BadSpec> {};
+
+TEST_P(ModelSpecOutOfRangeTest, RefusedNamingTheField) {
+  ModelSpec spec = MustLoad(kV32);
+  GetParam().mutate(&spec);
+  const absl::Status s = ValidateModelSpec(spec);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find(GetParam().expected), std::string::npos) << s;
+  EXPECT_EQ(s.message().find('\n'), std::string::npos) << s;
+}
+
+constexpr int32_t kInt32Max = 2147483647;
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ModelSpecOutOfRangeTest,
+    ::testing::Values(
+        BadSpec{"ScalingNan", [](ModelSpec* s) { s->mutable_moe()->set_routed_scaling_factor(NAN); },
+                "moe.routed_scaling_factor: must be finite and >= 0, got nan"},
+        BadSpec{"ScalingInf",
+                [](ModelSpec* s) { s->mutable_moe()->set_routed_scaling_factor(INFINITY); },
+                "moe.routed_scaling_factor: must be finite and >= 0, got inf"},
+        BadSpec{"ScalingNegative",
+                [](ModelSpec* s) { s->mutable_moe()->set_routed_scaling_factor(-2.5); },
+                "moe.routed_scaling_factor: must be finite and >= 0, got -2.5"},
+        BadSpec{"TopPNan", [](ModelSpec* s) { s->set_generation_top_p(NAN); },
+                "generation_top_p: must be in (0, 1]"},
+        BadSpec{"IndexTopk", [](ModelSpec* s) { s->mutable_indexer()->set_index_topk(kInt32Max); },
+                "indexer.index_topk: must be <= 1048576, got 2147483647"},
+        BadSpec{"QkNopeHeadDim",
+                [](ModelSpec* s) { s->mutable_mla()->set_qk_nope_head_dim(kInt32Max); },
+                "mla.qk_nope_head_dim: must be <= 1048576, got 2147483647"},
+        BadSpec{"Layers", [](ModelSpec* s) { s->set_num_layers(kInt32Max); },
+                "num_layers: must be <= 65536"},
+        BadSpec{"Experts",
+                [](ModelSpec* s) { s->mutable_moe()->set_num_routed_experts(1 << 24); },
+                "moe.num_routed_experts: must be <= 65536"},
+        BadSpec{"MtpLayers", [](ModelSpec* s) { s->set_num_mtp_layers(kInt32Max); },
+                "num_mtp_layers: must be in [0, 65536]"},
+        BadSpec{"ScaleBytes", [](ModelSpec* s) { s->mutable_weights()->set_scale_bytes(1 << 20); },
+                "weights.scale_bytes: must be <= 8"},
+        // Every field within its bound, the product of several beyond reach.
+        BadSpec{"TotalParameters",
+                [](ModelSpec* s) {
+                  s->set_hidden_size(1 << 20);
+                  s->mutable_moe()->set_expert_intermediate_size(1 << 20);
+                  s->mutable_moe()->set_num_routed_experts(1 << 12);
+                },
+                "parameters, more than the 1e+15 servesim can size"},
+        BadSpec{"KvBytesPerToken",
+                [](ModelSpec* s) {
+                  s->set_num_layers(1 << 16);
+                  s->set_num_dense_layers(1 << 16);
+                  s->set_dense_intermediate_size(1);
+                  s->set_hidden_size(1);
+                  s->set_vocab_size(1);
+                  s->mutable_mla()->set_num_heads(1);
+                  s->mutable_mla()->set_q_lora_rank(1);
+                  s->mutable_mla()->set_kv_lora_rank(1 << 20);
+                  s->clear_indexer();
+                },
+                "bytes per token, more than the 4294967296 servesim can size"}),
+    [](const ::testing::TestParamInfo<BadSpec>& info) { return std::string(info.param.name); });
+
+TEST(ModelSpecTest, DirectoryIsNotAReadableFile) {
+  const absl::StatusOr<ModelSpec> spec =
+      LoadModelSpec(std::string(SERVESIM_SOURCE_DIR) + "/models");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(spec.status().message().find("models: not a readable file (a directory)"),
+            std::string::npos)
+      << spec.status();
 }
 
 TEST(ModelSpecTest, RejectsMoreDenseLayersThanLayers) {

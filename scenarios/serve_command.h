@@ -50,6 +50,10 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
 absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& args,
                                               const EnvVars& env, const ServeContext& context);
 
+// The NSA backends SGLang's --nsa-prefill-backend and --nsa-decode-backend
+// accept (on Hopper).
+std::vector<std::string> SglangNsaBackends();
+
 // Mean accepted drafts per step: --mtp-acceptance where given (no more than
 // the step's num_draft_tokens: error), else the published acceptance of
 // DeepSeek's MTP on chat text, a far lower one on random tokens.

@@ -2,6 +2,7 @@
 // DeepSeek-V3.2 on H200. Every default names its source in
 // shared/reference/engine-defaults.md §C2 (and docs/engines.md).
 #include <algorithm>
+#include <iterator>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -94,6 +95,10 @@ std::vector<int32_t> SglangCudaGraphSizes(int32_t max_bs) {
 }
 
 }  // namespace
+
+std::vector<std::string> SglangNsaBackends() {
+  return {std::begin(kNsaBackends), std::end(kNsaBackends)};
+}
 
 absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& args,
                                               const EnvVars& env, const ServeContext& context) {

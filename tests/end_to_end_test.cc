@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -306,6 +307,28 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
     Result r = Servesim(args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;
+  }
+}
+
+// An empty path (an unset shell variable) is an error, not the default file;
+// a directory is not a readable file.
+TEST(EndToEndTest, EmptyOrDirectoryInputPathsExitTwo) {
+  const std::string run = "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve' ";
+  const std::pair<std::string, std::string> cases[] = {
+      {"--profile ''", "servesim: --profile: empty path\n"},
+      {"--params ''", "servesim: --params: empty path\n"},
+      {"--model-spec ''", "servesim: --model-spec: empty path\n"},
+      {"--repo-dir ''", "servesim: --repo-dir: empty path\n"},
+      {"--params=", "servesim: --params: empty path\n"},
+      {"--model-spec " SERVESIM_SOURCE_DIR "/models",
+       "servesim: model spec: " SERVESIM_SOURCE_DIR "/models: not a readable file (a directory)\n"},
+      {"--params " SERVESIM_SOURCE_DIR "/scenarios",
+       "servesim: --params: " SERVESIM_SOURCE_DIR "/scenarios: not a readable file (a directory)\n"},
+  };
+  for (const auto& [flag, message] : cases) {
+    Result r = Servesim(run + flag);
+    EXPECT_EQ(r.exit_code, 2) << flag << "\n" << r.out;
+    EXPECT_EQ(r.out, message) << flag;
   }
 }
 

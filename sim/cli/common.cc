@@ -20,6 +20,14 @@ int ReportError(const absl::Status& status) {
 }
 
 absl::StatusOr<runner::PredictionContext> ContextFromArgs(const CliArgs& args) {
+  // An empty path means "the default" to LoadPredictionContext; on the
+  // command line it is a mistake (an unset shell variable), not a request
+  // for the default.
+  for (const char* flag : {"--repo-dir", "--model-spec", "--profile", "--params"}) {
+    if (args.Has(flag) && args.Get(flag).empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(flag, ": empty path"));
+    }
+  }
   runner::ContextPaths paths;
   paths.repo_dir = args.Get("--repo-dir", SERVESIM_SOURCE_DIR);
   paths.model_spec = args.Get("--model-spec");

@@ -140,7 +140,7 @@ int FitCommand(const CliArgs& args) {
   if (args.Has("--engines")) wanted = absl::StrSplit(args.Get("--engines"), ',');
 
   scenarios::FittedParams params;
-  params.set_schema_version(1);
+  params.set_schema_version(runner::kFittedParamsSchemaVersion);
   params.set_generated_by(absl::StrCat("servesim fit --runs ", args.Get("--runs")));
   params.set_generated_at(UtcDate());
   params.set_profile(runner::RepoRelative(*context, context->paths.profile));

@@ -60,6 +60,15 @@ calibration::Profile OneTableProfile(const std::string& kind,
                                      std::vector<std::pair<double, double>> points) {
   calibration::ProfileProto proto;
   proto.set_schema_version(calibration::Profile::kSchemaVersion);
+  auto* d = proto.mutable_device();
+  d->set_name("Test GPU");
+  d->set_measured_at("2026-01-01T00:00:00Z");
+  d->set_memory_bytes(int64_t{141} << 30);
+  d->set_sm_count(132);
+  d->set_gpu_count(1);
+  proto.mutable_ceilings()->set_copy_gbps(4000);
+  proto.mutable_ceilings()->set_bf16_gemm_tflops(790);
+  proto.mutable_ceilings()->set_fp8_gemm_tflops(1400);
   auto* t = proto.add_tables();
   t->set_kind(kind);
   for (const auto& [name, v] : key) {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "scenarios/serve_command.h"
 
 namespace servesim::runner {
 
@@ -99,6 +100,20 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
     }
   }
   return out;
+}
+
+std::vector<std::string> FittableBackendNames(scenarios::EngineKind engine) {
+  std::vector<std::string> names = {"moe_comm=allgather_reducescatter"};
+  if (engine == scenarios::TRTLLM) names.push_back("moe=tensor_parallel");
+  if (engine == scenarios::SGLANG) {
+    for (const std::string& b : scenarios::SglangNsaBackends()) {
+      if (b != "fa3") names.push_back(absl::StrCat("nsa_decode=", b));
+    }
+    for (const std::string& b : scenarios::SglangNsaBackends()) {
+      if (b != "flashmla_sparse") names.push_back(absl::StrCat("nsa_prefill=", b));
+    }
+  }
+  return names;
 }
 
 std::vector<BackendChoice> ApplyBackendFactors(const scenarios::EngineConfig& config,

@@ -43,8 +43,8 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
                                         const models::ModelSpec& spec,
                                         const scenarios::EngineParams& params);
 
-// The fitted prefill-path factor; a parameters file without one (0) means
-// the prefill runs as measured.
+// The fitted prefill-path factor; a parameters file without one means the
+// prefill runs as measured.
 double PrefillTimeScale(const scenarios::EngineParams& params);
 
 // Shared helpers for the per-engine setups.
@@ -73,6 +73,9 @@ struct BackendChoice {
 // factor instead of servesim's pricing.
 std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& config,
                                               const models::ParallelLayout& layout);
+// Every name NonDefaultBackends can give for `engine` on any layout: the
+// backend factors a parameters file may hold for it (keep the two in step).
+std::vector<std::string> FittableBackendNames(scenarios::EngineKind engine);
 // SGLang's flashmla_kv decode on a BF16 cache: FlashMLA decodes only from its
 // FP8 layout, so nsa_backend.py's _forward_flashmla_kv quantizes each layer's
 // whole KV buffer before every decode pass ("inefficiently quantize the whole

@@ -1,8 +1,11 @@
 #include "sim/runner/engine_setup.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "scenarios/serve_command.h"
@@ -177,6 +180,41 @@ TEST(EngineSetupTest, HeaderNamesBackendsWithoutAFittedFactor) {
       "no fitted factor for nsa_decode=flashmla_sparse (no live run selects it): priced as "
       "servesim's measured kernel"));
   EXPECT_TRUE(setup->predictor.kind_time_scale.empty());
+}
+
+// A parameters file may name only the backends NonDefaultBackends gives
+// (the loader refuses others): over every SGLang NSA pair and the layouts
+// that select the other paths, each name given is listed for its engine,
+// and every vLLM and SGLang name listed is given by some layout.
+TEST(EngineSetupTest, FittableBackendNamesListWhatNonDefaultBackendsGives) {
+  const std::string sglang =
+      "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8";
+  std::vector<std::string> serves = {
+      "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8",
+      "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 1 -dp 8 --enable-expert-parallel "
+      "--max-model-len 81920",
+      "trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8",
+      sglang + " --dp-size 8 --enable-dp-attention"};
+  for (const std::string& prefill : scenarios::SglangNsaBackends()) {
+    for (const std::string& decode : scenarios::SglangNsaBackends()) {
+      serves.push_back(sglang + " --nsa-prefill-backend " + prefill + " --nsa-decode-backend " +
+                       decode);
+    }
+  }
+  std::map<scenarios::EngineKind, std::set<std::string>> given;
+  for (const std::string& serve : serves) {
+    const scenarios::EngineConfig config = ConfigOf(serve);
+    const std::vector<std::string> known = FittableBackendNames(config.engine());
+    for (const BackendChoice& b : NonDefaultBackends(config, SetupOf(serve).layout)) {
+      EXPECT_NE(std::find(known.begin(), known.end(), b.name), known.end()) << serve << ": " << b.name;
+      given[config.engine()].insert(b.name);
+    }
+  }
+  for (scenarios::EngineKind engine : {scenarios::VLLM, scenarios::SGLANG}) {
+    const std::vector<std::string> known = FittableBackendNames(engine);
+    EXPECT_EQ(given[engine], std::set<std::string>(known.begin(), known.end())) << engine;
+  }
+  EXPECT_TRUE(given[scenarios::TRTLLM].count("moe=tensor_parallel"));
 }
 
 }  // namespace

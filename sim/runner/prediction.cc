@@ -1,12 +1,15 @@
 #include "sim/runner/prediction.h"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <optional>
-#include <sstream>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/read_file.h"
 #include "base/status_macros.h"
 #include "base/text_proto.h"
 #include "sim/cost/op_cost.h"
@@ -17,17 +20,60 @@
 namespace servesim::runner {
 namespace {
 
-absl::StatusOr<scenarios::FittedParams> LoadParams(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat("--params: cannot read ", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  scenarios::FittedParams params;
-  if (absl::Status s = ParseTextProto(text.str(), &params); !s.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--params: ", path, ": not a FittedParams text proto: ", s.message()));
+// Bounds that no fit can reach (sim/fit/engine_fit.cc fits host costs up to
+// 0.2 s and scales up to 10x; docs/fitting.md) but that keep every cost in
+// range of the simulator's nanosecond clock: 1e300 us once overflowed it.
+constexpr double kMaxCostUs = 1e7;  // 10 s
+constexpr double kMaxScale = 1000;
+
+absl::Status CheckCost(const std::string& where, const char* field, double us) {
+  if (std::isfinite(us) && us >= 0 && us <= kMaxCostUs) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(where, field, ": must be in [0, 1e7] us (10 s), got ", us));
+}
+
+absl::Status CheckScale(const std::string& where, const char* field, double scale) {
+  if (std::isfinite(scale) && scale > 0 && scale <= kMaxScale) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(where, field, ": must be in (0, 1000], got ", scale));
+}
+
+absl::Status CheckBackendName(const std::string& where, const char* field,
+                              const std::string& name, scenarios::EngineKind engine) {
+  const std::vector<std::string> known = FittableBackendNames(engine);
+  if (std::find(known.begin(), known.end(), name) != known.end()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(where, field, ": unknown backend \"", name,
+                                                 "\" (known: ", absl::StrJoin(known, ", "),
+                                                 ")"));
+}
+
+// One engine's block; `where` ("FILE: VLLM: ") leads each error.
+absl::Status ValidateEngineParams(const scenarios::EngineParams& e, const std::string& where) {
+  RETURN_IF_ERROR(CheckCost(where, "step_cpu_us", e.step_cpu_us()));
+  RETURN_IF_ERROR(CheckCost(where, "per_seq_cpu_us", e.per_seq_cpu_us()));
+  RETURN_IF_ERROR(CheckCost(where, "eager_launch_us", e.eager_launch_us()));
+  RETURN_IF_ERROR(CheckCost(where, "frontend_request_us", e.frontend_request_us()));
+  if (e.has_prefill_time_scale()) {
+    RETURN_IF_ERROR(CheckScale(where, "prefill_time_scale", e.prefill_time_scale()));
   }
-  return params;
+  std::set<std::string> seen;
+  for (const scenarios::BackendFactor& f : e.backend_factors()) {
+    RETURN_IF_ERROR(CheckBackendName(where, "backend_factors", f.backend(), e.engine()));
+    if (!seen.insert(f.backend()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, "backend_factors: \"", f.backend(), "\" given twice"));
+    }
+    RETURN_IF_ERROR(CheckScale(absl::StrCat(where, "backend_factors \"", f.backend(), "\": "),
+                               "time_scale", f.time_scale()));
+  }
+  for (const std::string& name : e.not_fitted()) {
+    RETURN_IF_ERROR(CheckBackendName(where, "not_fitted", name, e.engine()));
+  }
+  if (!(std::isfinite(e.rms_log_error()) && e.rms_log_error() >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "rms_log_error: must be finite and >= 0, got ", e.rms_log_error()));
+  }
+  return absl::OkStatus();
 }
 
 // Host time per kernel launched outside CUDA graphs, and where it came from:
@@ -60,6 +106,52 @@ std::pair<double, std::string> EagerLaunch(const PredictionContext& context,
 }
 
 }  // namespace
+
+absl::Status ValidateFittedParams(const scenarios::FittedParams& params,
+                                  const std::string& origin) {
+  if (params.schema_version() != kFittedParamsSchemaVersion) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": schema_version ",
+                                                   params.schema_version(),
+                                                   ", this reader wants ",
+                                                   kFittedParamsSchemaVersion));
+  }
+  std::set<int> engines;
+  for (int i = 0; i < params.engines_size(); ++i) {
+    const scenarios::EngineParams& e = params.engines(i);
+    const std::string& name = scenarios::EngineKind_Name(e.engine());
+    if (e.engine() == scenarios::ENGINE_UNSPECIFIED || name.empty()) {
+      const std::string value = name.empty() ? absl::StrCat(static_cast<int>(e.engine())) : name;
+      return absl::InvalidArgumentError(absl::StrCat(origin, ": engines[", i, "]: engine: ", value,
+                                                     " is not VLLM, SGLANG or TRTLLM"));
+    }
+    if (!engines.insert(e.engine()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(origin, ": engines[", i, "]: a second block for ", name));
+    }
+    RETURN_IF_ERROR(ValidateEngineParams(e, absl::StrCat(origin, ": ", name, ": ")));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<scenarios::FittedParams> LoadFittedParams(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--params: ", text.status().message()));
+  }
+  scenarios::FittedParams params;
+  if (absl::Status s = ParseTextProto(*text, &params); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--params: ", path, ": not a FittedParams text proto: ", s.message()));
+  }
+  // An empty file parses as an empty message: say so rather than report its
+  // schema_version of 0. No parameters at all is --params none.
+  if (params.ByteSizeLong() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--params: ", path, ": no parameters (an empty file; --params none runs without any)"));
+  }
+  RETURN_IF_ERROR(ValidateFittedParams(params, absl::StrCat("--params: ", path)));
+  return params;
+}
 
 std::vector<std::pair<std::string, double>> ProductionScalePairs(const PredictionContext& c) {
   std::vector<std::pair<std::string, double>> pairs;
@@ -106,7 +198,7 @@ absl::StatusOr<PredictionContext> LoadPredictionContext(ContextPaths paths) {
     c.kernel_scales = cost::ProductionKernelScales(*c.profile);
   }
   if (paths.params != "none") {
-    ASSIGN_OR_RETURN(c.params, LoadParams(paths.params));
+    ASSIGN_OR_RETURN(c.params, LoadFittedParams(paths.params));
   }
   c.paths = std::move(paths);
   return c;

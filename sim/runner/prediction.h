@@ -42,6 +42,21 @@ struct PredictionContext {
   std::vector<cost::KernelScale> kernel_scales;  // production-kernel factors of the profile
 };
 
+// The FittedParams schema this reader takes (and `servesim fit` writes).
+inline constexpr int kFittedParamsSchemaVersion = 1;
+
+// Reads and validates a parameters file (text FittedParams). Errors are
+// InvalidArgument, one line naming the file, the field and the bad value.
+absl::StatusOr<scenarios::FittedParams> LoadFittedParams(const std::string& path);
+
+// The checks LoadFittedParams makes: the schema version; at most one block
+// per engine, each a known engine; every value finite, costs in [0, 10 s],
+// scales in (0, 1000] (prefill_time_scale only where set); backend factors
+// named as FittableBackendNames lists them, one per name. `origin` leads
+// each error.
+absl::Status ValidateFittedParams(const scenarios::FittedParams& params,
+                                  const std::string& origin);
+
 // The context's production-kernel factors as ProfileOpCost takes them.
 std::vector<std::pair<std::string, double>> ProductionScalePairs(const PredictionContext& c);
 

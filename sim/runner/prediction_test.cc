@@ -1,8 +1,12 @@
 #include "sim/runner/prediction.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "base/text_proto.h"
 #include "gtest/gtest.h"
 #include "sim/runner/repo_context_for_test.h"
 
@@ -84,6 +88,149 @@ TEST(PrepareRunTest, ParamsFileOverridesAndNoProfileChargesNothing) {
   run = Prepared(context, kVllm);
   EXPECT_EQ(run.setup.predictor.overheads.eager_launch_us, 0);
   EXPECT_TRUE(HasNoteStartingWith(run, "eager launch: not charged"));
+}
+
+absl::Status ValidateText(const std::string& text) {
+  scenarios::FittedParams params;
+  if (absl::Status s = ParseTextProto(text, &params); !s.ok()) return s;
+  return ValidateFittedParams(params, "p.textproto");
+}
+
+// Each bad parameters file is refused in one line naming the file, the
+// field and the value: non-finite values once aborted the simulation's
+// clock ("dt.ns() > 0"), others silently became defaults.
+struct BadParams {
+  const char* name;
+  const char* text;
+  const char* expected;
+};
+
+class FittedParamsRefusedTest : public ::testing::TestWithParam<BadParams> {};
+
+TEST_P(FittedParamsRefusedTest, NamesTheFieldAndValue) {
+  const absl::Status s = ValidateText(GetParam().text);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_EQ(s.message().rfind("p.textproto: ", 0), 0u) << s;
+  EXPECT_NE(s.message().find(GetParam().expected), std::string::npos) << s;
+  EXPECT_EQ(s.message().find('\n'), std::string::npos) << s;
+}
+
+#define VLLM_BLOCK(fields) "schema_version: 1 engines { engine: VLLM " fields " }"
+#define FACTOR(scale)                                                                \
+  VLLM_BLOCK("backend_factors { backend: \"moe_comm=allgather_reducescatter\" time_scale: " \
+             scale " }")
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, FittedParamsRefusedTest,
+    ::testing::Values(
+        BadParams{"StepNan", VLLM_BLOCK("step_cpu_us: nan"),
+                  "VLLM: step_cpu_us: must be in [0, 1e7] us (10 s), got nan"},
+        BadParams{"StepInf", VLLM_BLOCK("step_cpu_us: inf"), "step_cpu_us: must be in [0, 1e7]"},
+        BadParams{"StepHuge", VLLM_BLOCK("step_cpu_us: 1e300"), "got 1e+300"},
+        BadParams{"StepNegative", VLLM_BLOCK("step_cpu_us: -1"), "step_cpu_us: must be in [0, 1e7]"},
+        BadParams{"PerSeqNan", VLLM_BLOCK("per_seq_cpu_us: nan"), "per_seq_cpu_us: must be"},
+        BadParams{"PerSeqHuge", VLLM_BLOCK("per_seq_cpu_us: 1e300"), "per_seq_cpu_us: must be"},
+        BadParams{"PerSeqNegative", VLLM_BLOCK("per_seq_cpu_us: -3"), "per_seq_cpu_us: must be"},
+        BadParams{"FrontendNan", VLLM_BLOCK("frontend_request_us: nan"),
+                  "frontend_request_us: must be in [0, 1e7] us (10 s), got nan"},
+        BadParams{"FrontendInf", VLLM_BLOCK("frontend_request_us: inf"), "frontend_request_us"},
+        BadParams{"FrontendNegative", VLLM_BLOCK("frontend_request_us: -5"), "got -5"},
+        BadParams{"EagerNan", VLLM_BLOCK("eager_launch_us: nan"), "eager_launch_us: must be"},
+        BadParams{"EagerNegative", VLLM_BLOCK("eager_launch_us: -100"), "got -100"},
+        BadParams{"PrefillNan", VLLM_BLOCK("prefill_time_scale: nan"),
+                  "VLLM: prefill_time_scale: must be in (0, 1000], got nan"},
+        BadParams{"PrefillZero", VLLM_BLOCK("prefill_time_scale: 0"),
+                  "prefill_time_scale: must be in (0, 1000], got 0"},
+        BadParams{"PrefillNegative", VLLM_BLOCK("prefill_time_scale: -2"), "got -2"},
+        BadParams{"PrefillInf", VLLM_BLOCK("prefill_time_scale: inf"), "got inf"},
+        BadParams{"PrefillHuge", VLLM_BLOCK("prefill_time_scale: 1e300"), "got 1e+300"},
+        BadParams{"FactorInf", FACTOR("inf"),
+                  "backend_factors \"moe_comm=allgather_reducescatter\": time_scale: must be in "
+                  "(0, 1000], got inf"},
+        BadParams{"FactorHuge", FACTOR("1e300"), "time_scale: must be in (0, 1000], got 1e+300"},
+        BadParams{"FactorNan", FACTOR("nan"), "time_scale: must be in (0, 1000], got nan"},
+        BadParams{"FactorNegative", FACTOR("-5"), "time_scale: must be in (0, 1000], got -5"},
+        BadParams{"FactorZero", FACTOR("0"), "time_scale: must be in (0, 1000], got 0"},
+        BadParams{"FactorUnknown",
+                  VLLM_BLOCK("backend_factors { backend: \"nsa_decode=flashmla_kv\" time_scale: 2 }"),
+                  "VLLM: backend_factors: unknown backend \"nsa_decode=flashmla_kv\" (known: "
+                  "moe_comm=allgather_reducescatter)"},
+        BadParams{"FactorTwice",
+                  VLLM_BLOCK("backend_factors { backend: \"moe_comm=allgather_reducescatter\" "
+                             "time_scale: 2 } backend_factors { backend: "
+                             "\"moe_comm=allgather_reducescatter\" time_scale: 3 }"),
+                  "backend_factors: \"moe_comm=allgather_reducescatter\" given twice"},
+        BadParams{"NotFittedUnknown", VLLM_BLOCK("not_fitted: \"nsa_prefill=typo\""),
+                  "not_fitted: unknown backend \"nsa_prefill=typo\""},
+        BadParams{"RmsNan", VLLM_BLOCK("rms_log_error: nan"), "rms_log_error: must be finite"},
+        BadParams{"SchemaVersion", "schema_version: 2",
+                  "p.textproto: schema_version 2, this reader wants 1"},
+        BadParams{"EngineTwice",
+                  "schema_version: 1 engines { engine: SGLANG } engines { engine: SGLANG }",
+                  "engines[1]: a second block for SGLANG"},
+        BadParams{"EngineUnknown", "schema_version: 1 engines { engine: 99 }",
+                  "engines[0]: engine: 99 is not VLLM, SGLANG or TRTLLM"},
+        BadParams{"EngineMissing", "schema_version: 1 engines { step_cpu_us: 5 }",
+                  "engines[0]: engine: ENGINE_UNSPECIFIED is not VLLM, SGLANG or TRTLLM"}),
+    [](const ::testing::TestParamInfo<BadParams>& info) { return std::string(info.param.name); });
+
+#undef FACTOR
+#undef VLLM_BLOCK
+
+// Every value the fit can write (sim/fit/engine_fit.cc: its bounds, a
+// factor per backend the runs select) loads, and so do a file without the
+// optional prefill factor and one with no engines.
+TEST(FittedParamsTest, WhatTheFitCanWriteIsAccepted) {
+  for (const char* bound : {"step_cpu_us: 10 per_seq_cpu_us: 0.01 frontend_request_us: 10 "
+                            "prefill_time_scale: 0.5",
+                            "step_cpu_us: 2e5 per_seq_cpu_us: 2000 frontend_request_us: 5000 "
+                            "prefill_time_scale: 10"}) {
+    const std::string text = absl::StrCat(
+        "schema_version: 1 engines { engine: SGLANG ", bound,
+        " backend_factors { backend: \"nsa_decode=flashmla_kv\" time_scale: 1 }"
+        " backend_factors { backend: \"moe_comm=allgather_reducescatter\" time_scale: 0.75 }"
+        " not_fitted: \"nsa_prefill=fa3\" rms_log_error: 0.3 }"
+        " engines { engine: TRTLLM backend_factors { backend: \"moe=tensor_parallel\""
+        " time_scale: 10 } }");
+    EXPECT_TRUE(ValidateText(text).ok()) << ValidateText(text);
+  }
+  EXPECT_TRUE(ValidateText("schema_version: 1 engines { engine: VLLM step_cpu_us: 0 }").ok());
+  EXPECT_TRUE(ValidateText("schema_version: 1").ok());
+  absl::StatusOr<scenarios::FittedParams> committed = LoadFittedParams(
+      std::string(SERVESIM_SOURCE_DIR) + "/scenarios/fitted_params.textproto");
+  EXPECT_TRUE(committed.ok()) << committed.status();
+}
+
+// An empty file or a directory is not "no parameters": that is --params none.
+TEST(FittedParamsTest, EmptyFileAndDirectoryAreRefused) {
+  const std::string empty = testing::TempDir() + "/empty_params.textproto";
+  std::ofstream(empty).close();
+  absl::StatusOr<scenarios::FittedParams> params = LoadFittedParams(empty);
+  ASSERT_FALSE(params.ok());
+  EXPECT_EQ(params.status().message(),
+            absl::StrCat("--params: ", empty,
+                         ": no parameters (an empty file; --params none runs without any)"));
+  params = LoadFittedParams(testing::TempDir());
+  ASSERT_FALSE(params.ok());
+  EXPECT_NE(params.status().message().find("not a readable file (a directory)"),
+            std::string::npos)
+      << params.status();
+  std::remove(empty.c_str());
+}
+
+// Through LoadPredictionContext, as --params reaches it.
+TEST(FittedParamsTest, ContextRefusesABadParamsFile) {
+  const std::string path = testing::TempDir() + "/nan_params.textproto";
+  std::ofstream(path) << "schema_version: 1\nengines { engine: VLLM step_cpu_us: nan }\n";
+  ContextPaths paths;
+  paths.repo_dir = SERVESIM_SOURCE_DIR;
+  paths.params = path;
+  absl::StatusOr<PredictionContext> context = LoadPredictionContext(paths);
+  ASSERT_FALSE(context.ok());
+  EXPECT_EQ(context.status().message(),
+            absl::StrCat("--params: ", path,
+                         ": VLLM: step_cpu_us: must be in [0, 1e7] us (10 s), got nan"));
+  std::remove(path.c_str());
 }
 
 }  // namespace
