@@ -287,6 +287,45 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
   }
 }
 
+// What a fuzzing pass found: a NaN figure crashed the fit's optimiser, and
+// bad flags or an unwritable --out gave a parameters file with no engines, or
+// none at all, and exit 0.
+TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
+  const std::string dir = testing::TempDir();
+  const std::string row =
+      "a,vllm,,vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8,vllm bench serve --dataset-name random "
+      "--random-input-len 64 --random-output-len 8 --num-prompts 8,8,";
+  const std::string header =
+      "case,engine,env,serve_command,bench_command,completed,total_token_throughput,mean_ttft_ms\n";
+  std::ofstream(dir + "/fit_ok.csv") << header << row << "1500,100\n";
+  std::ofstream(dir + "/fit_nan.csv") << header << row << "nan,100\n";
+  std::ofstream(dir + "/fit_inf.csv") << header << row << "1500,inf\n";
+  std::ofstream(dir + "/fit_none.csv") << header;
+  const std::string ok = "fit --runs " + dir + "/fit_ok.csv --max-evaluations 4 ";
+  const std::string bad[] = {
+      "fit --runs " + dir + "/fit_nan.csv --out " + dir + "/p --engines vllm --max-evaluations 20",
+      "fit --runs " + dir + "/fit_inf.csv --engines vllm --max-evaluations 20 --leave-one-out",
+      "fit --runs " + dir + "/fit_none.csv --out " + dir + "/p",
+      ok + "--out " + dir + "/p --engines bogus",
+      ok + "--out " + dir + "/p --engines ''",
+      ok + "--out " + dir + "/p --engines sglang",
+      "fit --runs " + dir + "/fit_ok.csv --out " + dir + "/p --max-evaluations 0",
+      "fit --runs " + dir + "/fit_ok.csv --out " + dir + "/p --max-evaluations -3",
+      ok + "--out /dev/full",
+  };
+  for (const std::string& args : bad) {
+    Result r = Servesim(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
+    // One error line, after the progress line of a fit that started.
+    std::string error = r.out;
+    if (error.rfind("fitting ", 0) == 0) error.erase(0, error.find('\n') + 1);
+    EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << args << "\n" << r.out;
+    EXPECT_EQ(error.rfind("servesim: ", 0), 0u) << args << "\n" << r.out;
+  }
+  Result fitted = Servesim(ok + "--out " + dir + "/p");
+  EXPECT_EQ(fitted.exit_code, 0) << fitted.out;
+}
+
 TEST(EndToEndTest, EngineRefusalsExitOneWithTheReason) {
   Result dcp = Servesim("run --serve 'vllm serve m -tp 8 -dcp 8' --bench 'vllm bench serve'");
   EXPECT_EQ(dcp.exit_code, 1);
