@@ -326,6 +326,49 @@ TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
   EXPECT_EQ(fitted.exit_code, 0) << fitted.out;
 }
 
+// A sweep that evaluates nothing writes its table and exits 2; one flag on
+// two axes is refused before any point runs; and sweep-merge refuses a shard
+// of another sweep that has the same axes.
+TEST(EndToEndTest, SweepsThatEvaluateNothingOrDoNotBelongTogetherExitTwo) {
+  const std::string dir = testing::TempDir() + "/sweep_exit";
+  std::filesystem::remove_all(dir);
+  const std::string bench =
+      " --bench 'vllm bench serve --dataset-name random --random-input-len 64 "
+      "--random-output-len 4 --num-prompts 4'";
+  Result errors = Servesim("sweep --serve 'vllm serve m -tp 8 --frobnicate'" + bench +
+                           " --axis --request-rate=1,2 --out-dir " + dir + "/errors");
+  EXPECT_EQ(errors.exit_code, 2) << errors.out;
+  EXPECT_NE(errors.out.find("\nservesim: sweep: no point could be evaluated: all 2 are errors"),
+            std::string::npos)
+      << errors.out;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/errors/sweep.csv"));
+  Result twice = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +
+                          " --axis --request-rate=1,2 --axis --request-rate=3 --out-dir " + dir);
+  EXPECT_EQ(twice.exit_code, 2) << twice.out;
+  EXPECT_NE(twice.out.find("--request-rate is on two axes"), std::string::npos) << twice.out;
+
+  const std::string shards = dir + "/shards";
+  for (const char* shard : {"0/2", "1/2"}) {
+    Result r = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +
+                        " --axis --request-rate=1,2,4 --out-dir " + shards + " --shard " + shard);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+  }
+  Result merged = Servesim("sweep-merge --out-dir " + shards);
+  ASSERT_EQ(merged.exit_code, 0) << merged.out;
+  Result whole = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +
+                          " --axis --request-rate=1,2,4 --out-dir " + dir + "/whole");
+  ASSERT_EQ(whole.exit_code, 0) << whole.out;
+  EXPECT_EQ(ReadFile(shards + "/sweep.csv"), ReadFile(dir + "/whole/sweep.csv"));
+  Result other = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +
+                          " --axis --request-rate=8,16,32 --out-dir " + shards + " --shard 1/2");
+  ASSERT_EQ(other.exit_code, 0) << other.out;
+  Result foreign = Servesim("sweep-merge --out-dir " + shards);
+  EXPECT_EQ(foreign.exit_code, 2) << foreign.out;
+  EXPECT_NE(foreign.out.find("sweep.shard-1-of-2.csv is a shard of another sweep"),
+            std::string::npos)
+      << foreign.out;
+}
+
 TEST(EndToEndTest, EngineRefusalsExitOneWithTheReason) {
   Result dcp = Servesim("run --serve 'vllm serve m -tp 8 -dcp 8' --bench 'vllm bench serve'");
   EXPECT_EQ(dcp.exit_code, 1);

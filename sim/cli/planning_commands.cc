@@ -81,7 +81,9 @@ absl::Status WriteSweepOutputs(const std::string& dir, const planning::SweepTabl
   return absl::OkStatus();
 }
 
-void PrintSummary(const planning::SweepTable& table, const std::string& wrote) {
+// Prints the counts and the first error; returns the exit code: 2 when every
+// point is an error (planning::CheckSomePointEvaluated), else 0.
+int PrintSummary(const planning::SweepTable& table, const std::string& wrote) {
   std::map<planning::PointStatus, int64_t> counts;
   const planning::PointResult* first_error = nullptr;
   for (const planning::PointResult& r : table.rows) {
@@ -92,10 +94,14 @@ void PrintSummary(const planning::SweepTable& table, const std::string& wrote) {
               static_cast<long long>(counts[planning::PointStatus::kOk]),
               static_cast<long long>(counts[planning::PointStatus::kRefused]),
               static_cast<long long>(counts[planning::PointStatus::kError]), wrote.c_str());
+  std::fflush(stdout);
+  // Its one line names the first error too.
+  if (absl::Status s = planning::CheckSomePointEvaluated(table.rows); !s.ok()) return ReportError(s);
   if (first_error) {
     std::fprintf(stderr, "first error (point %lld): %s\n",
                  static_cast<long long>(first_error->point.index), first_error->reason.c_str());
   }
+  return 0;
 }
 
 int MergeSweep(const std::string& dir) {
@@ -142,9 +148,8 @@ int MergeSweep(const std::string& dir) {
   if (!merged.ok()) return ReportError(merged.status());
   absl::Status s = WriteSweepOutputs(dir, *merged);
   if (!s.ok()) return ReportError(s);
-  PrintSummary(*merged, absl::StrCat(dir, "/{sweep.csv,sweep.json,throughput.svg,pareto.svg} from ",
-                                     count, " shard(s)"));
-  return 0;
+  return PrintSummary(*merged, absl::StrCat(dir, "/{sweep.csv,sweep.json,throughput.svg,pareto.svg} from ",
+                                            count, " shard(s)"));
 }
 
 }  // namespace
@@ -221,7 +226,20 @@ int SweepCommand(const CliArgs& args) {
   absl::StatusOr<std::vector<planning::SweepPoint>> points =
       planning::ExpandGrid(args.Get("--serve"), args.Get("--bench"), axes);
   if (!points.ok()) return ReportError(points.status());
-  if (shard) *points = planning::SelectShard(*points, *shard);
+  planning::SweepTable table;
+  for (const planning::Axis& a : axes) table.axis_names.push_back(a.name);
+  if (shard) {
+    // What else changes the figures, as given, so that a shard run with
+    // other settings does not merge either.
+    std::vector<std::string> settings = args.env;
+    for (const char* flag : {"--repo-dir", "--model-spec", "--profile", "--params"}) {
+      settings.push_back(absl::StrCat(flag, "=", args.Get(flag)));
+    }
+    table.sweep_id =
+        planning::SweepId(args.Get("--serve"), args.Get("--bench"), axes, settings);
+    table.sweep_points = static_cast<int64_t>(points->size());
+    *points = planning::SelectShard(*points, *shard);
+  }
 
   absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
   if (!context.ok()) return ReportError(context.status());
@@ -233,8 +251,6 @@ int SweepCommand(const CliArgs& args) {
     return ReportError(absl::InvalidArgumentError(absl::StrCat("--out-dir: cannot create ", dir)));
   }
 
-  planning::SweepTable table;
-  for (const planning::Axis& a : axes) table.axis_names.push_back(a.name);
   table.rows = planning::RunPoints(
       *points, planning::PredictEvaluator(*context, *env), *threads,
       [](int64_t done, int64_t total) {
@@ -246,13 +262,11 @@ int SweepCommand(const CliArgs& args) {
     const std::string path = absl::StrCat(dir, "/", planning::ShardFileName(*shard));
     absl::Status s = WriteFile(path, planning::FormatSweepCsv(table));
     if (!s.ok()) return ReportError(s);
-    PrintSummary(table, path);
-    return 0;
+    return PrintSummary(table, path);
   }
   absl::Status s = WriteSweepOutputs(dir, table);
   if (!s.ok()) return ReportError(s);
-  PrintSummary(table, absl::StrCat(dir, "/{sweep.csv,sweep.json,throughput.svg,pareto.svg}"));
-  return 0;
+  return PrintSummary(table, absl::StrCat(dir, "/{sweep.csv,sweep.json,throughput.svg,pareto.svg}"));
 }
 
 int PlanCommand(const CliArgs& args) {
