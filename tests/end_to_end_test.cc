@@ -369,6 +369,39 @@ TEST(EndToEndTest, SweepsThatEvaluateNothingOrDoNotBelongTogetherExitTwo) {
       << foreign.out;
 }
 
+// A trace shorter than plan's default 2000 requests is replayed whole (the
+// report says so); a plan whose every candidate is malformed exits 2 after
+// its report.
+TEST(EndToEndTest, PlanReplaysAShortTraceWholeAndNeedsOneEvaluatedCandidate) {
+  const std::string trace = testing::TempDir() + "/short_trace.csv";
+  {
+    std::ifstream azure(SERVESIM_SHARED_DIR "/traces/AzureLLMInferenceTrace_conv.csv");
+    std::ofstream out(trace);
+    std::string line;
+    for (int i = 0; i < 200 && std::getline(azure, line); ++i) out << line << "\n";
+  }
+  const std::string slos = " --slo-ttft-p99-ms 2000 --slo-tpot-mean-ms 50 --max-nodes 2";
+  Result whole = Servesim("plan --trace " + trace + slos +
+                          " --candidate 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8'");
+  EXPECT_EQ(whole.exit_code, 0) << whole.out;
+  EXPECT_NE(whole.out.find("workload: 199 requests of"), std::string::npos) << whole.out;
+  EXPECT_NE(whole.out.find("(every row of " + trace +
+                           ": it has fewer than the default --num-prompts 2000)"),
+            std::string::npos)
+      << whole.out;
+  Result more = Servesim("plan --trace " + trace + slos + " --num-prompts 500 --candidate 'vllm "
+                         "serve deepseek-ai/DeepSeek-V3.2 -tp 8'");
+  EXPECT_EQ(more.exit_code, 2) << more.out;
+  EXPECT_EQ(more.out, "servesim: --num-prompts: 500 but " + trace + " has 199 rows\n");
+  Result broken = Servesim("plan --trace " + trace + slos +
+                           " --candidate 'vllm serve m --frobnicate' --candidate 'ollama serve m'");
+  EXPECT_EQ(broken.exit_code, 2) << broken.out;
+  EXPECT_NE(broken.out.find("candidates refused or in error:"), std::string::npos) << broken.out;
+  EXPECT_NE(broken.out.find("servesim: plan: no candidate could be evaluated: all 2 are errors"),
+            std::string::npos)
+      << broken.out;
+}
+
 TEST(EndToEndTest, EngineRefusalsExitOneWithTheReason) {
   Result dcp = Servesim("run --serve 'vllm serve m -tp 8 -dcp 8' --bench 'vllm bench serve'");
   EXPECT_EQ(dcp.exit_code, 1);

@@ -275,6 +275,7 @@ int PlanCommand(const CliArgs& args) {
         "servesim plan: give exactly one workload, --bench CMD or --trace FILE"));
   }
   std::string bench = args.Get("--bench");
+  std::string workload_note;
   if (args.Has("--trace")) {
     // --trace replays the file's own clock; a table of lengths has none.
     absl::StatusOr<workload::TraceFile> trace = workload::ReadTraceFile(args.Get("--trace"));
@@ -287,8 +288,22 @@ int PlanCommand(const CliArgs& args) {
     }
     absl::StatusOr<std::optional<double>> scale = PositiveFlag(args, "--rate-scale");
     if (!scale.ok()) return ReportError(scale.status());
-    absl::StatusOr<int> prompts = IntFlag(args, "--num-prompts", 2000, 1);
+    // The default caps a long trace to keep a plan to seconds; a shorter one
+    // is replayed whole.
+    constexpr int kDefaultPrompts = 2000;
+    const auto rows = static_cast<int64_t>(trace->rows.size());
+    absl::StatusOr<int> prompts = IntFlag(args, "--num-prompts", kDefaultPrompts, 1);
     if (!prompts.ok()) return ReportError(prompts.status());
+    if (!args.Has("--num-prompts") && rows < kDefaultPrompts) {
+      *prompts = static_cast<int>(rows);
+      workload_note = absl::StrCat("every row of ", args.Get("--trace"),
+                                   ": it has fewer than the default --num-prompts ",
+                                   kDefaultPrompts);
+    }
+    if (*prompts > rows) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat(
+          "--num-prompts: ", *prompts, " but ", args.Get("--trace"), " has ", rows, " rows")));
+    }
     absl::StatusOr<std::string> b =
         planning::TraceBenchCommand(args.Get("--trace"), scale->value_or(1.0), *prompts);
     if (!b.ok()) return ReportError(b.status());
@@ -324,6 +339,7 @@ int PlanCommand(const CliArgs& args) {
     candidates.insert(candidates.end(), more->begin(), more->end());
   }
   planning::PlanOptions options;
+  options.workload_note = workload_note;
   absl::StatusOr<int> max_nodes = IntFlag(args, "--max-nodes", 64, 1);
   if (!max_nodes.ok()) return ReportError(max_nodes.status());
   options.max_nodes = *max_nodes;
@@ -356,6 +372,10 @@ int PlanCommand(const CliArgs& args) {
   if (!result.ok()) return ReportError(result.status());
   const std::string report = planning::FormatPlanReport(*result, slo, options);
   std::fwrite(report.data(), 1, report.size(), stdout);
+  std::fflush(stdout);
+  if (absl::Status s = planning::CheckSomeCandidateEvaluated(*result); !s.ok()) {
+    return ReportError(s);
+  }
   return 0;
 }
 
