@@ -332,6 +332,121 @@ TEST(EndToEndTest, EmptyOrDirectoryInputPathsExitTwo) {
   }
 }
 
+// What a fuzzing pass found: a NaN figure crashed the fit's optimiser, and
+// bad flags or an unwritable --out gave a parameters file with no engines, or
+// none at all, and exit 0.
+TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
+  const std::string dir = testing::TempDir();
+  const std::string row =
+      "a,vllm,,vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8,vllm bench serve --dataset-name random "
+      "--random-input-len 64 --random-output-len 8 --num-prompts 8,8,";
+  const std::string header =
+      "case,engine,env,serve_command,bench_command,completed,total_token_throughput,mean_ttft_ms\n";
+  std::ofstream(dir + "/fit_ok.csv") << header << row << "1500,100\n";
+  std::ofstream(dir + "/fit_nan.csv") << header << row << "nan,100\n";
+  std::ofstream(dir + "/fit_inf.csv") << header << row << "1500,inf\n";
+  std::ofstream(dir + "/fit_none.csv") << header;
+  const std::string ok = "fit --runs " + dir + "/fit_ok.csv --max-evaluations 4 ";
+  const std::string bad[] = {
+      "fit --runs " + dir + "/fit_nan.csv --out " + dir + "/p --engines vllm --max-evaluations 20",
+      "fit --runs " + dir + "/fit_inf.csv --engines vllm --max-evaluations 20 --leave-one-out",
+      "fit --runs " + dir + "/fit_none.csv --out " + dir + "/p",
+      ok + "--out " + dir + "/p --engines bogus",
+      ok + "--out " + dir + "/p --engines ''",
+      ok + "--out " + dir + "/p --engines sglang",
+      "fit --runs " + dir + "/fit_ok.csv --out " + dir + "/p --max-evaluations 0",
+      "fit --runs " + dir + "/fit_ok.csv --out " + dir + "/p --max-evaluations -3",
+      ok + "--out /dev/full",
+  };
+  for (const std::string& args : bad) {
+    Result r = Servesim(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
+    // One error line, after the progress line of a fit that started.
+    std::string error = r.out;
+    if (error.rfind("fitting ", 0) == 0) error.erase(0, error.find('\n') + 1);
+    EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << args << "\n" << r.out;
+    EXPECT_EQ(error.rfind("servesim: ", 0), 0u) << args << "\n" << r.out;
+  }
+  Result fitted = Servesim(ok + "--out " + dir + "/p");
+  EXPECT_EQ(fitted.exit_code, 0) << fitted.out;
+}
+
+// A sweep that evaluates nothing writes its table and exits 2; one flag on
+// two axes is refused before any point runs; and sweep-merge refuses a shard
+// of another sweep that has the same axes.
+TEST(EndToEndTest, SweepsThatEvaluateNothingOrDoNotBelongTogetherExitTwo) {
+  const std::string dir = testing::TempDir() + "/sweep_exit";
+  std::filesystem::remove_all(dir);
+  const std::string bench =
+      " --bench 'vllm bench serve --dataset-name random --random-input-len 64 "
+      "--random-output-len 4 --num-prompts 4'";
+  Result errors = Servesim("sweep --serve 'vllm serve m -tp 8 --frobnicate'" + bench +
+                           " --axis --request-rate=1,2 --out-dir " + dir + "/errors");
+  EXPECT_EQ(errors.exit_code, 2) << errors.out;
+  EXPECT_NE(errors.out.find("\nservesim: sweep: no point could be evaluated: all 2 are errors"),
+            std::string::npos)
+      << errors.out;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/errors/sweep.csv"));
+  Result twice = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +
+                          " --axis --request-rate=1,2 --axis --request-rate=3 --out-dir " + dir);
+  EXPECT_EQ(twice.exit_code, 2) << twice.out;
+  EXPECT_NE(twice.out.find("--request-rate is on two axes"), std::string::npos) << twice.out;
+
+  const std::string shards = dir + "/shards";
+  for (const char* shard : {"0/2", "1/2"}) {
+    Result r = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +
+                        " --axis --request-rate=1,2,4 --out-dir " + shards + " --shard " + shard);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+  }
+  Result merged = Servesim("sweep-merge --out-dir " + shards);
+  ASSERT_EQ(merged.exit_code, 0) << merged.out;
+  Result whole = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +
+                          " --axis --request-rate=1,2,4 --out-dir " + dir + "/whole");
+  ASSERT_EQ(whole.exit_code, 0) << whole.out;
+  EXPECT_EQ(ReadFile(shards + "/sweep.csv"), ReadFile(dir + "/whole/sweep.csv"));
+  Result other = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +
+                          " --axis --request-rate=8,16,32 --out-dir " + shards + " --shard 1/2");
+  ASSERT_EQ(other.exit_code, 0) << other.out;
+  Result foreign = Servesim("sweep-merge --out-dir " + shards);
+  EXPECT_EQ(foreign.exit_code, 2) << foreign.out;
+  EXPECT_NE(foreign.out.find("sweep.shard-1-of-2.csv is a shard of another sweep"),
+            std::string::npos)
+      << foreign.out;
+}
+
+// A trace shorter than plan's default 2000 requests is replayed whole (the
+// report says so); a plan whose every candidate is malformed exits 2 after
+// its report.
+TEST(EndToEndTest, PlanReplaysAShortTraceWholeAndNeedsOneEvaluatedCandidate) {
+  const std::string trace = testing::TempDir() + "/short_trace.csv";
+  {
+    std::ifstream azure(SERVESIM_SHARED_DIR "/traces/AzureLLMInferenceTrace_conv.csv");
+    std::ofstream out(trace);
+    std::string line;
+    for (int i = 0; i < 200 && std::getline(azure, line); ++i) out << line << "\n";
+  }
+  const std::string slos = " --slo-ttft-p99-ms 2000 --slo-tpot-mean-ms 50 --max-nodes 2";
+  Result whole = Servesim("plan --trace " + trace + slos +
+                          " --candidate 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8'");
+  EXPECT_EQ(whole.exit_code, 0) << whole.out;
+  EXPECT_NE(whole.out.find("workload: 199 requests of"), std::string::npos) << whole.out;
+  EXPECT_NE(whole.out.find("(every row of " + trace +
+                           ": it has fewer than the default --num-prompts 2000)"),
+            std::string::npos)
+      << whole.out;
+  Result more = Servesim("plan --trace " + trace + slos + " --num-prompts 500 --candidate 'vllm "
+                         "serve deepseek-ai/DeepSeek-V3.2 -tp 8'");
+  EXPECT_EQ(more.exit_code, 2) << more.out;
+  EXPECT_EQ(more.out, "servesim: --num-prompts: 500 but " + trace + " has 199 rows\n");
+  Result broken = Servesim("plan --trace " + trace + slos +
+                           " --candidate 'vllm serve m --frobnicate' --candidate 'ollama serve m'");
+  EXPECT_EQ(broken.exit_code, 2) << broken.out;
+  EXPECT_NE(broken.out.find("candidates refused or in error:"), std::string::npos) << broken.out;
+  EXPECT_NE(broken.out.find("servesim: plan: no candidate could be evaluated: all 2 are errors"),
+            std::string::npos)
+      << broken.out;
+}
+
 TEST(EndToEndTest, EngineRefusalsExitOneWithTheReason) {
   Result dcp = Servesim("run --serve 'vllm serve m -tp 8 -dcp 8' --bench 'vllm bench serve'");
   EXPECT_EQ(dcp.exit_code, 1);

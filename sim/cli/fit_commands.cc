@@ -129,8 +129,11 @@ int FitCommand(const CliArgs& args) {
   }
   fit::EngineFitOptions options;
   if (args.Has("--max-evaluations") &&
-      !absl::SimpleAtoi(args.Get("--max-evaluations"), &options.max_evaluations)) {
-    return ReportError(absl::InvalidArgumentError("--max-evaluations: expected an integer"));
+      (!absl::SimpleAtoi(args.Get("--max-evaluations"), &options.max_evaluations) ||
+       options.max_evaluations < 1)) {
+    return ReportError(absl::InvalidArgumentError(absl::StrCat(
+        "--max-evaluations: expected an integer >= 1, got \"", args.Get("--max-evaluations"),
+        "\"")));
   }
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (args.Has("--threads") && (!absl::SimpleAtoi(args.Get("--threads"), &threads) || threads < 1)) {
@@ -138,6 +141,13 @@ int FitCommand(const CliArgs& args) {
   }
   std::vector<std::string> wanted = {"vllm", "sglang", "trtllm"};
   if (args.Has("--engines")) wanted = absl::StrSplit(args.Get("--engines"), ',');
+  for (const std::string& name : wanted) {
+    if (std::none_of(Engines().begin(), Engines().end(),
+                     [&](const auto& e) { return e.first == name; })) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat(
+          "--engines: unknown engine \"", name, "\" (known: vllm, sglang, trtllm)")));
+    }
+  }
 
   scenarios::FittedParams params;
   params.set_schema_version(runner::kFittedParamsSchemaVersion);
@@ -153,6 +163,11 @@ int FitCommand(const CliArgs& args) {
     std::fprintf(stderr, "fitting %s on %zu runs\n", name.c_str(), mine->size());
     engines.push_back({kind, std::move(*mine)});
   }
+  if (engines.empty()) {
+    return ReportError(absl::InvalidArgumentError(
+        absl::StrCat("--runs: ", args.Get("--runs"), " has no results of ",
+                     absl::StrJoin(wanted, ", "), " to fit (expected failures are not fitted)")));
+  }
   absl::StatusOr<FitResults> fitted =
       FitAll(*context, engines, args.Has("--leave-one-out"), options, threads);
   if (!fitted.ok()) return ReportError(fitted.status());
@@ -163,6 +178,8 @@ int FitCommand(const CliArgs& args) {
     google::protobuf::TextFormat::PrintToString(params, &text);
     std::ofstream f(args.Get("--out"));
     f << "# Fitted by servesim fit; do not edit by hand (docs/fitting.md).\n" << text;
+    // The stream buffers: a full disk shows only when the file is flushed.
+    f.close();
     if (!f) {
       return ReportError(absl::InvalidArgumentError(absl::StrCat("--out: cannot write ", args.Get("--out"))));
     }

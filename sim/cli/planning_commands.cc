@@ -81,7 +81,9 @@ absl::Status WriteSweepOutputs(const std::string& dir, const planning::SweepTabl
   return absl::OkStatus();
 }
 
-void PrintSummary(const planning::SweepTable& table, const std::string& wrote) {
+// Prints the counts and the first error; returns the exit code: 2 when every
+// point is an error (planning::CheckSomePointEvaluated), else 0.
+int PrintSummary(const planning::SweepTable& table, const std::string& wrote) {
   std::map<planning::PointStatus, int64_t> counts;
   const planning::PointResult* first_error = nullptr;
   for (const planning::PointResult& r : table.rows) {
@@ -92,10 +94,14 @@ void PrintSummary(const planning::SweepTable& table, const std::string& wrote) {
               static_cast<long long>(counts[planning::PointStatus::kOk]),
               static_cast<long long>(counts[planning::PointStatus::kRefused]),
               static_cast<long long>(counts[planning::PointStatus::kError]), wrote.c_str());
+  std::fflush(stdout);
+  // Its one line names the first error too.
+  if (absl::Status s = planning::CheckSomePointEvaluated(table.rows); !s.ok()) return ReportError(s);
   if (first_error) {
     std::fprintf(stderr, "first error (point %lld): %s\n",
                  static_cast<long long>(first_error->point.index), first_error->reason.c_str());
   }
+  return 0;
 }
 
 int MergeSweep(const std::string& dir) {
@@ -142,9 +148,8 @@ int MergeSweep(const std::string& dir) {
   if (!merged.ok()) return ReportError(merged.status());
   absl::Status s = WriteSweepOutputs(dir, *merged);
   if (!s.ok()) return ReportError(s);
-  PrintSummary(*merged, absl::StrCat(dir, "/{sweep.csv,sweep.json,throughput.svg,pareto.svg} from ",
-                                     count, " shard(s)"));
-  return 0;
+  return PrintSummary(*merged, absl::StrCat(dir, "/{sweep.csv,sweep.json,throughput.svg,pareto.svg} from ",
+                                            count, " shard(s)"));
 }
 
 }  // namespace
@@ -221,7 +226,20 @@ int SweepCommand(const CliArgs& args) {
   absl::StatusOr<std::vector<planning::SweepPoint>> points =
       planning::ExpandGrid(args.Get("--serve"), args.Get("--bench"), axes);
   if (!points.ok()) return ReportError(points.status());
-  if (shard) *points = planning::SelectShard(*points, *shard);
+  planning::SweepTable table;
+  for (const planning::Axis& a : axes) table.axis_names.push_back(a.name);
+  if (shard) {
+    // What else changes the figures, as given, so that a shard run with
+    // other settings does not merge either.
+    std::vector<std::string> settings = args.env;
+    for (const char* flag : {"--repo-dir", "--model-spec", "--profile", "--params"}) {
+      settings.push_back(absl::StrCat(flag, "=", args.Get(flag)));
+    }
+    table.sweep_id =
+        planning::SweepId(args.Get("--serve"), args.Get("--bench"), axes, settings);
+    table.sweep_points = static_cast<int64_t>(points->size());
+    *points = planning::SelectShard(*points, *shard);
+  }
 
   absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
   if (!context.ok()) return ReportError(context.status());
@@ -233,8 +251,6 @@ int SweepCommand(const CliArgs& args) {
     return ReportError(absl::InvalidArgumentError(absl::StrCat("--out-dir: cannot create ", dir)));
   }
 
-  planning::SweepTable table;
-  for (const planning::Axis& a : axes) table.axis_names.push_back(a.name);
   table.rows = planning::RunPoints(
       *points, planning::PredictEvaluator(*context, *env), *threads,
       [](int64_t done, int64_t total) {
@@ -246,13 +262,11 @@ int SweepCommand(const CliArgs& args) {
     const std::string path = absl::StrCat(dir, "/", planning::ShardFileName(*shard));
     absl::Status s = WriteFile(path, planning::FormatSweepCsv(table));
     if (!s.ok()) return ReportError(s);
-    PrintSummary(table, path);
-    return 0;
+    return PrintSummary(table, path);
   }
   absl::Status s = WriteSweepOutputs(dir, table);
   if (!s.ok()) return ReportError(s);
-  PrintSummary(table, absl::StrCat(dir, "/{sweep.csv,sweep.json,throughput.svg,pareto.svg}"));
-  return 0;
+  return PrintSummary(table, absl::StrCat(dir, "/{sweep.csv,sweep.json,throughput.svg,pareto.svg}"));
 }
 
 int PlanCommand(const CliArgs& args) {
@@ -261,6 +275,7 @@ int PlanCommand(const CliArgs& args) {
         "servesim plan: give exactly one workload, --bench CMD or --trace FILE"));
   }
   std::string bench = args.Get("--bench");
+  std::string workload_note;
   if (args.Has("--trace")) {
     // --trace replays the file's own clock; a table of lengths has none.
     absl::StatusOr<workload::TraceFile> trace = workload::ReadTraceFile(args.Get("--trace"));
@@ -273,8 +288,22 @@ int PlanCommand(const CliArgs& args) {
     }
     absl::StatusOr<std::optional<double>> scale = PositiveFlag(args, "--rate-scale");
     if (!scale.ok()) return ReportError(scale.status());
-    absl::StatusOr<int> prompts = IntFlag(args, "--num-prompts", 2000, 1);
+    // The default caps a long trace to keep a plan to seconds; a shorter one
+    // is replayed whole.
+    constexpr int kDefaultPrompts = 2000;
+    const auto rows = static_cast<int64_t>(trace->rows.size());
+    absl::StatusOr<int> prompts = IntFlag(args, "--num-prompts", kDefaultPrompts, 1);
     if (!prompts.ok()) return ReportError(prompts.status());
+    if (!args.Has("--num-prompts") && rows < kDefaultPrompts) {
+      *prompts = static_cast<int>(rows);
+      workload_note = absl::StrCat("every row of ", args.Get("--trace"),
+                                   ": it has fewer than the default --num-prompts ",
+                                   kDefaultPrompts);
+    }
+    if (*prompts > rows) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat(
+          "--num-prompts: ", *prompts, " but ", args.Get("--trace"), " has ", rows, " rows")));
+    }
     absl::StatusOr<std::string> b =
         planning::TraceBenchCommand(args.Get("--trace"), scale->value_or(1.0), *prompts);
     if (!b.ok()) return ReportError(b.status());
@@ -310,6 +339,7 @@ int PlanCommand(const CliArgs& args) {
     candidates.insert(candidates.end(), more->begin(), more->end());
   }
   planning::PlanOptions options;
+  options.workload_note = workload_note;
   absl::StatusOr<int> max_nodes = IntFlag(args, "--max-nodes", 64, 1);
   if (!max_nodes.ok()) return ReportError(max_nodes.status());
   options.max_nodes = *max_nodes;
@@ -342,6 +372,10 @@ int PlanCommand(const CliArgs& args) {
   if (!result.ok()) return ReportError(result.status());
   const std::string report = planning::FormatPlanReport(*result, slo, options);
   std::fwrite(report.data(), 1, report.size(), stdout);
+  std::fflush(stdout);
+  if (absl::Status s = planning::CheckSomeCandidateEvaluated(*result); !s.ok()) {
+    return ReportError(s);
+  }
   return 0;
 }
 

@@ -157,6 +157,16 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
                                                   scenarios::EngineKind engine,
                                                   const EngineFitOptions& options) {
   if (runs.empty()) return absl::InvalidArgumentError("no runs to fit");
+  // A non-finite figure would make every loss NaN or infinite, and no start
+  // would ever be better than another.
+  for (const LiveRun& r : runs) {
+    for (const std::string& key : FittedMetrics()) {
+      if (auto it = r.measured.find(key); it != r.measured.end() && !std::isfinite(it->second)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("case ", r.name, ": ", key, ": not a finite number: ", it->second));
+      }
+    }
+  }
   std::vector<ParamSpec> specs = BaseParams();
   // One factor per non-default kernel backend the runs exercise.
   std::map<std::string, double> backends;  // name -> the factor's lower bound
@@ -243,7 +253,9 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
     from[kPrefillTimeScale] = std::log(s.prefill_time_scale);
     NelderMeadResult r = MinimizeNelderMead(objective, from, step, lower, upper,
                                             options.max_evaluations / std::size(kStarts), 1e-4);
-    if (r.value < best.value) best = std::move(r);
+    // The first start's end point stands even where every loss is infinite
+    // (a figure predicted as 0).
+    if (best.x.empty() || r.value < best.value) best = std::move(r);
   }
   // A backend factor moves only the runs that use the backend, and often
   // not at all near its start (a step bound by host work hides a slower

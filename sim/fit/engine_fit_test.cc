@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -57,6 +58,54 @@ TEST(FactorMovesPredictionsTest, SglangPrefillBackendOnlyPastTheDenseMhaLimit) {
       context, scenarios::SGLANG, {run_with_prompts(4000)}, "nsa_prefill=fa3", 0.2, 10);
   ASSERT_TRUE(long_prompts.ok()) << long_prompts.status();
   EXPECT_TRUE(*long_prompts);
+}
+
+// A small vLLM run with only the given figures measured.
+LiveRun SmallVllmRun(std::map<std::string, double> measured, int output_len = 8) {
+  LiveRun r;
+  r.name = "small";
+  r.serve_command = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8";
+  r.bench_command = absl::StrCat(
+      "vllm bench serve --dataset-name random --random-input-len 64 --random-output-len ",
+      output_len, " --num-prompts 8");
+  r.measured = std::move(measured);
+  return r;
+}
+
+// A figure left empty in the runs file is absent: the fit matches the others,
+// or none, and still returns parameters.
+TEST(FitEngineTest, FitsWithFiguresMissing) {
+  EngineFitOptions options;
+  options.max_evaluations = 8;
+  for (const auto& measured : {std::map<std::string, double>{{"mean_ttft_ms", 100}},
+                               std::map<std::string, double>{}}) {
+    absl::StatusOr<scenarios::EngineParams> p = FitEngine(
+        runner::RepoPredictionContext(), {SmallVllmRun(measured)}, scenarios::VLLM, options);
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_TRUE(std::isfinite(p->rms_log_error()));
+    EXPECT_EQ(p->fitted_on_size(), 1);
+  }
+}
+
+// A NaN figure made every loss NaN, no start won, and the fit read the
+// parameters of none (a crash); a figure predicted as 0 (TPOT of one-token
+// outputs) makes every loss infinite, the same way.
+TEST(FitEngineTest, NonFiniteFigureIsAnErrorAndInfiniteLossNoCrash) {
+  EngineFitOptions options;
+  options.max_evaluations = 8;
+  absl::StatusOr<scenarios::EngineParams> nan_figure =
+      FitEngine(runner::RepoPredictionContext(),
+                {SmallVllmRun({{"total_token_throughput", std::nan("")}})}, scenarios::VLLM,
+                options);
+  ASSERT_FALSE(nan_figure.ok());
+  EXPECT_NE(nan_figure.status().message().find("case small: total_token_throughput: not a finite"),
+            std::string::npos)
+      << nan_figure.status();
+  absl::StatusOr<scenarios::EngineParams> zero_predicted =
+      FitEngine(runner::RepoPredictionContext(), {SmallVllmRun({{"mean_tpot_ms", 20}}, 1)},
+                scenarios::VLLM, options);
+  ASSERT_TRUE(zero_predicted.ok()) << zero_predicted.status();
+  EXPECT_TRUE(std::isinf(zero_predicted->rms_log_error()));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -78,22 +79,59 @@ absl::StatusOr<std::string> ReadText(const std::string& path) {
   return text.str();
 }
 
+constexpr const char* kEngines[] = {"vllm", "sglang", "trtllm"};
+
+bool StartsWith(const std::vector<std::string>& words, std::initializer_list<const char*> head,
+                size_t from) {
+  if (words.size() - from < head.size()) return false;
+  size_t i = from;
+  for (const char* h : head) {
+    if (words[i++] != h) return false;
+  }
+  return true;
+}
+
+// The engine whose serve command `words` holds from `from` on, as
+// scenarios::ParseServeCommand recognises it; empty for any other program.
+std::string EngineOfCommand(const std::vector<std::string>& words, size_t from) {
+  if (StartsWith(words, {"vllm", "serve"}, from)) return "vllm";
+  if (StartsWith(words, {"python3", "-m", "sglang.launch_server"}, from) ||
+      StartsWith(words, {"python", "-m", "sglang.launch_server"}, from)) {
+    return "sglang";
+  }
+  if (StartsWith(words, {"trtllm-serve"}, from)) return "trtllm";
+  return "";
+}
+
+// A measured figure is a count, a time or a rate: a finite number >= 0.
+absl::Status CheckFigure(const std::string& key, double value) {
+  if (std::isfinite(value) && value >= 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(key, ": expected a finite number >= 0, got ", value));
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
   ASSIGN_OR_RETURN(std::string text, ReadText(path));
+  // Spreadsheet programs save CSV with a byte-order mark before the header.
+  if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
   absl::StatusOr<std::vector<std::vector<std::string>>> rows = ParseCsv(text);
   if (!rows.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--runs: ", path, ": ", rows.status().message()));
   }
   if (rows->empty()) return absl::InvalidArgumentError(absl::StrCat("--runs: ", path, " is empty"));
+  if (rows->size() == 1) {
+    return absl::InvalidArgumentError(absl::StrCat("--runs: ", path, " has a header but no runs"));
+  }
   const std::vector<std::string>& header = rows->front();
   auto column = [&](const std::string& name) -> int {
     auto it = std::find(header.begin(), header.end(), name);
     return it == header.end() ? -1 : static_cast<int>(it - header.begin());
   };
   const int c_case = column("case"), c_env = column("env"), c_serve = column("serve_command"),
-            c_bench = column("bench_command"), c_observed = column("observed");
+            c_bench = column("bench_command"), c_observed = column("observed"),
+            c_engine = column("engine");
   if (c_case < 0 || c_serve < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("--runs: ", path, ": needs columns `case` and `serve_command`"));
@@ -103,6 +141,7 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
         "--runs: ", path, ": needs `bench_command` (results) or `observed` (failures)"));
   }
   std::vector<LiveRun> runs;
+  std::map<std::string, size_t> row_of_case;
   for (size_t r = 1; r < rows->size(); ++r) {
     const std::vector<std::string>& row = (*rows)[r];
     if (row.size() != header.size()) {
@@ -112,7 +151,34 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
     }
     LiveRun run;
     run.name = row[c_case];
+    run.source = path;
+    if (run.name.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--runs: ", path, ": row ", r + 1, ": empty `case`"));
+    }
+    // Results are matched, reported and held out by case name.
+    if (auto [it, fresh] = row_of_case.emplace(run.name, r + 1); !fresh) {
+      return absl::InvalidArgumentError(absl::StrCat("--runs: ", path, ": case ", run.name,
+                                                     " is in rows ", it->second, " and ", r + 1));
+    }
+    auto bad = [&](absl::string_view why) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--runs: ", path, ": case ", run.name, ": ", why));
+    };
     run.serve_command = row[c_serve];
+    if (c_engine >= 0) {
+      const std::string& engine = row[c_engine];
+      if (std::find(std::begin(kEngines), std::end(kEngines), engine) == std::end(kEngines)) {
+        return bad(absl::StrCat("engine: expected vllm, sglang or trtllm, got '", engine, "'"));
+      }
+      // An unreadable or unknown serve command is the prediction's error.
+      absl::StatusOr<std::vector<std::string>> words = workload::SplitShellWords(run.serve_command);
+      const std::string serve_engine = words.ok() ? EngineOfCommand(*words, 0) : "";
+      if (!serve_engine.empty() && serve_engine != engine) {
+        return bad(absl::StrCat("engine: '", engine, "' but serve_command is a ", serve_engine,
+                                " command"));
+      }
+    }
     if (c_env >= 0) {
       for (absl::string_view kv : absl::StrSplit(row[c_env], absl::ByAnyChar("; "), absl::SkipEmpty())) {
         ASSIGN_OR_RETURN(auto pair, scenarios::ParseEnvAssignment(std::string(kv)));
@@ -125,12 +191,19 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
     } else {
       run.bench_command = row[c_bench];
       for (size_t c = 0; c < header.size(); ++c) {
-        double v = 0;
-        if (static_cast<int>(c) == c_case || static_cast<int>(c) == c_env ||
-            static_cast<int>(c) == c_serve || static_cast<int>(c) == c_bench) {
+        const int ci = static_cast<int>(c);
+        if (ci == c_case || ci == c_env || ci == c_serve || ci == c_bench || ci == c_engine) {
           continue;
         }
-        if (absl::SimpleAtod(row[c], &v)) run.measured[header[c]] = v;
+        // An empty cell: not measured, left out of the comparison.
+        if (row[c].empty()) continue;
+        double v = 0;
+        if (!absl::SimpleAtod(row[c], &v)) {
+          return bad(absl::StrCat(header[c], ": expected a finite number >= 0, got '", row[c],
+                                  "'"));
+        }
+        if (absl::Status s = CheckFigure(header[c], v); !s.ok()) return bad(s.message());
+        run.measured[header[c]] = v;
       }
     }
     runs.push_back(std::move(run));
@@ -171,16 +244,6 @@ std::string JoinShellWords(const std::vector<std::string>& words) {
     }
   }
   return out;
-}
-
-bool StartsWith(const std::vector<std::string>& words, std::initializer_list<const char*> head,
-                size_t from) {
-  if (words.size() - from < head.size()) return false;
-  size_t i = from;
-  for (const char* h : head) {
-    if (words[i++] != h) return false;
-  }
-  return true;
 }
 
 // The script's lines with backslash continuations joined: (number of the
@@ -245,10 +308,7 @@ absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
     if (StartsWith(*words, {"vllm", "bench", "serve"}, first)) {
       ++bench_lines;
       out.bench_command = JoinShellWords(command);
-    } else if (StartsWith(*words, {"vllm", "serve"}, first) ||
-               StartsWith(*words, {"python3", "-m", "sglang.launch_server"}, first) ||
-               StartsWith(*words, {"python", "-m", "sglang.launch_server"}, first) ||
-               StartsWith(*words, {"trtllm-serve"}, first)) {
+    } else if (!EngineOfCommand(*words, first).empty()) {
       ++serve_lines;
       out.serve_command = JoinShellWords(command);
       for (size_t i = 0; i < first; ++i) {
@@ -295,8 +355,14 @@ absl::StatusOr<LiveRun> ReadLiveRunResult(const std::string& result) {
     return absl::InvalidArgumentError(
         absl::StrCat("--runs: ", result, ": ", figures.status().message()));
   }
+  for (const auto& [key, value] : *figures) {
+    if (absl::Status s = CheckFigure(key, value); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--runs: ", result, ": ", s.message()));
+    }
+  }
   LiveRun run;
   run.name = path.stem().string();
+  run.source = result;
   run.serve_command = std::move(commands->serve_command);
   run.bench_command = std::move(commands->bench_command);
   run.env = std::move(commands->env);
@@ -308,25 +374,44 @@ namespace {
 
 // A result paired with another run's commands would compare unlike
 // benchmarks: the request count a live result records (vllm's num_prompts,
-// or completed + failed) must be the one its bench command asks for.
+// or completed + failed) must be the one its bench command asks for, and it
+// cannot have completed more requests than that.
 absl::Status CheckRequestCount(const LiveRun& run) {
   auto measured = [&](const char* key) {
     auto it = run.measured.find(key);
     return it == run.measured.end() ? -1.0 : it->second;
   };
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--runs: ", run.source, ": case ", run.name, ": ", why));
+  };
+  for (const char* key : {"num_prompts", "completed", "failed"}) {
+    if (const double v = measured(key); v >= 0 && v != std::floor(v)) {
+      return bad(absl::StrCat(key, ": expected a whole number of requests, got ", v));
+    }
+  }
   double live_requests = measured("num_prompts");
   if (live_requests < 0 && measured("completed") >= 0 && measured("failed") >= 0) {
     live_requests = measured("completed") + measured("failed");
   }
-  if (live_requests < 0) return absl::OkStatus();
+  if (live_requests < 0 && measured("completed") < 0) return absl::OkStatus();
   absl::StatusOr<workload::BenchConfig> bench = workload::ParseBenchCommand(run.bench_command);
-  if (!bench.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("case ", run.name, ": ", bench.status().message()));
+  if (!bench.ok()) return bad(bench.status().message());
+  // A trace without --num-prompts replays every row: its count is the file's.
+  if (bench->dataset_name == workload::DatasetName::kTrace && !bench->num_prompts_given) {
+    return absl::OkStatus();
   }
-  if (live_requests != static_cast<double>(bench->num_prompts)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "case ", run.name, ": the live result has ", live_requests,
-        " requests, its bench command asks for --num-prompts ", bench->num_prompts));
+  const auto asked = static_cast<double>(bench->num_prompts);
+  if (live_requests >= 0 && live_requests != asked) {
+    return bad(absl::StrCat("the live result has ", live_requests,
+                            " requests, its bench command asks for --num-prompts ",
+                            bench->num_prompts));
+  }
+  // Fewer is legitimate: the failed requests.
+  if (measured("completed") > asked) {
+    return bad(absl::StrCat("completed: ", measured("completed"),
+                            " is more than its bench command's --num-prompts ",
+                            bench->num_prompts));
   }
   return absl::OkStatus();
 }
@@ -356,9 +441,19 @@ absl::StatusOr<std::vector<LiveRun>> ReadEveryRun(const std::string& path) {
         "--runs: no results in ", path, " (*.csv, or *.json / *.txt / *.log with a *.cmd)"));
   }
   std::vector<LiveRun> all;
+  // Results are matched, reported and held out by case name, across files too.
+  std::map<std::string, std::string> file_of_case;
+  auto add = [&](LiveRun run) -> absl::Status {
+    if (auto [it, fresh] = file_of_case.emplace(run.name, run.source); !fresh) {
+      return absl::InvalidArgumentError(absl::StrCat("--runs: case ", run.name, " is in both ",
+                                                     it->second, " and ", run.source));
+    }
+    all.push_back(std::move(run));
+    return absl::OkStatus();
+  };
   for (const std::string& f : csvs) {
     ASSIGN_OR_RETURN(std::vector<LiveRun> runs, ReadLiveRuns(f));
-    for (auto& r : runs) all.push_back(std::move(r));
+    for (auto& r : runs) RETURN_IF_ERROR(add(std::move(r)));
   }
   for (auto& [stem, files] : results) {
     // The JSON when there is one: it has every figure at full precision.
@@ -367,7 +462,7 @@ absl::StatusOr<std::vector<LiveRun>> ReadEveryRun(const std::string& path) {
       return ja != jb ? ja : a < b;
     });
     ASSIGN_OR_RETURN(LiveRun run, ReadLiveRunResult(files.front()));
-    all.push_back(std::move(run));
+    RETURN_IF_ERROR(add(std::move(run)));
   }
   return all;
 }

@@ -16,7 +16,8 @@
 namespace servesim::fit {
 
 struct LiveRun {
-  std::string name;  // the `case` column
+  std::string name;    // the `case` column
+  std::string source;  // the file it was read from, for messages
   std::string serve_command;
   std::string bench_command;
   scenarios::EnvVars env;
@@ -31,7 +32,12 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseCsv(const std::string
 
 // Reads a results CSV (columns case, env, serve_command, bench_command and
 // metric keys) or an expected-failures CSV (case, env, serve_command,
-// observed). `env` holds K=V pairs separated by ';' or spaces.
+// observed). `env` holds K=V pairs separated by ';' or spaces; an optional
+// `engine` column (vllm, sglang, trtllm) must name the serve command's
+// engine. Every other column of a results CSV is a measured figure: a finite
+// number >= 0, or empty where it was not measured. A file without runs, or
+// an empty or repeated case name, is an error; a leading UTF-8 BOM is
+// skipped.
 absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path);
 
 // The commands of one live run, as a shell script would hold them (the
@@ -53,14 +59,16 @@ absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text);
 
 // One run from `result` (a --save-result .json, or any other file holding
 // the printed report, e.g. the console log) and `result`'s stem + ".cmd".
+// Every figure it reads must be a finite number >= 0.
 absl::StatusOr<LiveRun> ReadLiveRunResult(const std::string& result);
 
 // A directory: every *.csv in it, and every run's *.json or *.txt / *.log
 // (the JSON when a run has both) with its *.cmd. A file: a CSV, else one
 // run's result as ReadLiveRunResult reads it. A run whose result records a
 // request count (num_prompts, or completed + failed) other than its bench
-// command's --num-prompts is refused: result and commands do not belong
-// together.
+// command's --num-prompts, or more completed requests than that, is refused:
+// result and commands do not belong together. So is a case name that two
+// runs share.
 absl::StatusOr<std::vector<LiveRun>> ReadLiveRunsFrom(const std::string& path);
 
 }  // namespace servesim::fit

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
+#include "absl/strings/str_cat.h"
 #include "sim/workload/command_line.h"
 
 namespace servesim::fit {
@@ -51,6 +54,96 @@ TEST(ReadLiveRunsTest, ReadsExpectedFailures) {
   ASSERT_TRUE(runs.ok()) << runs.status();
   ASSERT_EQ(runs->size(), 6u);
   for (const LiveRun& r : *runs) EXPECT_TRUE(r.expected_failure);
+}
+
+// Writes `text` to a file of the test's temporary directory; returns its path.
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const std::string path = (std::filesystem::path(testing::TempDir()) / name).string();
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+constexpr char kHeader[] =
+    "case,engine,env,serve_command,bench_command,completed,total_token_throughput,mean_ttft_ms\n";
+constexpr char kCommands[] = "vllm,,vllm serve m -tp 8,vllm bench serve --num-prompts 100";
+
+// `case,engine,...,completed,total_token_throughput,mean_ttft_ms` with one
+// row of the given figures.
+std::string OneRun(const std::string& figures) {
+  return std::string(kHeader) + "a," + kCommands + "," + figures + "\n";
+}
+
+std::string ErrorOf(const absl::StatusOr<std::vector<LiveRun>>& runs) {
+  return runs.ok() ? "ok" : std::string(runs.status().message());
+}
+
+// nan and inf once reached `fit`'s optimiser and crashed it; a negative time
+// or a word is no measurement either. The error names file, case and column.
+TEST(ReadLiveRunsTest, AFigureMustBeAFiniteNumberAtLeastZero) {
+  for (const char* bad : {"nan", "inf", "-inf", "abc", "-5", "1e999"}) {
+    const std::string path = WriteTemp("bad.csv", OneRun(absl::StrCat("100,", bad, ",250")));
+    const std::string error = ErrorOf(ReadLiveRuns(path));
+    EXPECT_NE(error.find(absl::StrCat("--runs: ", path, ": case a: total_token_throughput: "
+                                      "expected a finite number >= 0, got ")),
+              std::string::npos)
+        << bad << ": " << error;
+  }
+  for (const char* bad : {"abc", "-1"}) {
+    const std::string error =
+        ErrorOf(ReadLiveRuns(WriteTemp("bad.csv", OneRun(absl::StrCat(bad, ",5000,250")))));
+    EXPECT_NE(error.find("case a: completed: expected"), std::string::npos) << error;
+  }
+}
+
+// An empty cell, or no column at all, is a figure that was not measured: left
+// out of the run's figures (and so of the comparison and the fit).
+TEST(ReadLiveRunsTest, AnEmptyCellOrAMissingColumnIsNotMeasured) {
+  absl::StatusOr<std::vector<LiveRun>> runs =
+      ReadLiveRuns(WriteTemp("partial.csv", OneRun("100,,250")));
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  EXPECT_EQ(runs->front().measured,
+            (std::map<std::string, double>{{"completed", 100}, {"mean_ttft_ms", 250}}));
+  runs = ReadLiveRuns(WriteTemp(
+      "columns.csv", absl::StrCat("case,serve_command,bench_command,mean_ttft_ms\n"
+                                  "a,vllm serve m,vllm bench serve,250\n")));
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  EXPECT_EQ(runs->front().measured, (std::map<std::string, double>{{"mean_ttft_ms", 250}}));
+}
+
+TEST(ReadLiveRunsTest, NeedsRunsWithOneNonEmptyNameEach) {
+  EXPECT_NE(ErrorOf(ReadLiveRuns(WriteTemp("header.csv", kHeader))).find("header.csv has a "
+                                                                         "header but no runs"),
+            std::string::npos);
+  const std::string twice = OneRun("100,5000,250") + "a," + kCommands + ",100,5100,260\n";
+  EXPECT_NE(ErrorOf(ReadLiveRuns(WriteTemp("twice.csv", twice))).find("case a is in rows 2 and 3"),
+            std::string::npos);
+  const std::string unnamed = absl::StrCat(kHeader, ",", kCommands, ",100,5000,250\n");
+  EXPECT_NE(ErrorOf(ReadLiveRuns(WriteTemp("unnamed.csv", unnamed))).find("row 2: empty `case`"),
+            std::string::npos);
+}
+
+TEST(ReadLiveRunsTest, TheEngineColumnNamesTheServeCommandsEngine) {
+  auto with_engine = [](const std::string& engine, const std::string& serve) {
+    return ErrorOf(ReadLiveRuns(WriteTemp(
+        "engine.csv", absl::StrCat(kHeader, "a,", engine, ",,", serve,
+                                   ",vllm bench serve --num-prompts 100,100,5000,250\n"))));
+  };
+  EXPECT_EQ(with_engine("sglang", "python3 -m sglang.launch_server --model-path m"), "ok");
+  EXPECT_EQ(with_engine("trtllm", "trtllm-serve m --tp_size 8"), "ok");
+  EXPECT_NE(with_engine("sglang", "vllm serve m -tp 8")
+                .find("case a: engine: 'sglang' but serve_command is a vllm command"),
+            std::string::npos);
+  EXPECT_NE(with_engine("ollama", "vllm serve m -tp 8")
+                .find("case a: engine: expected vllm, sglang or trtllm, got 'ollama'"),
+            std::string::npos);
+}
+
+// Spreadsheet programs write a UTF-8 byte-order mark before the header.
+TEST(ReadLiveRunsTest, SkipsALeadingByteOrderMark) {
+  absl::StatusOr<std::vector<LiveRun>> runs =
+      ReadLiveRuns(WriteTemp("bom.csv", "\xEF\xBB\xBF" + OneRun("100,5000,250")));
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  EXPECT_EQ(runs->front().name, "a");
 }
 
 TEST(ParseRunCommandsTest, ReadsAScriptOfExportsContinuationsAndLeadingEnv) {
@@ -126,6 +219,62 @@ TEST(ReadLiveRunsFromTest, ReadsEachRunsResultWithItsCommands) {
   absl::StatusOr<std::vector<LiveRun>> missing = ReadLiveRunsFrom(dir.string());
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("c.cmd"), std::string::npos) << missing.status();
+}
+
+// Fewer completed requests than --num-prompts are the failed ones; more, or a
+// fraction of one, cannot come from that bench command.
+TEST(ReadLiveRunsFromTest, CompletedIsAWholeNumberUpToNumPrompts) {
+  EXPECT_EQ(ErrorOf(ReadLiveRunsFrom(WriteTemp("fewer.csv", OneRun("98,5000,250")))), "ok");
+  EXPECT_NE(ErrorOf(ReadLiveRunsFrom(WriteTemp("more.csv", OneRun("101,5000,250"))))
+                .find("more.csv: case a: completed: 101 is more than its bench command's "
+                      "--num-prompts 100"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(ReadLiveRunsFrom(WriteTemp("part.csv", OneRun("99.5,5000,250"))))
+                .find("case a: completed: expected a whole number of requests, got 99.5"),
+            std::string::npos);
+}
+
+// A run's own result file: the same rules for its figures, and no case name
+// shared with another file of the directory.
+TEST(ReadLiveRunsFromTest, ResultFilesNeedFiniteFiguresAndTheirOwnCaseNames) {
+  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "bad_results";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+  };
+  auto error_of = [&] { return ErrorOf(ReadLiveRunsFrom(dir.string())); };
+  write("r.cmd", "vllm serve m -tp 8\nvllm bench serve --num-prompts 100\n");
+  write("r.json", "{\"completed\": -1, \"duration\": 10.0}");
+  EXPECT_NE(error_of().find("r.json: completed: expected a finite number >= 0, got -1"),
+            std::string::npos)
+      << error_of();
+  write("r.json", "{\"completed\": 100, \"duration\": NaN}");
+  EXPECT_NE(error_of().find("r.json: the result JSON's \"duration\" is not a finite number: NaN"),
+            std::string::npos)
+      << error_of();
+  write("r.json", "{\"completed\": 100, \"duration\": 10.0}");
+  EXPECT_EQ(error_of(), "ok");
+  std::filesystem::remove(dir / "r.json");
+  const std::string report =
+      "============ Serving Benchmark Result ============\n"
+      "Successful requests:                     100       \n"
+      "Benchmark duration (s):                  10.00     \n"
+      "Mean TTFT (ms):                          FIGURE    \n"
+      "==================================================\n";
+  for (const char* bad : {"nan", "-12.50"}) {
+    std::string text = report;
+    text.replace(text.find("FIGURE"), 6, bad);
+    write("r.log", text);
+    EXPECT_NE(error_of().find("r.log: mean_ttft_ms: expected a finite number >= 0, got"),
+              std::string::npos)
+        << error_of();
+  }
+  std::string text = report;
+  write("r.log", text.replace(text.find("FIGURE"), 6, "250.00"));
+  EXPECT_EQ(error_of(), "ok");
+  write("runs.csv", OneRun("100,5000,250").replace(std::strlen(kHeader), 1, "r"));
+  EXPECT_NE(error_of().find("case r is in both"), std::string::npos) << error_of();
 }
 
 }  // namespace

@@ -14,8 +14,16 @@
 namespace servesim::metrics {
 namespace {
 
-absl::Status NeedsCoreFigures(const std::map<std::string, double>& figures, absl::string_view what) {
+// `non_finite`: keys whose value was NaN or +-Infinity, which `figures` leaves
+// out; a core figure among them is named as such rather than as missing.
+absl::Status NeedsCoreFigures(const std::map<std::string, double>& figures,
+                              const std::map<std::string, std::string>& non_finite,
+                              absl::string_view what) {
   for (const char* key : {"completed", "duration"}) {
+    if (auto it = non_finite.find(key); it != non_finite.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, "'s \"", key, "\" is not a finite number: ", it->second));
+    }
     if (!figures.count(key)) {
       return absl::InvalidArgumentError(absl::StrCat(what, " has no \"", key, "\" figure"));
     }
@@ -23,8 +31,11 @@ absl::Status NeedsCoreFigures(const std::map<std::string, double>& figures, absl
   return absl::OkStatus();
 }
 
-// The top level's numbers of a JSON object; every other value is skipped.
-absl::StatusOr<std::map<std::string, double>> TopLevelNumbers(absl::string_view json) {
+// The top level's finite numbers of a JSON object; every other value is
+// skipped, the non-finite ones (Python's NaN, Infinity) noted in `non_finite`
+// as written.
+absl::StatusOr<std::map<std::string, double>> TopLevelNumbers(
+    absl::string_view json, std::map<std::string, std::string>* non_finite) {
   JsonScanner scan(json);
   auto error = [&](absl::string_view what) {
     return absl::InvalidArgumentError(absl::StrCat("JSON: ", what, " at offset ", scan.offset()));
@@ -38,9 +49,19 @@ absl::StatusOr<std::map<std::string, double>> TopLevelNumbers(absl::string_view 
       if (!scan.Eat(':')) return error("expected ':'");
       const char c = scan.Peek();
       if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
+        const absl::string_view word = scan.Word();
         double v = 0;
-        if (!absl::SimpleAtod(scan.Word(), &v)) return error("bad number");
-        if (std::isfinite(v)) out[*key] = v;
+        if (!absl::SimpleAtod(word, &v)) return error("bad number");
+        if (std::isfinite(v)) {
+          out[*key] = v;
+        } else {
+          (*non_finite)[*key] = std::string(word);
+        }
+      } else if (c == 'N' || c == 'I') {
+        const absl::string_view word = scan.Word();
+        double v = 0;
+        if (word.empty()) return error(absl::StrCat("bad value of \"", *key, "\""));
+        if (absl::SimpleAtod(word, &v) && !std::isfinite(v)) (*non_finite)[*key] = std::string(word);
       } else if (!scan.SkipValue()) {
         return error(absl::StrCat("bad value of \"", *key, "\""));
       }
@@ -56,9 +77,10 @@ absl::StatusOr<std::map<std::string, double>> TopLevelNumbers(absl::string_view 
 }  // namespace
 
 absl::StatusOr<std::map<std::string, double>> ReadResultJsonFigures(absl::string_view json) {
-  absl::StatusOr<std::map<std::string, double>> figures = TopLevelNumbers(json);
+  std::map<std::string, std::string> non_finite;
+  absl::StatusOr<std::map<std::string, double>> figures = TopLevelNumbers(json, &non_finite);
   if (!figures.ok()) return figures.status();
-  if (absl::Status s = NeedsCoreFigures(*figures, "the result JSON"); !s.ok()) return s;
+  if (absl::Status s = NeedsCoreFigures(*figures, non_finite, "the result JSON"); !s.ok()) return s;
   return figures;
 }
 
@@ -103,7 +125,7 @@ absl::StatusOr<std::map<std::string, double>> ReadBenchReportFigures(absl::strin
   if (inside) {
     return absl::InvalidArgumentError("the \"Serving Benchmark Result\" block is not closed");
   }
-  if (absl::Status s = NeedsCoreFigures(figures, "the report"); !s.ok()) return s;
+  if (absl::Status s = NeedsCoreFigures(figures, {}, "the report"); !s.ok()) return s;
   return figures;
 }
 

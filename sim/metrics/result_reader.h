@@ -14,9 +14,9 @@
 namespace servesim::metrics {
 
 // The numeric top-level values of a --save-result JSON object. Strings,
-// nulls, booleans, arrays (the per-request lists) and non-finite numbers are
-// skipped. Malformed JSON, or a result without "completed" and "duration",
-// is an error.
+// nulls, booleans, arrays (the per-request lists) and non-finite numbers
+// (NaN, Infinity) are skipped. Malformed JSON, or a result without a finite
+// "completed" and "duration", is an error.
 absl::StatusOr<std::map<std::string, double>> ReadResultJsonFigures(absl::string_view json);
 
 // The figures of the "Serving Benchmark Result" block in `text` (the whole

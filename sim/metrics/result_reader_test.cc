@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "sim/metrics/bench_metrics.h"
 #include "sim/metrics/report.h"
 
@@ -116,6 +117,18 @@ TEST(ResultReaderTest, RefusesWhatIsNotAResult) {
   ASSERT_TRUE(ok.ok()) << ok.status();
   EXPECT_EQ(ok->size(), 2u);
   EXPECT_DOUBLE_EQ(ok->at("duration"), 2.5);
+}
+
+// Python writes NaN and Infinity into the JSON: a core figure written so is
+// there but not a number, which the error says instead of calling it missing.
+TEST(ResultReaderTest, ANonFiniteCoreFigureIsNamedAsSuch) {
+  for (const char* bad : {"NaN", "Infinity", "-Infinity"}) {
+    absl::Status s =
+        ReadResultJsonFigures(absl::StrCat("{\"completed\": 10, \"duration\": ", bad, "}")).status();
+    EXPECT_EQ(s.message(), absl::StrCat("the result JSON's \"duration\" is not a finite number: ", bad));
+  }
+  absl::Status s = ReadResultJsonFigures("{\"completed\": NaN, \"duration\": 1}").status();
+  EXPECT_EQ(s.message(), "the result JSON's \"completed\" is not a finite number: NaN");
 }
 
 }  // namespace

@@ -202,10 +202,25 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
   return result;
 }
 
+absl::Status CheckSomeCandidateEvaluated(const PlanResult& result) {
+  const bool all_errors = !result.ranked.empty() &&
+                          std::all_of(result.ranked.begin(), result.ranked.end(),
+                                      [](const CandidateResult& c) {
+                                        return c.status == PointStatus::kError;
+                                      });
+  if (!all_errors) return absl::OkStatus();
+  // `ranked` keeps the input order among errors.
+  const CandidateResult& first = result.ranked.front();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "plan: no candidate could be evaluated: all ", result.ranked.size(),
+      " are errors; the first (", first.serve_command, "): ", first.reason));
+}
+
 std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const PlanOptions& options) {
   std::string out;
   absl::StrAppend(&out, "workload: ", result.num_requests, " requests of `", result.bench_command,
                   "`\n");
+  if (!options.workload_note.empty()) absl::StrAppend(&out, "  (", options.workload_note, ")\n");
   std::vector<std::string> slos = {absl::StrCat("P99 TTFT <= ", Shortest(slo.ttft_p99_ms), " ms"),
                                     absl::StrCat("mean TPOT <= ", Shortest(slo.tpot_mean_ms), " ms")};
   if (slo.itl_p99_ms) slos.push_back(absl::StrCat("P99 ITL <= ", Shortest(*slo.itl_p99_ms), " ms"));

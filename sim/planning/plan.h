@@ -70,6 +70,10 @@ struct PlanOptions {
   // request takes (1 + slowdown) x its predicted time. The held-out errors of
   // the live runs (README, "Accuracy") say how much to allow. 0 = as predicted.
   double slowdown = 0;
+  // How the workload was chosen where its command does not say (a trace
+  // shorter than the default request count, replayed whole); printed under
+  // the workload line. Empty: nothing to say.
+  std::string workload_note;
 };
 
 struct CandidateResult {
@@ -99,6 +103,11 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
                                 const std::string& bench_command,
                                 const std::vector<std::string>& candidates, const Slo& slo,
                                 const PlanOptions& options);
+
+// An error when every candidate is an error (a malformed serve command, a
+// flag no engine knows): nothing could be evaluated; it names the first. A
+// refusal by the engine is an outcome, so refusals alone are fine.
+absl::Status CheckSomeCandidateEvaluated(const PlanResult& result);
 
 // The human-readable answer: best configuration and node count, its cost,
 // the runner-ups and, for each failing candidate, which SLO fails by how much.

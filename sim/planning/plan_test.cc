@@ -189,5 +189,36 @@ TEST(PlanTest, ReportNamesBestRefusedAndFailingCandidates) {
   EXPECT_NE(report.find("refused: "), std::string::npos);
 }
 
+// Candidates that are all malformed evaluate nothing: bad input, not a plan.
+// An engine's refusal is an outcome, so a refused candidate beside a
+// malformed one still makes a plan.
+TEST(PlanTest, NoCandidateEvaluatedIsAnError) {
+  const std::string bench =
+      "vllm bench serve --dataset-name random --random-input-len 64 --random-output-len 4 "
+      "--num-prompts 4";
+  absl::StatusOr<PlanResult> broken =
+      Plan(Context(), bench, {"vllm serve m --frobnicate", "ollama serve m"}, ChatSlo(), {});
+  ASSERT_TRUE(broken.ok()) << broken.status();
+  EXPECT_EQ(CheckSomeCandidateEvaluated(*broken).message(),
+            "plan: no candidate could be evaluated: all 2 are errors; the first (vllm serve m "
+            "--frobnicate): --serve: unknown flag --frobnicate");
+  absl::StatusOr<PlanResult> refused = Plan(
+      Context(), bench, {"vllm serve m --frobnicate", "vllm serve m -tp 1"}, ChatSlo(), {});
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_EQ(refused->ranked[1].status, PointStatus::kRefused);
+  EXPECT_TRUE(CheckSomeCandidateEvaluated(*refused).ok());
+}
+
+TEST(PlanTest, ReportPrintsTheWorkloadNote) {
+  PlanResult result;
+  result.bench_command = "vllm bench serve";
+  result.num_requests = 199;
+  PlanOptions options;
+  options.workload_note = "every row of t.csv";
+  EXPECT_EQ(FormatPlanReport(result, ChatSlo(), options)
+                .rfind("workload: 199 requests of `vllm bench serve`\n  (every row of t.csv)\n", 0),
+            0u);
+}
+
 }  // namespace
 }  // namespace servesim::planning

@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -163,7 +164,15 @@ absl::StatusOr<std::vector<SweepPoint>> ExpandGrid(const std::string& serve_comm
         "sweep's table (--out-dir)");
   }
   int64_t total = 1;
-  for (const Axis& a : axes) {
+  for (size_t k = 0; k < axes.size(); ++k) {
+    const Axis& a = axes[k];
+    for (size_t j = 0; j < k; ++j) {
+      if (axes[j].name == a.name) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--axis: ", a.name, " is on two axes; give all its values on one (", a.name,
+            "=", absl::StrJoin(axes[j].values, ","), ",", absl::StrJoin(a.values, ","), ")"));
+      }
+    }
     if (a.values.empty()) {
       return absl::InvalidArgumentError(absl::StrCat("--axis ", a.name, ": no values"));
     }
@@ -207,6 +216,30 @@ absl::StatusOr<std::vector<SweepPoint>> ExpandGrid(const std::string& serve_comm
     points.push_back(std::move(p));
   }
   return points;
+}
+
+std::string SweepId(const std::string& serve_command, const std::string& bench_command,
+                    const std::vector<Axis>& axes, const std::vector<std::string>& settings) {
+  // FNV-1a over length-prefixed fields: no two definitions run together into
+  // the same text, and the standard library's hash differs between builds.
+  uint64_t hash = 14695981039346656037ull;
+  auto add = [&](absl::string_view field) {
+    for (char c : absl::StrCat(field.size(), ":", field)) {
+      hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    }
+  };
+  add(serve_command);
+  add(bench_command);
+  add(absl::StrCat(axes.size()));
+  for (const Axis& a : axes) {
+    add(a.name);
+    add(absl::StrCat(static_cast<int>(a.target), " ", a.values.size(), " ", a.commands.size()));
+    for (const std::string& v : a.values) add(v);
+    for (const std::string& c : a.commands) add(c);
+  }
+  add(absl::StrCat(settings.size()));
+  for (const std::string& s : settings) add(s);
+  return absl::StrFormat("%016x", hash);
 }
 
 absl::StatusOr<Shard> ParseShard(const std::string& text) {
@@ -301,6 +334,17 @@ std::vector<PointResult> RunPoints(const std::vector<SweepPoint>& points,
     if (progress) progress(done, total);
   });
   return results;
+}
+
+absl::Status CheckSomePointEvaluated(const std::vector<PointResult>& results) {
+  const bool all_errors =
+      !results.empty() && std::all_of(results.begin(), results.end(), [](const PointResult& r) {
+        return r.status == PointStatus::kError;
+      });
+  if (!all_errors) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "sweep: no point could be evaluated: all ", results.size(), " are errors; the first (point ",
+      results.front().point.index, "): ", results.front().reason));
 }
 
 std::string ProgressBar(int64_t done, int64_t total, int width) {

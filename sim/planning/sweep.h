@@ -66,10 +66,21 @@ struct SweepPoint {
 };
 
 // The Cartesian product in row-major order: the last axis varies fastest, as
-// nested loops written in axis order. No axes: the base point alone.
+// nested loops written in axis order. No axes: the base point alone. Two
+// axes of one flag are an error: the later one's value would win in every
+// command, and the points labelled by the earlier one's values would not be
+// what they say.
 absl::StatusOr<std::vector<SweepPoint>> ExpandGrid(const std::string& serve_command,
                                                    const std::string& bench_command,
                                                    const std::vector<Axis>& axes);
+
+// A fingerprint of a sweep's definition: the base commands, the axes in
+// order with their values (and the engine axis's commands), and `settings`,
+// whatever else changes the figures (--env, the context flags) as written.
+// 16 hex digits, the same on every machine and run. A shard carries it so
+// that sweep-merge refuses a shard of another sweep.
+std::string SweepId(const std::string& serve_command, const std::string& bench_command,
+                    const std::vector<Axis>& axes, const std::vector<std::string>& settings);
 
 // --shard i/n: this process runs the points with index % n == i.
 struct Shard {
@@ -120,6 +131,12 @@ PointEvaluator PredictEvaluator(const runner::PredictionContext& context,
 std::vector<PointResult> RunPoints(const std::vector<SweepPoint>& points,
                                    const PointEvaluator& evaluate, int threads,
                                    const std::function<void(int64_t, int64_t)>& progress);
+
+// An error when every one of `results` is an error: no point could be
+// evaluated, which is bad input (a flag no engine knows, a bench command that
+// does not parse); it names the first. A refusal is an outcome, so refusals
+// alone are fine, and so is no point at all (a shard of a small grid).
+absl::Status CheckSomePointEvaluated(const std::vector<PointResult>& results);
 
 // "\r[########        ] 12/40": a progress bar line of `width` cells.
 std::string ProgressBar(int64_t done, int64_t total, int width);

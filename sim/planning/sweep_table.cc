@@ -65,6 +65,10 @@ std::string JsonFigure(const PointFigures& f, const FigureColumn& c) {
   return std::isfinite(v) ? metrics::JsonNumber(v) : "null";
 }
 
+// A shard's last two columns (SweepTable::sweep_id).
+constexpr char kSweepPointsColumn[] = "sweep_points";
+constexpr char kSweepIdColumn[] = "sweep_id";
+
 }  // namespace
 
 const std::vector<std::string>& FixedColumns() {
@@ -93,6 +97,8 @@ std::string FormatSweepCsv(const SweepTable& table) {
   std::vector<std::string> header = {"index"};
   for (const std::string& a : table.axis_names) header.push_back(CsvField(a));
   for (const std::string& c : FixedColumns()) header.push_back(c);
+  const bool shard = !table.sweep_id.empty();
+  if (shard) header.insert(header.end(), {kSweepPointsColumn, kSweepIdColumn});
   std::string out = absl::StrCat(absl::StrJoin(header, ","), "\n");
   for (const PointResult& r : table.rows) {
     std::vector<std::string> f = {absl::StrCat(r.point.index)};
@@ -103,6 +109,10 @@ std::string FormatSweepCsv(const SweepTable& table) {
     f.push_back(CsvField(r.reason));
     for (const FigureColumn& c : FigureColumns()) {
       f.push_back(r.status == PointStatus::kOk ? FigureText(r.figures, c) : "");
+    }
+    if (shard) {
+      f.push_back(absl::StrCat(table.sweep_points));
+      f.push_back(CsvField(table.sweep_id));
     }
     absl::StrAppend(&out, absl::StrJoin(f, ","), "\n");
   }
@@ -148,14 +158,19 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
   if (records->empty()) return absl::InvalidArgumentError(absl::StrCat(origin, ": empty file"));
   const std::vector<std::string>& header = records->front();
   const std::vector<std::string>& fixed = FixedColumns();
-  if (header.size() < 1 + fixed.size() || header[0] != "index" ||
-      !std::equal(fixed.begin(), fixed.end(), header.end() - static_cast<std::ptrdiff_t>(fixed.size()))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(origin, ": not a servesim sweep table (header must be index, axes..., ",
-                     absl::StrJoin(fixed, ","), ")"));
+  const bool shard = header.size() >= 2 && header[header.size() - 2] == kSweepPointsColumn &&
+                     header.back() == kSweepIdColumn;
+  const size_t width = header.size() - (shard ? 2 : 0);  // without the shard's columns
+  if (width < 1 + fixed.size() || header[0] != "index" ||
+      !std::equal(fixed.begin(), fixed.end(),
+                  header.begin() + static_cast<std::ptrdiff_t>(width - fixed.size()))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        origin, ": not a servesim sweep table (header must be index, axes..., ",
+        absl::StrJoin(fixed, ","), "[,", kSweepPointsColumn, ",", kSweepIdColumn, "])"));
   }
   SweepTable table;
-  const size_t num_axes = header.size() - 1 - fixed.size();
+  table.origin = origin;
+  const size_t num_axes = width - 1 - fixed.size();
   table.axis_names.assign(header.begin() + 1, header.begin() + 1 + static_cast<std::ptrdiff_t>(num_axes));
   for (size_t line = 1; line < records->size(); ++line) {
     const std::vector<std::string>& f = (*records)[line];
@@ -191,6 +206,21 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
                                     : absl::SimpleAtod(v, &(r.figures.*(c.real)));
       if (!parsed) return bad(absl::StrCat(c.name, ": expected a number, got \"", v, "\""));
     }
+    if (shard) {
+      int64_t points = 0;
+      if (!absl::SimpleAtoi(f[k], &points) || points < 1) {
+        return bad(absl::StrCat(kSweepPointsColumn, ": expected an integer >= 1, got \"", f[k],
+                                "\""));
+      }
+      if (f[k + 1].empty()) return bad(absl::StrCat(kSweepIdColumn, ": empty"));
+      if (table.sweep_id.empty()) {
+        table.sweep_points = points;
+        table.sweep_id = f[k + 1];
+      } else if (points != table.sweep_points || f[k + 1] != table.sweep_id) {
+        return bad(absl::StrCat("sweep ", f[k + 1], " of ", points, " points, row 1's is ",
+                                table.sweep_id, " of ", table.sweep_points));
+      }
+    }
     table.rows.push_back(std::move(r));
   }
   return table;
@@ -200,14 +230,38 @@ absl::StatusOr<SweepTable> MergeTables(const std::vector<SweepTable>& shards) {
   SweepTable merged;
   if (shards.empty()) return absl::InvalidArgumentError("sweep merge: no shard tables");
   merged.axis_names = shards.front().axis_names;
+  // The sweep the shards belong to: the first one's that has rows (a shard
+  // of more shards than points may have none, and nothing to check).
+  const SweepTable* sweep = nullptr;
   for (const SweepTable& s : shards) {
     if (s.axis_names != merged.axis_names) {
       return absl::InvalidArgumentError(absl::StrCat(
           "sweep merge: shards disagree on the axes (", absl::StrJoin(merged.axis_names, ","),
           " vs ", absl::StrJoin(s.axis_names, ","), ")"));
     }
+    if (s.rows.empty()) continue;
+    if (s.sweep_id.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sweep merge: ", s.origin, " has no sweep_id column: not written by sweep --shard "
+          "(or by an older servesim; run its shard again)"));
+    }
+    if (sweep == nullptr) sweep = &s;
+    if (s.sweep_id != sweep->sweep_id || s.sweep_points != sweep->sweep_points) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sweep merge: ", s.origin, " is a shard of another sweep (", s.sweep_id, ", ",
+          s.sweep_points, " points) than ", sweep->origin, " (", sweep->sweep_id, ", ",
+          sweep->sweep_points, " points)"));
+    }
+    for (const PointResult& r : s.rows) {
+      if (r.point.index >= s.sweep_points) {
+        return absl::InvalidArgumentError(absl::StrCat("sweep merge: ", s.origin, ": point ",
+                                                       r.point.index, " is out of range: the sweep has ",
+                                                       s.sweep_points, " points"));
+      }
+    }
     merged.rows.insert(merged.rows.end(), s.rows.begin(), s.rows.end());
   }
+  if (sweep == nullptr) return absl::InvalidArgumentError("sweep merge: the shards hold no points");
   std::stable_sort(merged.rows.begin(), merged.rows.end(),
                    [](const PointResult& a, const PointResult& b) {
                      return a.point.index < b.point.index;
@@ -217,6 +271,18 @@ absl::StatusOr<SweepTable> MergeTables(const std::vector<SweepTable>& shards) {
       return absl::InvalidArgumentError(
           absl::StrCat("sweep merge: point ", merged.rows[i].point.index, " appears twice"));
     }
+  }
+  // Every index is in range and none repeats: fewer rows than points means
+  // some are missing.
+  if (static_cast<int64_t>(merged.rows.size()) != sweep->sweep_points) {
+    int64_t missing = 0;
+    while (missing < static_cast<int64_t>(merged.rows.size()) &&
+           merged.rows[static_cast<size_t>(missing)].point.index == missing) {
+      ++missing;
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sweep merge: the shards hold ", merged.rows.size(), " of the sweep's ",
+        sweep->sweep_points, " points; point ", missing, " is in none"));
   }
   return merged;
 }

@@ -3,6 +3,7 @@
 #ifndef SERVESIM_SIM_PLANNING_SWEEP_TABLE_H_
 #define SERVESIM_SIM_PLANNING_SWEEP_TABLE_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,13 @@ std::string CsvField(std::string_view value);
 struct SweepTable {
   std::vector<std::string> axis_names;
   std::vector<PointResult> rows;
+  // A shard's only (empty sweep_id elsewhere): the SweepId of the sweep it is
+  // part of and that sweep's point count, written as the CSV's last two
+  // columns, sweep_points and sweep_id, on every row.
+  std::string sweep_id;
+  int64_t sweep_points = 0;
+  // Where ParseSweepCsv read it, for MergeTables' messages.
+  std::string origin;
 };
 
 std::string FormatSweepCsv(const SweepTable& table);
@@ -33,8 +41,10 @@ std::string FormatSweepJson(const SweepTable& table);
 // Reads FormatSweepCsv's output; `origin` names the file in errors.
 absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::string& origin);
 
-// Joins shard tables: same axes required; rows sorted by index; an index
-// present twice is an error.
+// Joins the shard tables of one sweep into the table a single run writes
+// (without sweep_id): rows sorted by index. The shards must have the same
+// axes, sweep id and point count, and hold every index of the sweep exactly
+// once; a table that is no shard (no sweep id) but holds rows is refused.
 absl::StatusOr<SweepTable> MergeTables(const std::vector<SweepTable>& shards);
 
 // "sweep.shard-2-of-8.csv".

@@ -69,27 +69,78 @@ TEST(SweepCsvTest, RejectsAForeignHeaderAndBadRows) {
   EXPECT_NE(s.message().find("x.csv: row 1: status"), std::string::npos) << s;
 }
 
+// The whole table's rows with index % count == index, as `sweep --shard`
+// writes them and sweep-merge reads them back.
+SweepTable ShardOf(const SweepTable& whole, int index, int count,
+                   const std::string& sweep_id = "0123456789abcdef") {
+  SweepTable shard;
+  shard.axis_names = whole.axis_names;
+  shard.sweep_id = sweep_id;
+  shard.sweep_points = static_cast<int64_t>(whole.rows.size());
+  for (const PointResult& r : whole.rows) {
+    if (r.point.index % count == index) shard.rows.push_back(r);
+  }
+  return *ParseSweepCsv(FormatSweepCsv(shard), ShardFileName({index, count}));
+}
+
+std::string MergeError(const std::vector<SweepTable>& shards) {
+  absl::StatusOr<SweepTable> merged = MergeTables(shards);
+  return merged.ok() ? "ok" : std::string(merged.status().message());
+}
+
 TEST(MergeTablesTest, ShardsMergeToTheWholeTable) {
   const SweepTable whole = MakeTable();
-  SweepTable even, odd;
-  even.axis_names = odd.axis_names = whole.axis_names;
-  for (const PointResult& r : whole.rows) (r.point.index % 2 ? odd : even).rows.push_back(r);
-  // Written and read back as separate processes would.
-  absl::StatusOr<SweepTable> a = ParseSweepCsv(FormatSweepCsv(odd), "1");
-  absl::StatusOr<SweepTable> b = ParseSweepCsv(FormatSweepCsv(even), "0");
-  absl::StatusOr<SweepTable> merged = MergeTables({*a, *b});
+  absl::StatusOr<SweepTable> merged = MergeTables({ShardOf(whole, 1, 2), ShardOf(whole, 0, 2)});
   ASSERT_TRUE(merged.ok()) << merged.status();
   EXPECT_EQ(FormatSweepCsv(*merged), FormatSweepCsv(whole));
   EXPECT_EQ(FormatSweepJson(*merged), FormatSweepJson(whole));
+  // More shards than points: a shard may hold none.
+  std::vector<SweepTable> sevenths;
+  for (int i = 0; i < 7; ++i) sevenths.push_back(ShardOf(whole, i, 7));
+  EXPECT_EQ(MergeError(sevenths), "ok");
+}
+
+// A shard names its sweep and the sweep's size on every row.
+TEST(MergeTablesTest, AShardCarriesItsSweepIdAndPointCount) {
+  const std::string csv = FormatSweepCsv(ShardOf(MakeTable(), 0, 2));
+  EXPECT_NE(csv.find(",p99_itl_ms,sweep_points,sweep_id\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",5,0123456789abcdef\n"), std::string::npos) << csv;
+  absl::StatusOr<SweepTable> back = ParseSweepCsv(csv, "s.csv");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->sweep_id, "0123456789abcdef");
+  EXPECT_EQ(back->sweep_points, 5);
+  EXPECT_EQ(FormatSweepCsv(*back), csv);
 }
 
 TEST(MergeTablesTest, DuplicateIndexAndAxisMismatchAreErrors) {
   const SweepTable whole = MakeTable();
-  EXPECT_FALSE(MergeTables({whole, whole}).ok());
-  SweepTable other = whole;
+  EXPECT_NE(MergeError({ShardOf(whole, 0, 1), ShardOf(whole, 0, 1)}).find("appears twice"),
+            std::string::npos);
+  SweepTable other = ShardOf(whole, 1, 2);
   other.axis_names = {"--num-prompts", "engine"};
-  other.rows.clear();
-  EXPECT_FALSE(MergeTables({whole, other}).ok());
+  EXPECT_NE(MergeError({ShardOf(whole, 0, 2), other}).find("disagree on the axes"),
+            std::string::npos);
+}
+
+// Shards of two sweeps with the same axes merged into one table that was
+// neither; a row out of range stood in for a point that was then missing.
+TEST(MergeTablesTest, RefusesShardsThatDoNotMakeOneSweep) {
+  const SweepTable whole = MakeTable();
+  EXPECT_NE(MergeError({ShardOf(whole, 0, 2), ShardOf(whole, 1, 2, "fedcba9876543210")})
+                .find("sweep merge: sweep.shard-1-of-2.csv is a shard of another sweep "
+                      "(fedcba9876543210, 5 points) than sweep.shard-0-of-2.csv"),
+            std::string::npos);
+  SweepTable far = ShardOf(whole, 1, 2);
+  far.rows[0].point.index = 99999;
+  EXPECT_NE(MergeError({ShardOf(whole, 0, 2), far})
+                .find("sweep.shard-1-of-2.csv: point 99999 is out of range: the sweep has 5 "
+                      "points"),
+            std::string::npos);
+  EXPECT_EQ(MergeError({ShardOf(whole, 0, 2)}),
+            "sweep merge: the shards hold 3 of the sweep's 5 points; point 1 is in none");
+  // A whole table is no shard.
+  EXPECT_NE(MergeError({*ParseSweepCsv(FormatSweepCsv(whole), "sweep.csv")}).find("no sweep_id"),
+            std::string::npos);
 }
 
 TEST(SweepJsonTest, RefusedPointsHaveReasonAndNullMetrics) {

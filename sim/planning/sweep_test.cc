@@ -105,6 +105,31 @@ TEST(ExpandGridTest, EngineAxisReplacesTheServeCommandBeforeFlagEdits) {
   EXPECT_EQ((*points)[2].values, (std::vector<std::string>{"16", "vllm"}));
 }
 
+// Both axes edited one flag: rows labelled 1 and 2 both ran --request-rate 3.
+TEST(ExpandGridTest, AFlagOnTwoAxesIsAnError) {
+  absl::StatusOr<std::vector<SweepPoint>> points = ExpandGrid(
+      "s", "vllm bench serve", {*ParseAxis("--request-rate=1,2"), *ParseAxis("--request-rate=3")});
+  ASSERT_FALSE(points.ok());
+  EXPECT_EQ(points.status().message(),
+            "--axis: --request-rate is on two axes; give all its values on one "
+            "(--request-rate=1,2,3)");
+}
+
+TEST(SweepIdTest, ChangesWithEveryPartOfTheDefinition) {
+  const std::vector<Axis> axes = {*ParseAxis("--request-rate=1,2")};
+  const std::string id = SweepId("s", "b", axes, {"K=V"});
+  EXPECT_EQ(id.size(), 16u);
+  EXPECT_EQ(SweepId("s", "b", axes, {"K=V"}), id);
+  EXPECT_NE(SweepId("s2", "b", axes, {"K=V"}), id);
+  EXPECT_NE(SweepId("s", "b2", axes, {"K=V"}), id);
+  EXPECT_NE(SweepId("s", "b", {*ParseAxis("--request-rate=1,3")}, {"K=V"}), id);
+  EXPECT_NE(SweepId("s", "b", {*ParseAxis("--request-rate=1,2,4")}, {"K=V"}), id);
+  EXPECT_NE(SweepId("s", "b", {*ParseAxis("--num-prompts=1,2")}, {"K=V"}), id);
+  EXPECT_NE(SweepId("s", "b", axes, {"K=W"}), id);
+  // Fields do not run together: ("ab", "c") is not ("a", "bc").
+  EXPECT_NE(SweepId("ab", "c", {}, {}), SweepId("a", "bc", {}, {}));
+}
+
 TEST(ExpandGridTest, NoAxesIsTheBasePoint) {
   absl::StatusOr<std::vector<SweepPoint>> points = ExpandGrid("s", "b", {});
   ASSERT_TRUE(points.ok());
@@ -157,6 +182,22 @@ TEST(RunPointsTest, ResultsInGridOrderWhateverTheThreadCount) {
   EXPECT_EQ(four[3].reason, "too big");
   EXPECT_EQ(four[5].status, PointStatus::kError);
   EXPECT_EQ(four[6].figures.completed, 60);
+}
+
+// Every point an input error: nothing was evaluated. Refusals are outcomes.
+TEST(CheckSomePointEvaluatedTest, OnlyWhenEveryPointIsAnError) {
+  std::vector<PointResult> results(2);
+  for (PointResult& r : results) {
+    r.point.index = &r - results.data();
+    r.status = PointStatus::kError;
+    r.reason = "--serve: unknown flag --frobnicate";
+  }
+  EXPECT_EQ(CheckSomePointEvaluated(results).message(),
+            "sweep: no point could be evaluated: all 2 are errors; the first (point 0): --serve: "
+            "unknown flag --frobnicate");
+  results[1].status = PointStatus::kRefused;
+  EXPECT_TRUE(CheckSomePointEvaluated(results).ok());
+  EXPECT_TRUE(CheckSomePointEvaluated({}).ok());
 }
 
 TEST(ProgressBarTest, FillsInProportion) {
