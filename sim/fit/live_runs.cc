@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -103,6 +104,25 @@ std::string EngineOfCommand(const std::vector<std::string>& words, size_t from) 
   return "";
 }
 
+// A figure `vllm bench serve` prints or saves (its --save-result keys; the
+// shared CSV's duration_s).
+bool IsBenchFigure(const std::string& key) {
+  static const auto* kCounts = new std::set<std::string>{
+      "duration", "duration_s", "completed", "failed", "num_prompts", "total_input_tokens",
+      "total_output_tokens", "request_throughput", "request_goodput", "output_throughput",
+      "total_token_throughput", "max_output_tokens_per_s", "max_concurrent_requests"};
+  if (kCounts->count(key)) return true;
+  // {mean,median,std,pNN}_{ttft,tpot,itl,e2el}_ms
+  const std::vector<std::string> parts = absl::StrSplit(key, '_');
+  if (parts.size() != 3 || parts[2] != "ms") return false;
+  const std::string& stat = parts[0];
+  const bool known_stat = stat == "mean" || stat == "median" || stat == "std" ||
+                          (stat.size() > 1 && stat[0] == 'p');
+  const std::string& metric = parts[1];
+  return known_stat &&
+         (metric == "ttft" || metric == "tpot" || metric == "itl" || metric == "e2el");
+}
+
 // A measured figure is a count, a time or a rate: a finite number >= 0.
 absl::Status CheckFigure(const std::string& key, double value) {
   if (std::isfinite(value) && value >= 0) return absl::OkStatus();
@@ -166,11 +186,12 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
           absl::StrCat("--runs: ", path, ": case ", run.name, ": ", why));
     };
     run.serve_command = row[c_serve];
-    if (c_engine >= 0) {
+    // The serve command says which engine ran; an `engine` column that names
+    // another of the three says the row is mixed up. Other spellings
+    // ("TensorRT-LLM") are a label, not a contradiction.
+    if (c_engine >= 0 &&
+        std::find(std::begin(kEngines), std::end(kEngines), row[c_engine]) != std::end(kEngines)) {
       const std::string& engine = row[c_engine];
-      if (std::find(std::begin(kEngines), std::end(kEngines), engine) == std::end(kEngines)) {
-        return bad(absl::StrCat("engine: expected vllm, sglang or trtllm, got '", engine, "'"));
-      }
       // An unreadable or unknown serve command is the prediction's error.
       absl::StatusOr<std::vector<std::string>> words = workload::SplitShellWords(run.serve_command);
       const std::string serve_engine = words.ok() ? EngineOfCommand(*words, 0) : "";
@@ -198,7 +219,14 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
         // An empty cell: not measured, left out of the comparison.
         if (row[c].empty()) continue;
         double v = 0;
-        if (!absl::SimpleAtod(row[c], &v)) {
+        const bool number = absl::SimpleAtod(row[c], &v);
+        // A column vllm bench serve does not print (a date, a note) is the
+        // spreadsheet's business; a figure it prints must be one.
+        if (!IsBenchFigure(header[c])) {
+          if (number && std::isfinite(v) && v >= 0) run.measured[header[c]] = v;
+          continue;
+        }
+        if (!number) {
           return bad(absl::StrCat(header[c], ": expected a finite number >= 0, got '", row[c],
                                   "'"));
         }

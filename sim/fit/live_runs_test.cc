@@ -133,8 +133,22 @@ TEST(ReadLiveRunsTest, TheEngineColumnNamesTheServeCommandsEngine) {
   EXPECT_NE(with_engine("sglang", "vllm serve m -tp 8")
                 .find("case a: engine: 'sglang' but serve_command is a vllm command"),
             std::string::npos);
-  EXPECT_NE(with_engine("ollama", "vllm serve m -tp 8")
-                .find("case a: engine: expected vllm, sglang or trtllm, got 'ollama'"),
+  // Another spelling of a name is a label; the serve command decides.
+  EXPECT_EQ(with_engine("TensorRT-LLM", "trtllm-serve m --tp_size 8"), "ok");
+}
+
+// A column vllm bench serve does not print (a date, a note) is ignored,
+// whatever it holds; one it prints must hold a figure.
+TEST(ReadLiveRunsTest, TextInAColumnOfItsOwnIsIgnored) {
+  absl::StatusOr<std::vector<LiveRun>> runs = ReadLiveRuns(WriteTemp(
+      "notes.csv", "case,serve_command,bench_command,notes,mean_ttft_ms\n"
+                   "a,vllm serve m,vllm bench serve,rerun after reboot,250\n"));
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  EXPECT_EQ(runs->front().measured, (std::map<std::string, double>{{"mean_ttft_ms", 250}}));
+  EXPECT_NE(ErrorOf(ReadLiveRuns(WriteTemp(
+                        "p99.csv", "case,serve_command,bench_command,p99_itl_ms\n"
+                                   "a,vllm serve m,vllm bench serve,fast\n")))
+                .find("p99_itl_ms: expected a finite number >= 0, got 'fast'"),
             std::string::npos);
 }
 
