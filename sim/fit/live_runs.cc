@@ -395,6 +395,15 @@ absl::StatusOr<LiveRun> ReadLiveRunResult(const std::string& result) {
   run.bench_command = std::move(commands->bench_command);
   run.env = std::move(commands->env);
   run.measured = std::move(*figures);
+  if (path.extension() == ".json") {
+    absl::StatusOr<metrics::ResultLengths> lengths = metrics::ReadResultJsonLengths(text);
+    if (!lengths.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--runs: ", result, ": ", lengths.status().message()));
+    }
+    run.input_lens = std::move(lengths->input_lens);
+    run.output_lens = std::move(lengths->output_lens);
+  }
   return run;
 }
 

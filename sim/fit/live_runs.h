@@ -6,6 +6,7 @@
 #ifndef SERVESIM_SIM_FIT_LIVE_RUNS_H_
 #define SERVESIM_SIM_FIT_LIVE_RUNS_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ struct LiveRun {
   std::string bench_command;
   scenarios::EnvVars env;
   std::map<std::string, double> measured;  // --save-result key -> value
+  // A --save-result JSON's per-request lengths in send order (input_lens,
+  // output_lens); empty for a CSV row or a console log.
+  std::vector<int64_t> input_lens;
+  std::vector<int64_t> output_lens;
   // Set for an expected failure: what was observed instead of a result.
   bool expected_failure = false;
   std::string observed_failure;

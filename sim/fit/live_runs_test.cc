@@ -215,7 +215,9 @@ TEST(ReadLiveRunsFromTest, ReadsEachRunsResultWithItsCommands) {
       "Total token throughput (tok/s):          8750.00   \n"
       "==================================================\n";
   write("a.cmd", "vllm serve m -tp 8\nvllm bench serve --num-prompts 500\n");
-  write("a.json", "{\"completed\": 500, \"duration\": 119.5, \"total_token_throughput\": 8790.1}");
+  write("a.json",
+        "{\"completed\": 500, \"duration\": 119.5, \"total_token_throughput\": 8790.1, "
+        "\"input_lens\": [7, 9], \"output_lens\": [3, 0]}");
   write("a.log", block);
   write("b.cmd", "trtllm-serve m --tp_size 8\nvllm bench serve --num-prompts 500\n");
   write("b.txt", "INFO starting\n" + block);
@@ -225,6 +227,9 @@ TEST(ReadLiveRunsFromTest, ReadsEachRunsResultWithItsCommands) {
   ASSERT_EQ(runs->size(), 2u);
   EXPECT_EQ((*runs)[0].name, "a");
   EXPECT_DOUBLE_EQ((*runs)[0].measured.at("total_token_throughput"), 8790.1);
+  EXPECT_EQ((*runs)[0].input_lens, (std::vector<int64_t>{7, 9}));
+  EXPECT_EQ((*runs)[0].output_lens, (std::vector<int64_t>{3, 0}));
+  EXPECT_TRUE((*runs)[1].output_lens.empty());  // a console log lists none
   EXPECT_EQ((*runs)[1].name, "b");
   EXPECT_EQ((*runs)[1].serve_command, "trtllm-serve m --tp_size 8");
   EXPECT_DOUBLE_EQ((*runs)[1].measured.at("duration"), 120.0);

@@ -73,8 +73,11 @@ absl::StatusOr<CaseResult> ValidateRun(const runner::PredictionContext& context,
                               ? "vllm bench serve --dataset-name random --num-prompts 1 "
                                 "--random-input-len 16 --random-output-len 2"
                               : run.bench_command;
-  // Compare like with like: the replies the live run generated, where it
-  // says (EOS without --ignore-eos).
+  // Compare like with like: the prompts and replies the live run had, where
+  // it says (per request in a --save-result JSON; else the reply total, which
+  // shows EOS without --ignore-eos).
+  request.live_lengths.input_lens = run.input_lens;
+  request.live_lengths.output_lens = run.output_lens;
   if (auto c = run.measured.find("completed"), t = run.measured.find("total_output_tokens");
       c != run.measured.end() && t != run.measured.end()) {
     request.live_lengths.completed = static_cast<int64_t>(c->second);

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "sim/runner/repo_context_for_test.h"
+
 namespace servesim::fit {
 namespace {
 
@@ -48,6 +50,40 @@ TEST(SummarizeTest, RefusalOfAnExpectedFailureCountsAsCorrect) {
   ValidationReport r = Summarize({refused});
   EXPECT_EQ(r.outcomes_correct, 1);
   EXPECT_EQ(r.per_metric.at("total_token_throughput").cases, 0);
+}
+
+// The live run's own lengths are what is predicted: 20 random requests
+// that asked for 200 tokens but stopped at 20 (EOS) take far less time than
+// full replies, whether the JSON lists each reply or a CSV gives the total;
+// with every reply at its full 200, the prediction is the bench command's.
+TEST(ValidateRunTest, PredictsTheRepliesTheLiveRunGenerated) {
+  LiveRun run;
+  run.name = "r";
+  run.serve_command = "vllm serve m -tp 8";
+  run.bench_command =
+      "vllm bench serve --dataset-name random --random-input-len 500 --random-output-len 200 "
+      "--num-prompts 20";
+  run.measured = {{"completed", 20}, {"total_token_throughput", 1000}};
+  const runner::PredictionContext& context = runner::RepoPredictionContext();
+  auto throughput = [&](const LiveRun& r) {
+    absl::StatusOr<CaseResult> c = ValidateRun(context, r);
+    EXPECT_TRUE(c.ok()) << c.status();
+    return c.ok() ? c->predicted.at("total_token_throughput") : 0.0;
+  };
+  const double asked = throughput(run);
+  LiveRun full = run;
+  full.measured["total_output_tokens"] = 20 * 200;
+  EXPECT_EQ(throughput(full), asked);
+  LiveRun listed = run;
+  listed.output_lens.assign(20, 20);
+  LiveRun total = run;
+  total.measured["total_output_tokens"] = 20 * 20;
+  // Same tokens in less time: throughput per token changes, and the run ends
+  // long before 200 decode steps.
+  EXPECT_NE(throughput(listed), asked);
+  EXPECT_NE(throughput(total), asked);
+  listed.output_lens.resize(19);  // a list that does not match the requests
+  EXPECT_FALSE(ValidateRun(context, listed).ok());
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/json_scanner.h"
+#include "base/status_macros.h"
 #include "sim/metrics/report.h"
 
 namespace servesim::metrics {
@@ -74,7 +75,54 @@ absl::StatusOr<std::map<std::string, double>> TopLevelNumbers(
   return out;
 }
 
+// A JSON list of whole numbers >= 0, the scanner at its '['.
+absl::StatusOr<std::vector<int64_t>> WholeNumberList(JsonScanner& scan, absl::string_view key) {
+  auto error = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(absl::StrCat("JSON: \"", key, "\": ", what,
+                                                   " at offset ", scan.offset()));
+  };
+  if (!scan.Eat('[')) return error("expected a list");
+  std::vector<int64_t> out;
+  if (scan.Eat(']')) return out;
+  while (true) {
+    const absl::string_view word = scan.Word();
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(word, &v) || v < 0) {
+      return error(absl::StrCat("expected a whole number >= 0, got \"", word, "\""));
+    }
+    out.push_back(v);
+    if (scan.Eat(',')) continue;
+    if (scan.Eat(']')) return out;
+    return error("expected ',' or ']'");
+  }
+}
+
 }  // namespace
+
+absl::StatusOr<ResultLengths> ReadResultJsonLengths(absl::string_view json) {
+  JsonScanner scan(json);
+  auto error = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(absl::StrCat("JSON: ", what, " at offset ", scan.offset()));
+  };
+  ResultLengths out;
+  if (!scan.Eat('{')) return error("expected '{'");
+  if (scan.Eat('}')) return out;
+  while (true) {
+    std::optional<std::string> key = scan.String();
+    if (!key) return error("expected a key");
+    if (!scan.Eat(':')) return error("expected ':'");
+    if (*key == "input_lens" || *key == "output_lens") {
+      ASSIGN_OR_RETURN(std::vector<int64_t> list, WholeNumberList(scan, *key));
+      (*key == "input_lens" ? out.input_lens : out.output_lens) = std::move(list);
+    } else if (!scan.SkipValue()) {
+      return error(absl::StrCat("bad value of \"", *key, "\""));
+    }
+    if (scan.Eat(',')) continue;
+    if (scan.Eat('}')) break;
+    return error("expected ',' or '}'");
+  }
+  return out;
+}
 
 absl::StatusOr<std::map<std::string, double>> ReadResultJsonFigures(absl::string_view json) {
   std::map<std::string, std::string> non_finite;

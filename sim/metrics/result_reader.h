@@ -5,8 +5,10 @@
 #ifndef SERVESIM_SIM_METRICS_RESULT_READER_H_
 #define SERVESIM_SIM_METRICS_RESULT_READER_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -18,6 +20,16 @@ namespace servesim::metrics {
 // (NaN, Infinity) are skipped. Malformed JSON, or a result without a finite
 // "completed" and "duration", is an error.
 absl::StatusOr<std::map<std::string, double>> ReadResultJsonFigures(absl::string_view json);
+
+// The per-request lengths of a --save-result JSON, in send order:
+// "input_lens" (the client's prompt counts) and "output_lens" (tokens
+// generated; 0 where the request failed). A list that is absent stays empty;
+// one that is not a list of whole numbers >= 0 is an error.
+struct ResultLengths {
+  std::vector<int64_t> input_lens;
+  std::vector<int64_t> output_lens;
+};
+absl::StatusOr<ResultLengths> ReadResultJsonLengths(absl::string_view json);
 
 // The figures of the "Serving Benchmark Result" block in `text` (the whole
 // console output of a run may be given; lines outside the block are

@@ -131,5 +131,22 @@ TEST(ResultReaderTest, ANonFiniteCoreFigureIsNamedAsSuch) {
   EXPECT_EQ(s.message(), "the result JSON's \"completed\" is not a finite number: NaN");
 }
 
+// A --save-result JSON's per-request lists, in send order; other keys,
+// nested values included, are skipped.
+TEST(ResultReaderTest, ReadsThePerRequestLengths) {
+  absl::StatusOr<ResultLengths> l = ReadResultJsonLengths(
+      R"({"completed": 2, "input_lens": [100, 250], "itls": [[0.1, 0.2], []],)"
+      R"( "output_lens": [30, 0], "errors": ["", "boom"]})");
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_EQ(l->input_lens, (std::vector<int64_t>{100, 250}));
+  EXPECT_EQ(l->output_lens, (std::vector<int64_t>{30, 0}));
+  absl::StatusOr<ResultLengths> none = ReadResultJsonLengths(R"({"completed": 2})");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->output_lens.empty());
+  EXPECT_FALSE(ReadResultJsonLengths(R"({"output_lens": [30, -1]})").ok());
+  EXPECT_FALSE(ReadResultJsonLengths(R"({"output_lens": [30, 2.5]})").ok());
+  EXPECT_FALSE(ReadResultJsonLengths(R"({"output_lens": 30})").ok());
+}
+
 }  // namespace
 }  // namespace servesim::metrics
