@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/read_file.h"
 #include "base/status_macros.h"
 #include "sim/workload/string_view_compat.h"
 
@@ -340,11 +341,12 @@ absl::StatusOr<TraceFile> ParseTraceText(std::string_view text, std::string_view
 }
 
 absl::StatusOr<TraceFile> ReadTraceFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open trace file"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseTraceTextImpl(buffer.str(), path);
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (absl::IsNotFound(text.status())) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open trace file"));
+  }
+  if (!text.ok()) return text.status();
+  return ParseTraceTextImpl(*text, path);
 }
 
 }  // namespace servesim::workload
