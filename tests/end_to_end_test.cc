@@ -296,6 +296,13 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
       "--step-log /dev/full",
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --num-prompts 5' "
       "--step-log same.out --result-json same.out",
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --num-prompts 5' "
+      "--step-log ./same.out --result-json same.out",
+      // An output over a file the run reads: the profile would be destroyed.
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --num-prompts 5' "
+      "--result-json " SERVESIM_SOURCE_DIR "/calibration/../calibration/profiles/h200.textproto",
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --num-prompts 5' "
+      "--step-log " SERVESIM_SOURCE_DIR "/scenarios/fitted_params.textproto",
       // explain's reference steps stay within what an engine step holds.
       "explain --serve 'vllm serve m -tp 8' --prefill-tokens 10 --prefill-seqs 11",
       "explain --serve 'vllm serve m -tp 8' --decode-seqs 99999999",

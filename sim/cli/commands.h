@@ -28,6 +28,9 @@ int ReportError(const absl::Status& status);
 // --repo-dir, --model-spec, --profile, --params -> loaded context.
 absl::StatusOr<runner::PredictionContext> ContextFromArgs(const CliArgs& args);
 absl::StatusOr<scenarios::EnvVars> EnvFromArgs(const CliArgs& args);
+// Whether two paths name one file, existing or not (., .., // and symbolic
+// links resolved as far as the file system has them); false if one is empty.
+bool SameFile(const std::string& a, const std::string& b);
 
 }  // namespace servesim::cli
 

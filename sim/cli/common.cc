@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -43,6 +44,16 @@ absl::StatusOr<scenarios::EnvVars> EnvFromArgs(const CliArgs& args) {
     env.push_back(std::move(kv));
   }
   return env;
+}
+
+bool SameFile(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  std::error_code ea, eb;
+  const std::filesystem::path ca =
+      std::filesystem::weakly_canonical(std::filesystem::absolute(a, ea), ea);
+  const std::filesystem::path cb =
+      std::filesystem::weakly_canonical(std::filesystem::absolute(b, eb), eb);
+  return ea || eb ? a == b : ca == cb;
 }
 
 }  // namespace servesim::cli

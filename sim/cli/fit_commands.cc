@@ -127,6 +127,11 @@ int FitCommand(const CliArgs& args) {
   if (!args.Has("--out") && !args.Has("--leave-one-out")) {
     return ReportError(absl::InvalidArgumentError("servesim fit: --out PARAMS is required"));
   }
+  // Writing the parameters over the live runs would destroy them.
+  if (SameFile(args.Get("--out"), args.Get("--runs"))) {
+    return ReportError(absl::InvalidArgumentError(
+        absl::StrCat("--out: ", args.Get("--out"), " is the file --runs reads")));
+  }
   fit::EngineFitOptions options;
   if (args.Has("--max-evaluations") &&
       (!absl::SimpleAtoi(args.Get("--max-evaluations"), &options.max_evaluations) ||

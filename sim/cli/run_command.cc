@@ -65,15 +65,31 @@ int RunCommand(const CliArgs& args) {
         "--bench: --save-result: vllm names the file by the current time; give "
         "--result-filename NAME (or servesim's --result-json PATH)"));
   }
-  // Two outputs named alike would silently keep only the last one written.
-  const std::string outputs[] = {args.Get("--result-json"), bench->save_result_path,
-                                 args.Get("--step-log")};
-  const char* output_flags[] = {"--result-json", "--bench --save-result", "--step-log"};
-  for (int i = 0; i < 3; ++i) {
-    for (int j = i + 1; j < 3; ++j) {
-      if (!outputs[i].empty() && outputs[i] == outputs[j]) {
-        return ReportError(absl::InvalidArgumentError(absl::StrCat(
-            output_flags[i], " and ", output_flags[j], " both write ", outputs[i])));
+  // An output that names a file the run reads, or another output, would
+  // destroy the input or keep only the last write. Paths are compared as
+  // files (./, //, .. and symbolic links resolved), not as spellings.
+  const std::pair<std::string, std::string> outputs[] = {
+      {"--result-json", args.Get("--result-json")},
+      {"--bench --save-result", bench->save_result_path},
+      {"--step-log", args.Get("--step-log")}};
+  const std::pair<std::string, std::string> inputs[] = {
+      {"--profile", context->paths.profile},
+      {"--params", context->paths.params},
+      {"--model-spec", context->paths.model_spec},
+      {"--bench --dataset-path", bench->dataset_path}};
+  for (size_t i = 0; i < std::size(outputs); ++i) {
+    const auto& [flag, path] = outputs[i];
+    if (path.empty()) continue;
+    for (size_t j = i + 1; j < std::size(outputs); ++j) {
+      if (SameFile(path, outputs[j].second)) {
+        return ReportError(absl::InvalidArgumentError(
+            absl::StrCat(flag, " and ", outputs[j].first, " both write ", path)));
+      }
+    }
+    for (const auto& [in_flag, in_path] : inputs) {
+      if (in_path != "roofline" && in_path != "none" && SameFile(path, in_path)) {
+        return ReportError(absl::InvalidArgumentError(
+            absl::StrCat(flag, ": ", path, " is the file ", in_flag, " reads")));
       }
     }
   }
