@@ -17,6 +17,13 @@ absl::StatusOr<std::pair<std::string, std::string>> ParseEnvAssignment(std::stri
   return std::make_pair(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
 }
 
+absl::Status CheckDraftTokensPerStep(int64_t k, std::string_view where) {
+  if (k <= kMaxDraftTokensPerStep) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      std::string(where), ": ", k, " draft tokens per step; servesim models at most ",
+      kMaxDraftTokensPerStep));
+}
+
 absl::StatusOr<double> MeanAcceptedDrafts(int num_draft_tokens, const ServeContext& context) {
   if (context.mtp_mean_accepted_drafts >= 0) {
     if (context.mtp_mean_accepted_drafts > num_draft_tokens) {

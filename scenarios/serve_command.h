@@ -54,6 +54,14 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
 // accept (on Hopper).
 std::vector<std::string> SglangNsaBackends();
 
+// The most draft tokens per step servesim models. Published MTP and EAGLE
+// settings use 1-7; far more is a typo, and each draft is a pass of the
+// model the simulator builds every step.
+inline constexpr int64_t kMaxDraftTokensPerStep = 32;
+
+// InvalidArgument led by `where` (e.g. "--serve: --speculative-num-steps") when `k` drafts per step is more than that.
+absl::Status CheckDraftTokensPerStep(int64_t k, std::string_view where);
+
 // Mean accepted drafts per step: --mtp-acceptance where given (no more than
 // the step's num_draft_tokens: error), else the published acceptance of
 // DeepSeek's MTP on chat text, a far lower one on random tokens.

@@ -184,6 +184,24 @@ TEST(MtpAcceptanceTest, ChainedAcceptanceOfTwoDrafts) {
   EXPECT_LT(*MeanAcceptedDrafts(1, random), *MeanAcceptedDrafts(1, chat));
 }
 
+// Far more drafts per step than any published setting is a typo, refused
+// on every engine before the simulator builds a pass per draft.
+TEST(MtpAcceptanceTest, AtMost32DraftTokensPerStep) {
+  EXPECT_TRUE(ParseServeCommand(
+                  R"(vllm serve m -tp 8 --speculative-config {"method":"mtp","num_speculative_tokens":32})",
+                  {}, {})
+                  .ok());
+  auto vllm = ParseServeCommand(
+      R"(vllm serve m -tp 8 --speculative-config {"method":"mtp","num_speculative_tokens":1000000000})",
+      {}, {});
+  ASSERT_FALSE(vllm.ok());
+  EXPECT_NE(vllm.status().message().find("servesim models at most 32"), std::string::npos);
+  EXPECT_FALSE(ParseServeCommand("python3 -m sglang.launch_server --model-path m --tp-size 8 "
+                                 "--speculative-algorithm EAGLE --speculative-num-steps 100000",
+                                 {}, {})
+                   .ok());
+}
+
 // --mtp-acceptance is the mean of accepted drafts per step: at most the
 // drafts a step proposes (3 here), and a step that proposes 1 cannot accept 5.
 TEST(MtpAcceptanceTest, GivenAcceptanceIsAtMostTheDraftsPerStep) {

@@ -219,6 +219,7 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
       drafts = steps + 1;
     }
     // num_draft_tokens counts the verified root token: k = drafts - 1.
+    RETURN_IF_ERROR(CheckDraftTokensPerStep(drafts - 1, "--serve: --speculative-num-steps"));
     c.set_speculative_method("eagle");
     c.set_num_speculative_tokens(static_cast<int32_t>(drafts - 1));
     ASSIGN_OR_RETURN(const double accepted, MeanAcceptedDrafts(static_cast<int>(drafts - 1), context));

@@ -303,6 +303,8 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
         return absl::InvalidArgumentError(
             y.Where("speculative_config.num_nextn_predict_layers") + ": must be >= 1");
       }
+      RETURN_IF_ERROR(CheckDraftTokensPerStep(
+          layers, y.Where("speculative_config.num_nextn_predict_layers")));
       mtp_layers = static_cast<int>(layers);
     } else if (doc.count("speculative_config.num_nextn_predict_layers")) {
       return absl::InvalidArgumentError(absl::StrCat(

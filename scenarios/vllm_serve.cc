@@ -308,6 +308,7 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
       return absl::InvalidArgumentError(
           "--serve: --speculative-config: num_speculative_tokens must be an integer >= 1");
     }
+    RETURN_IF_ERROR(CheckDraftTokensPerStep(k, "--serve: --speculative-config: num_speculative_tokens"));
     c.set_speculative_method("mtp");
     c.set_num_speculative_tokens(k);
     ASSIGN_OR_RETURN(const double accepted, MeanAcceptedDrafts(k, context));
