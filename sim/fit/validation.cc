@@ -99,7 +99,13 @@ absl::StatusOr<CaseResult> ValidateRun(const runner::PredictionContext& context,
     r.outcome_correct = run.expected_failure;
     return r;
   }
-  r.outcome_correct = !run.expected_failure;
+  // A live run whose every request failed did not run as a prediction that
+  // completes some (TensorRT-LLM's 32k-token prompts), nor the other way.
+  const auto live_completed = run.measured.find("completed");
+  r.outcome_correct =
+      !run.expected_failure &&
+      (live_completed == run.measured.end() ||
+       (live_completed->second == 0) == (p->metrics.completed == 0));
   for (const std::string& key : ComparedMetrics()) r.predicted[key] = MetricValue(p->metrics, key);
   return r;
 }
@@ -132,6 +138,12 @@ double SpearmanRho(const std::vector<double>& a, const std::vector<double>& b) {
   return da > 0 && db > 0 ? num / std::sqrt(da * db) : std::nan("");
 }
 
+bool CaseResult::HasError(const std::string& key) const {
+  auto m = measured.find(key);
+  auto p = predicted.find(key);
+  return m != measured.end() && p != predicted.end() && (m->second != 0 || p->second == 0);
+}
+
 ValidationReport Summarize(std::vector<CaseResult> cases) {
   ValidationReport report;
   report.cases = std::move(cases);
@@ -139,7 +151,7 @@ ValidationReport Summarize(std::vector<CaseResult> cases) {
   for (const std::string& key : ComparedMetrics()) {
     std::vector<double> errors;
     for (const CaseResult& c : report.cases) {
-      if (c.refused || c.not_modelled || c.expected_failure || !c.measured.count(key)) continue;
+      if (c.refused || c.not_modelled || c.expected_failure || !c.HasError(key)) continue;
       errors.push_back(std::abs(c.ErrorPct(key)));
     }
     MetricSummary s;
@@ -184,8 +196,15 @@ std::string FormatValidationTable(const ValidationReport& report) {
       continue;
     }
     for (const std::string& key : ComparedMetrics()) {
-      absl::StrAppendFormat(&out, " | %9.1f %9.1f %+7.1f", c.measured.count(key) ? c.measured.at(key) : 0,
-                            c.predicted.at(key), c.ErrorPct(key));
+      if (!c.measured.count(key)) {
+        absl::StrAppendFormat(&out, " | %9s %9.1f %7s", "-", c.predicted.at(key), "-");
+      } else if (!c.HasError(key)) {
+        absl::StrAppendFormat(&out, " | %9.1f %9.1f %7s", c.measured.at(key), c.predicted.at(key),
+                              "n/a");
+      } else {
+        absl::StrAppendFormat(&out, " | %9.1f %9.1f %+7.1f", c.measured.at(key),
+                              c.predicted.at(key), c.ErrorPct(key));
+      }
     }
     out += "\n";
   }

@@ -27,6 +27,10 @@ struct CaseResult {
   bool outcome_correct = false;   // both ran, or both refused
   std::map<std::string, double> measured, predicted;
   double ErrorPct(const std::string& key) const;  // (pred - meas) / meas * 100
+  // Whether ErrorPct means anything: the figure was measured, and a
+  // relative error exists (a live 0 against a predicted 0 is exact; against
+  // anything else it is not a percentage).
+  bool HasError(const std::string& key) const;
 };
 
 struct MetricSummary {

@@ -42,6 +42,29 @@ TEST(SummarizeTest, MedianAndMaxOfAbsoluteErrors) {
   EXPECT_EQ(r.outcomes_correct, 3);
 }
 
+// A live figure of 0 against a predicted 5401 has no relative error: it is
+// left out of the summary (it used to count as 0 %), while 0 against 0 is
+// exact and counts.
+TEST(SummarizeTest, AMeasuredZeroHasNoRelativeErrorUnlessPredictedZero) {
+  std::vector<CaseResult> cases(3);
+  const double measured[] = {100, 0, 0};
+  const double predicted[] = {150, 5401, 0};
+  for (int i = 0; i < 3; ++i) {
+    cases[i].name = "c";
+    for (const std::string& k : ComparedMetrics()) {
+      cases[i].measured[k] = measured[i];
+      cases[i].predicted[k] = predicted[i];
+    }
+  }
+  EXPECT_TRUE(cases[0].HasError("total_token_throughput"));
+  EXPECT_FALSE(cases[1].HasError("total_token_throughput"));
+  EXPECT_TRUE(cases[2].HasError("total_token_throughput"));
+  ValidationReport r = Summarize(cases);
+  EXPECT_EQ(r.per_metric.at("total_token_throughput").cases, 2);
+  EXPECT_DOUBLE_EQ(r.per_metric.at("total_token_throughput").max_abs_pct, 50);
+  EXPECT_NE(FormatValidationTable(r).find("n/a"), std::string::npos);
+}
+
 TEST(SummarizeTest, RefusalOfAnExpectedFailureCountsAsCorrect) {
   CaseResult refused;
   refused.expected_failure = true;
@@ -84,6 +107,14 @@ TEST(ValidateRunTest, PredictsTheRepliesTheLiveRunGenerated) {
   EXPECT_NE(throughput(total), asked);
   listed.output_lens.resize(19);  // a list that does not match the requests
   EXPECT_FALSE(ValidateRun(context, listed).ok());
+  // Every live request failed, the prediction completes them: not the
+  // live outcome.
+  LiveRun failed = run;
+  failed.measured = {{"completed", 0}, {"total_token_throughput", 0}};
+  absl::StatusOr<CaseResult> c = ValidateRun(context, failed);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->outcome_correct);
+  EXPECT_TRUE(ValidateRun(context, full)->outcome_correct);
 }
 
 }  // namespace
