@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cmath>
 #include <optional>
+#include <set>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -32,9 +34,27 @@ absl::Status NeedsCoreFigures(const std::map<std::string, double>& figures,
   return absl::OkStatus();
 }
 
+// A figure the printed report shows (its --save-result key): these must be
+// numbers in a result. The std_* keys are not printed, and vLLM writes NaN
+// there for a list of one value.
+bool IsReportedFigure(const std::string& key) {
+  static const auto* kKeys = new std::set<std::string>{
+      "completed", "duration", "total_input_tokens", "total_output_tokens",
+      "request_throughput", "request_goodput", "output_throughput", "total_token_throughput",
+      "max_output_tokens_per_s", "max_concurrent_requests"};
+  if (kKeys->count(key)) return true;
+  const std::vector<std::string> parts = absl::StrSplit(key, '_');
+  if (parts.size() != 3 || parts[2] != "ms") return false;
+  const bool stat = parts[0] == "mean" || parts[0] == "median" ||
+                    (parts[0].size() > 1 && parts[0][0] == 'p');
+  return stat && (parts[1] == "ttft" || parts[1] == "tpot" || parts[1] == "itl" ||
+                  parts[1] == "e2el");
+}
+
 // The top level's finite numbers of a JSON object; every other value is
 // skipped, the non-finite ones (Python's NaN, Infinity) noted in `non_finite`
-// as written.
+// as written, and so is any other value of a reported figure but null (a
+// string, a list: "not a number").
 absl::StatusOr<std::map<std::string, double>> TopLevelNumbers(
     absl::string_view json, std::map<std::string, std::string>* non_finite) {
   JsonScanner scan(json);
@@ -63,8 +83,10 @@ absl::StatusOr<std::map<std::string, double>> TopLevelNumbers(
         double v = 0;
         if (word.empty()) return error(absl::StrCat("bad value of \"", *key, "\""));
         if (absl::SimpleAtod(word, &v) && !std::isfinite(v)) (*non_finite)[*key] = std::string(word);
-      } else if (!scan.SkipValue()) {
-        return error(absl::StrCat("bad value of \"", *key, "\""));
+      } else {
+        // null is vLLM's "not measured" (request_goodput without --goodput).
+        if (IsReportedFigure(*key) && c != 'n') (*non_finite)[*key] = "not a number";
+        if (!scan.SkipValue()) return error(absl::StrCat("bad value of \"", *key, "\""));
       }
       if (scan.Eat(',')) continue;
       if (scan.Eat('}')) break;
@@ -129,6 +151,12 @@ absl::StatusOr<std::map<std::string, double>> ReadResultJsonFigures(absl::string
   absl::StatusOr<std::map<std::string, double>> figures = TopLevelNumbers(json, &non_finite);
   if (!figures.ok()) return figures.status();
   if (absl::Status s = NeedsCoreFigures(*figures, non_finite, "the result JSON"); !s.ok()) return s;
+  for (const auto& [key, written] : non_finite) {
+    if (IsReportedFigure(key)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the result JSON's \"", key, "\" is not a finite number: ", written));
+    }
+  }
   return figures;
 }
 

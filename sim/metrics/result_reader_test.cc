@@ -117,6 +117,15 @@ TEST(ResultReaderTest, RefusesWhatIsNotAResult) {
   ASSERT_TRUE(ok.ok()) << ok.status();
   EXPECT_EQ(ok->size(), 2u);
   EXPECT_DOUBLE_EQ(ok->at("duration"), 2.5);
+  // A figure the report prints must be a number where the JSON has it.
+  for (const char* bad : {"\"280.0\"", "true", "[1]", "NaN", "Infinity", "1e400"}) {
+    absl::StatusOr<std::map<std::string, double>> r = ReadResultJsonFigures(
+        absl::StrCat("{\"completed\": 10, \"duration\": 2.5, \"mean_ttft_ms\": ", bad, "}"));
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("\"mean_ttft_ms\" is not a finite number"),
+              std::string::npos)
+        << r.status();
+  }
 }
 
 // Python writes NaN and Infinity into the JSON: a core figure written so is
