@@ -80,6 +80,14 @@ absl::StatusOr<CaseResult> ValidateRun(const runner::PredictionContext& context,
   request.live_lengths.output_lens = run.output_lens;
   if (auto c = run.measured.find("completed"), t = run.measured.find("total_output_tokens");
       c != run.measured.end() && t != run.measured.end()) {
+    // Token counts: whole, and within reach of int64 (1e300 was cast).
+    for (const auto* it : {&c, &t}) {
+      const double v = (*it)->second;
+      if (v != std::floor(v) || v > 1e15) {
+        return absl::InvalidArgumentError(absl::StrCat("case ", run.name, ": ", (*it)->first,
+                                                       ": not a count: ", v));
+      }
+    }
     request.live_lengths.completed = static_cast<int64_t>(c->second);
     request.live_lengths.total_output_tokens = static_cast<int64_t>(t->second);
   }

@@ -22,8 +22,15 @@ int64_t Cap(const BenchRequest& r) {
   return r.max_completion_tokens > 0 ? r.max_completion_tokens : r.output_tokens;
 }
 
-absl::Status ApplyPerRequest(const LiveLengths& live, std::vector<BenchRequest>& requests,
-                             std::string* notice) {
+// Whether the bench command fixes every reply's length (random, a
+// --sharegpt-output-len): then a reply cannot be longer.
+bool FixedLengths(const BenchConfig& bench) {
+  return bench.dataset_name == DatasetName::kRandom ||
+         (bench.dataset_name == DatasetName::kSharegpt && bench.sharegpt_output_len.has_value());
+}
+
+absl::Status ApplyPerRequest(const LiveLengths& live, const BenchConfig& bench,
+                             std::vector<BenchRequest>& requests, std::string* notice) {
   for (const std::vector<int64_t>* lens : {&live.input_lens, &live.output_lens}) {
     if (!lens->empty() && lens->size() != requests.size()) {
       return absl::InvalidArgumentError(
@@ -40,6 +47,11 @@ absl::Status ApplyPerRequest(const LiveLengths& live, std::vector<BenchRequest>&
     if (!live.input_lens.empty() && live.input_lens[i] > 0) r.prompt_tokens = live.input_lens[i];
     if (!live.output_lens.empty() && live.output_lens[i] > 0) {
       const int64_t cap = Cap(r);
+      if (FixedLengths(bench) && live.output_lens[i] > cap) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the live run's output_lens[", i, "] is ", live.output_lens[i],
+            " tokens, but its bench command asks for at most ", cap));
+      }
       r.max_completion_tokens = std::max(cap, live.output_lens[i]);
       r.output_tokens = live.output_lens[i];
       ++replaced;
@@ -59,18 +71,28 @@ absl::Status ApplyLiveLengths(const LiveLengths& live, const BenchConfig& bench,
                               std::vector<BenchRequest>& requests, std::string* notice) {
   if (requests.empty()) return absl::OkStatus();
   if (!live.input_lens.empty() || !live.output_lens.empty()) {
-    return ApplyPerRequest(live, requests, notice);
+    return ApplyPerRequest(live, bench, requests, notice);
   }
-  const bool fixed_lengths = bench.dataset_name == DatasetName::kRandom ||
-                             (bench.dataset_name == DatasetName::kSharegpt &&
-                              bench.sharegpt_output_len.has_value());
-  if (!fixed_lengths || bench.ignore_eos || live.completed <= 0 ||
-      live.total_output_tokens < live.completed) {
-    return absl::OkStatus();
+  if (live.completed < 0 || live.total_output_tokens < 0) return absl::OkStatus();
+  if (live.total_output_tokens < live.completed) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the live run's total_output_tokens (", live.total_output_tokens, ") is less than one per ",
+        "completed request (", live.completed, ")"));
   }
+  if (!FixedLengths(bench) || live.completed == 0) return absl::OkStatus();
   const double n = static_cast<double>(requests.size());
   double asked = 0;
-  for (const BenchRequest& r : requests) asked += static_cast<double>(Cap(r));
+  int64_t longest = 0;
+  for (const BenchRequest& r : requests) {
+    asked += static_cast<double>(Cap(r));
+    longest = std::max(longest, Cap(r));
+  }
+  if (live.total_output_tokens > live.completed * longest) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the live run's total_output_tokens (", live.total_output_tokens, ") is more than its ",
+        live.completed, " completed requests could generate (at most ", longest, " each)"));
+  }
+  if (bench.ignore_eos) return absl::OkStatus();
   const double target = static_cast<double>(live.total_output_tokens) /
                         static_cast<double>(live.completed);
   // Half a token per request of slack: below that a cut is noise.

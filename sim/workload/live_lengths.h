@@ -41,8 +41,11 @@ struct LiveLengths {
 //   completed request. Draws come from `bench.seed`, so the cut is
 //   deterministic.
 // Otherwise `requests` is left as it is. `notice` (if set) gets a sentence
-// saying what was taken from the live run. Errors: per-request lengths whose
-// count differs from the requests', or negative ones.
+// saying what was taken from the live run. Errors, where the live lengths
+// cannot come from this bench command: per-request lengths whose count
+// differs from the requests', negative ones, a reply longer than a fixed
+// length asks for; a total below one token per completed request, or above
+// what fixed lengths allow.
 absl::Status ApplyLiveLengths(const LiveLengths& live, const BenchConfig& bench,
                               std::vector<BenchRequest>& requests, std::string* notice);
 

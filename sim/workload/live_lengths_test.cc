@@ -92,5 +92,29 @@ TEST(ApplyLiveLengthsTest, PerRequestLengthsReplaceTheSampledOnes) {
   EXPECT_FALSE(ApplyLiveLengths({.output_lens = {1, -2, 3}}, RandomBench(), r, nullptr).ok());
 }
 
+// Live lengths that this bench command cannot have produced are refused:
+// 100 requests of at most 256 tokens cannot reply 30,000 tokens or fewer
+// than one per completed request, nor a single reply of 300.
+TEST(ApplyLiveLengthsTest, RefusesLengthsTheBenchCommandCannotProduce) {
+  std::vector<BenchRequest> r = RandomRequests(100, 256);
+  EXPECT_FALSE(
+      ApplyLiveLengths({.completed = 100, .total_output_tokens = 30000}, RandomBench(), r, nullptr)
+          .ok());
+  EXPECT_FALSE(
+      ApplyLiveLengths({.completed = 100, .total_output_tokens = 99}, RandomBench(), r, nullptr)
+          .ok());
+  std::vector<int64_t> lens(100, 10);
+  lens[7] = 300;
+  absl::Status s = ApplyLiveLengths({.output_lens = lens}, RandomBench(), r, nullptr);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("output_lens[7] is 300"), std::string::npos) << s;
+  // ShareGPT's replies are the dataset's, not a fixed length: a longer live
+  // reply than servesim's stand-in table sampled is the real one.
+  BenchConfig sharegpt = RandomBench();
+  sharegpt.dataset_name = DatasetName::kSharegpt;
+  EXPECT_TRUE(ApplyLiveLengths({.output_lens = lens}, sharegpt, r, nullptr).ok());
+  EXPECT_EQ(r[7].output_tokens, 300);
+}
+
 }  // namespace
 }  // namespace servesim::workload
