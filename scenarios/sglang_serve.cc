@@ -162,6 +162,11 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
       return absl::InvalidArgumentError(absl::StrCat("--serve: ", name, ": must be >= 1, got ", v));
     }
   }
+  ASSIGN_OR_RETURN(int64_t node_rank, flags.GetIntOr("--node-rank", 0));
+  if (node_rank < 0 || node_rank >= nnodes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: --node-rank: ", node_rank, " is not a node of --nnodes ", nnodes));
+  }
   if (nnodes > 1 && tp != 8 * nnodes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--serve: --nnodes ", nnodes, ": servesim models nodes of 8 H200 GPUs, so an instance "

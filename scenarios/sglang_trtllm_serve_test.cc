@@ -277,6 +277,10 @@ TEST(SglangServeTest, NnodesSpreadsOneInstanceOverNodes) {
                                  {}, {}).ok());
   // --tp-size counts every GPU of the instance: 8 over 2 nodes is not two
   // of servesim's 8-GPU nodes.
+  EXPECT_FALSE(ParseServeCommand("python3 -m sglang.launch_server --model-path m --tp-size 16 "
+                                 "--nnodes 2 --node-rank 2",
+                                 {}, {})
+                   .ok());  // ranks 0 and 1 only
   auto half = ParseServeCommand(
       "python3 -m sglang.launch_server --model-path m --tp-size 8 --nnodes 2", {}, {});
   ASSERT_FALSE(half.ok());

@@ -309,6 +309,8 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
       "explain --serve 'vllm serve m -tp 8' --context 200000",
       "run --serve 'vllm serve m -tp 8' --serve 'vllm serve m -tp 4' --bench 'vllm bench serve'",
       "",  // no command at all
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --request-rate 0x10'",
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve' --env A=1 --env A=0",
   };
   for (const char* args : bad) {
     Result r = Servesim(args);

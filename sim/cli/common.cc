@@ -41,6 +41,11 @@ absl::StatusOr<scenarios::EnvVars> EnvFromArgs(const CliArgs& args) {
   scenarios::EnvVars env;
   for (const std::string& e : args.env) {
     ASSIGN_OR_RETURN(auto kv, scenarios::ParseEnvAssignment(e));
+    for (const auto& [key, value] : env) {
+      if (key == kv.first) {
+        return absl::InvalidArgumentError(absl::StrCat("--env: ", key, " is given twice"));
+      }
+    }
     env.push_back(std::move(kv));
   }
   return env;

@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/decimal.h"
 #include "base/status_macros.h"
 #include "sim/cli/commands.h"
 #include "sim/planning/plan.h"
@@ -61,7 +62,7 @@ absl::StatusOr<int> IntFlag(const CliArgs& args, const std::string& flag, int fa
 absl::StatusOr<std::optional<double>> PositiveFlag(const CliArgs& args, const std::string& flag) {
   if (!args.Has(flag)) return std::optional<double>();
   double v = 0;
-  if (!absl::SimpleAtod(args.Get(flag), &v) || !(v > 0) || !std::isfinite(v)) {
+  if (!ParseDecimal(args.Get(flag), &v) || !(v > 0) || !std::isfinite(v)) {
     return absl::InvalidArgumentError(
         absl::StrCat(flag, ": expected a number > 0, got \"", args.Get(flag), "\""));
   }
@@ -348,7 +349,7 @@ int PlanCommand(const CliArgs& args) {
   options.threads = *threads;
   if (args.Has("--slowdown")) {
     double slowdown = 0;
-    if (!absl::SimpleAtod(args.Get("--slowdown"), &slowdown)) {
+    if (!ParseDecimal(args.Get("--slowdown"), &slowdown)) {
       return ReportError(absl::InvalidArgumentError(absl::StrCat(
           "--slowdown: expected a fraction (0.2 = every step 20 % slower), got \"",
           args.Get("--slowdown"), "\"")));

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/decimal.h"
 #include "sim/cli/commands.h"
 #include "sim/workload/bench_config.h"
 
@@ -48,7 +49,7 @@ int RunCommand(const CliArgs& args) {
   request.env = *env;
   if (args.Has("--mtp-acceptance")) {
     double v = 0;
-    if (!absl::SimpleAtod(args.Get("--mtp-acceptance"), &v) || !std::isfinite(v) || v < 0) {
+    if (!ParseDecimal(args.Get("--mtp-acceptance"), &v) || !std::isfinite(v) || v < 0) {
       return ReportError(absl::InvalidArgumentError(absl::StrCat(
           "--mtp-acceptance: expected mean accepted draft tokens per step >= 0, got \"",
           args.Get("--mtp-acceptance"), "\"")));

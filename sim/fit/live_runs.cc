@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/decimal.h"
 #include "base/status_macros.h"
 #include "sim/metrics/result_reader.h"
 #include "sim/workload/bench_config.h"
@@ -145,6 +146,13 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
     return absl::InvalidArgumentError(absl::StrCat("--runs: ", path, " has a header but no runs"));
   }
   const std::vector<std::string>& header = rows->front();
+  // Which of two `duration_s` columns was measured?
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (std::find(header.begin() + i + 1, header.end(), header[i]) != header.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--runs: ", path, ": column `", header[i], "` appears twice"));
+    }
+  }
   auto column = [&](const std::string& name) -> int {
     auto it = std::find(header.begin(), header.end(), name);
     return it == header.end() ? -1 : static_cast<int>(it - header.begin());
@@ -172,7 +180,7 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
     LiveRun run;
     run.name = row[c_case];
     run.source = path;
-    if (run.name.empty()) {
+    if (absl::StripAsciiWhitespace(run.name).empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--runs: ", path, ": row ", r + 1, ": empty `case`"));
     }
@@ -219,7 +227,7 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
         // An empty cell: not measured, left out of the comparison.
         if (row[c].empty()) continue;
         double v = 0;
-        const bool number = absl::SimpleAtod(row[c], &v);
+        const bool number = ParseDecimal(row[c], &v);
         // A column vllm bench serve does not print (a date, a note) is the
         // spreadsheet's business; a figure it prints must be one.
         if (!IsBenchFigure(header[c])) {

@@ -137,6 +137,26 @@ TEST(ReadLiveRunsTest, TheEngineColumnNamesTheServeCommandsEngine) {
   EXPECT_EQ(with_engine("TensorRT-LLM", "trtllm-serve m --tp_size 8"), "ok");
 }
 
+// Hexadecimal (C's strtod reads it, Python's float does not) is not a
+// figure; a column named twice, or a case named by blanks, is ambiguous.
+TEST(ReadLiveRunsTest, RefusesHexFiguresTwiceNamedColumnsAndBlankCases) {
+  EXPECT_NE(ErrorOf(ReadLiveRuns(WriteTemp(
+                "hex.csv", "case,serve_command,bench_command,mean_ttft_ms\n"
+                           "a,vllm serve m,vllm bench serve,0x10\n")))
+                .find("mean_ttft_ms: expected a finite number >= 0, got '0x10'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(ReadLiveRuns(WriteTemp(
+                "twice_col.csv", "case,serve_command,bench_command,duration_s,duration_s\n"
+                                 "a,vllm serve m,vllm bench serve,10,20\n")))
+                .find("column `duration_s` appears twice"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(ReadLiveRuns(WriteTemp(
+                "blank.csv", "case,serve_command,bench_command,duration_s\n"
+                             "  ,vllm serve m,vllm bench serve,10\n")))
+                .find("empty `case`"),
+            std::string::npos);
+}
+
 // A column vllm bench serve does not print (a date, a note) is ignored,
 // whatever it holds; one it prints must hold a figure.
 TEST(ReadLiveRunsTest, TextInAColumnOfItsOwnIsIgnored) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "base/decimal.h"
 #include "sim/workload/string_view_compat.h"
 
 namespace servesim::workload {
@@ -262,7 +263,7 @@ absl::StatusOr<double> ParsedFlags::GetDouble(std::string_view name) const {
   auto text = Single(name);
   if (!text.ok()) return text.status();
   double value;
-  if (!absl::SimpleAtod(*text, &value)) {
+  if (!ParseDecimal(*text, &value)) {
     return absl::InvalidArgumentError(
         absl::StrCat(Prefix(context_, name), "expected a number, got \"", *text, "\""));
   }
