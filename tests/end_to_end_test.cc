@@ -456,6 +456,18 @@ TEST(EndToEndTest, PlanReplaysAShortTraceWholeAndNeedsOneEvaluatedCandidate) {
       << broken.out;
 }
 
+// explain prices a what-if batch larger than the KV pool, and says so:
+// 1000 decodes at a 10k context hold ~10M tokens against vLLM TP8's ~540k.
+TEST(EndToEndTest, ExplainSaysWhenTheDecodeBatchExceedsTheKvPool) {
+  Result big = Servesim("explain --serve 'vllm serve m -tp 8' --decode-seqs 1000 --context 10000");
+  ASSERT_EQ(big.exit_code, 0) << big.out;
+  EXPECT_NE(big.out.find("note: this batch holds 10001000 tokens of KV per DP rank"),
+            std::string::npos)
+      << big.out;
+  Result fits = Servesim("explain --serve 'vllm serve m -tp 8' --decode-seqs 64 --context 4096");
+  EXPECT_EQ(fits.out.find("note: this batch holds"), std::string::npos) << fits.out;
+}
+
 TEST(EndToEndTest, EngineRefusalsExitOneWithTheReason) {
   Result dcp = Servesim("run --serve 'vllm serve m -tp 8 -dcp 8' --bench 'vllm bench serve'");
   EXPECT_EQ(dcp.exit_code, 1);

@@ -234,6 +234,15 @@ int ExplainCommand(const CliArgs& args) {
                         "\nreference decode step (%d seqs x context %d on each of %d DP "
                         "rank(s)): %.3f ms GPU\n",
                         kRefDecodeSeqs, kRefDecodeContext, ranks, decode_us / 1e3);
+  // A what-if may ask for more KV than the pool holds; the step is priced
+  // all the same, but no engine could run it.
+  if (const int64_t held = kRefDecodeSeqs * (kRefDecodeContext + 1);
+      held > s.kv.kv_capacity_tokens) {
+    absl::StrAppendFormat(&out,
+                          "note: this batch holds %d tokens of KV per DP rank, more than the "
+                          "pool's %d: the engine could not run it\n",
+                          held, s.kv.kv_capacity_tokens);
+  }
   // The tables take the predictor's own graph options: --no-production-factors
   // changes how sparse attention is routed, not only its factors.
   const models::OpGraphOptions& graph = predictor.config().graph;
