@@ -1,9 +1,11 @@
 #include "scenarios/serve_command.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "sim/workload/command_line.h"
 
 namespace servesim::scenarios {
@@ -42,6 +44,33 @@ absl::StatusOr<double> MeanAcceptedDrafts(int num_draft_tokens, const ServeConte
   double mean = 0, chain = 1;
   for (int i = 0; i < num_draft_tokens; ++i) mean += (chain *= p);
   return mean;
+}
+
+std::string CanonicalServeFlag(std::string_view command, const std::string& flag) {
+  absl::StatusOr<std::vector<std::string>> w = workload::SplitShellWords(command);
+  if (!w.ok() || w->empty()) return flag;
+  std::vector<workload::FlagSpec> specs;
+  bool underscores = false;
+  if (w->size() >= 2 && (*w)[0] == "vllm" && (*w)[1] == "serve") {
+    specs = VllmServeFlagSpecs();
+    underscores = true;
+  } else if (w->size() >= 3 && (*w)[2] == "sglang.launch_server") {
+    specs = SglangServeFlagSpecs();
+  } else if ((*w)[0] == "trtllm-serve") {
+    specs = TrtllmServeFlagSpecs();
+    underscores = true;
+  }
+  std::string spelling = flag;
+  if (underscores && spelling.rfind("--", 0) == 0) {
+    spelling = "--" + absl::StrReplaceAll(spelling.substr(2), {{"_", "-"}});
+  }
+  for (const workload::FlagSpec& s : specs) {
+    if (s.name == spelling ||
+        std::find(s.aliases.begin(), s.aliases.end(), spelling) != s.aliases.end()) {
+      return s.name;
+    }
+  }
+  return flag;
 }
 
 absl::StatusOr<EngineConfig> ParseServeCommand(std::string_view command, const EnvVars& env,

@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "scenarios/engine_config.pb.h"
+#include "sim/workload/command_line.h"
 
 namespace servesim::scenarios {
 
@@ -49,6 +50,17 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
                                               const EnvVars& env, const ServeContext& context);
 absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& args,
                                               const EnvVars& env, const ServeContext& context);
+
+// Every flag each engine's serve command takes, with its aliases.
+std::vector<workload::FlagSpec> VllmServeFlagSpecs();
+std::vector<workload::FlagSpec> SglangServeFlagSpecs();
+std::vector<workload::FlagSpec> TrtllmServeFlagSpecs();
+
+// The name `command`'s engine knows `flag` by: its long name for an alias
+// ("-tp" -> "--tensor-parallel-size") or an underscore spelling where the
+// engine takes one ("--max_num_seqs"); `flag` as given for an unknown
+// engine or flag.
+std::string CanonicalServeFlag(std::string_view command, const std::string& flag);
 
 // The NSA backends SGLang's --nsa-prefill-backend and --nsa-decode-backend
 // accept (on Hopper).

@@ -96,6 +96,8 @@ std::vector<int32_t> SglangCudaGraphSizes(int32_t max_bs) {
 
 }  // namespace
 
+std::vector<workload::FlagSpec> SglangServeFlagSpecs() { return SglangFlagSpecs(); }
+
 std::vector<std::string> SglangNsaBackends() {
   return {std::begin(kNsaBackends), std::end(kNsaBackends)};
 }

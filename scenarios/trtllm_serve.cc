@@ -149,6 +149,8 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 
 }  // namespace
 
+std::vector<workload::FlagSpec> TrtllmServeFlagSpecs() { return TrtllmFlagSpecs(); }
+
 absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& args,
                                               const EnvVars& env, const ServeContext& context) {
   workload::FlagParseOptions options;

@@ -102,6 +102,8 @@ absl::StatusOr<bool> EnvBool(const std::string& key, const std::string& value) {
 
 }  // namespace
 
+std::vector<workload::FlagSpec> VllmServeFlagSpecs() { return VllmFlagSpecs(); }
+
 absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args,
                                             const EnvVars& env, const ServeContext& context) {
   workload::FlagParseOptions options;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
+#include "scenarios/serve_command.h"
 #include "sim/planning/parallel_for.h"
 #include "sim/workload/bench_config.h"
 #include "sim/workload/command_line.h"
@@ -151,6 +152,22 @@ absl::StatusOr<std::string> SetFlag(const std::string& command, const std::strin
   return absl::StrJoin(quoted, " ");
 }
 
+// Whether two serve axes name one flag of an engine they edit: an alias
+// ("-tp", "--tensor-parallel-size") or an underscore spelling
+// ("--max_num_seqs"). The engine keeps the last value given, so the first
+// axis's column would lie about the point.
+bool SameServeFlag(const Axis& a, const Axis& b, const std::string& serve_command) {
+  if (a.target != AxisTarget::kServe || b.target != AxisTarget::kServe) return false;
+  std::vector<std::string> commands = {serve_command};
+  for (const Axis& x : {a, b}) commands.insert(commands.end(), x.commands.begin(), x.commands.end());
+  for (const std::string& c : commands) {
+    if (scenarios::CanonicalServeFlag(c, a.name) == scenarios::CanonicalServeFlag(c, b.name)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 absl::StatusOr<std::vector<SweepPoint>> ExpandGrid(const std::string& serve_command,
                                                    const std::string& bench_command,
                                                    const std::vector<Axis>& axes) {
@@ -167,6 +184,11 @@ absl::StatusOr<std::vector<SweepPoint>> ExpandGrid(const std::string& serve_comm
   for (size_t k = 0; k < axes.size(); ++k) {
     const Axis& a = axes[k];
     for (size_t j = 0; j < k; ++j) {
+      if (axes[j].name != a.name && SameServeFlag(axes[j], a, serve_command)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--axis: ", axes[j].name, " and ", a.name,
+                         " are one flag of the engine; give all its values on one axis"));
+      }
       if (axes[j].name == a.name) {
         return absl::InvalidArgumentError(absl::StrCat(
             "--axis: ", a.name, " is on two axes; give all its values on one (", a.name,

@@ -115,6 +115,25 @@ TEST(ExpandGridTest, AFlagOnTwoAxesIsAnError) {
             "(--request-rate=1,2,3)");
 }
 
+// -tp and --tensor-parallel-size (or --max_num_seqs and --max-num-seqs) are
+// one vLLM flag: the engine keeps the last, so -tp's column would be wrong.
+TEST(ExpandGridTest, TwoSpellingsOfOneEngineFlagAreAnError) {
+  const std::string vllm = "vllm serve m";
+  absl::StatusOr<std::vector<SweepPoint>> points = ExpandGrid(
+      vllm, "vllm bench serve", {*ParseAxis("-tp=8"), *ParseAxis("--tensor-parallel-size=4,8")});
+  ASSERT_FALSE(points.ok());
+  EXPECT_EQ(points.status().message(),
+            "--axis: -tp and --tensor-parallel-size are one flag of the engine; give all its "
+            "values on one axis");
+  EXPECT_FALSE(ExpandGrid(vllm, "vllm bench serve",
+                          {*ParseAxis("--max_num_seqs=64"), *ParseAxis("--max-num-seqs=128")})
+                   .ok());
+  // Different flags stay separate axes.
+  EXPECT_TRUE(ExpandGrid(vllm, "vllm bench serve",
+                         {*ParseAxis("-tp=8"), *ParseAxis("--max-num-seqs=128,256")})
+                  .ok());
+}
+
 TEST(SweepIdTest, ChangesWithEveryPartOfTheDefinition) {
   const std::vector<Axis> axes = {*ParseAxis("--request-rate=1,2")};
   const std::string id = SweepId("s", "b", axes, {"K=V"});
