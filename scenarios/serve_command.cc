@@ -60,14 +60,18 @@ std::string CanonicalServeFlag(std::string_view command, const std::string& flag
     specs = TrtllmServeFlagSpecs();
     underscores = true;
   }
-  std::string spelling = flag;
-  if (underscores && spelling.rfind("--", 0) == 0) {
-    spelling = "--" + absl::StrReplaceAll(spelling.substr(2), {{"_", "-"}});
-  }
+  // Spec names keep the engine's own spelling (TensorRT-LLM's --tp_size), so
+  // both sides are compared with dashes where the engine takes either.
+  auto normal = [&](const std::string& f) {
+    return underscores && f.rfind("--", 0) == 0
+               ? "--" + absl::StrReplaceAll(f.substr(2), {{"_", "-"}})
+               : f;
+  };
+  const std::string spelling = normal(flag);
   for (const workload::FlagSpec& s : specs) {
-    if (s.name == spelling ||
-        std::find(s.aliases.begin(), s.aliases.end(), spelling) != s.aliases.end()) {
-      return s.name;
+    if (normal(s.name) == spelling) return s.name;
+    for (const std::string& alias : s.aliases) {
+      if (normal(alias) == spelling) return s.name;
     }
   }
   return flag;

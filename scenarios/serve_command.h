@@ -71,7 +71,8 @@ std::vector<std::string> SglangNsaBackends();
 // model the simulator builds every step.
 inline constexpr int64_t kMaxDraftTokensPerStep = 32;
 
-// InvalidArgument led by `where` (e.g. "--serve: --speculative-num-steps") when `k` drafts per step is more than that.
+// InvalidArgument led by `where` (e.g. "--serve: --speculative-num-steps")
+// when `k` drafts per step is more than that.
 absl::Status CheckDraftTokensPerStep(int64_t k, std::string_view where);
 
 // Mean accepted drafts per step: --mtp-acceptance where given (no more than

@@ -1,5 +1,6 @@
 // The servesim command line: a subcommand and its --flag value pairs. --env
-// may repeat; every other flag keeps its last value.
+// may repeat (each variable once); any other valued flag given twice is an
+// error.
 #ifndef SERVESIM_SIM_CLI_CLI_ARGS_H_
 #define SERVESIM_SIM_CLI_CLI_ARGS_H_
 

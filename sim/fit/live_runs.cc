@@ -5,7 +5,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -103,25 +102,6 @@ std::string EngineOfCommand(const std::vector<std::string>& words, size_t from) 
   }
   if (StartsWith(words, {"trtllm-serve"}, from)) return "trtllm";
   return "";
-}
-
-// A figure `vllm bench serve` prints or saves (its --save-result keys; the
-// shared CSV's duration_s).
-bool IsBenchFigure(const std::string& key) {
-  static const auto* kCounts = new std::set<std::string>{
-      "duration", "duration_s", "completed", "failed", "num_prompts", "total_input_tokens",
-      "total_output_tokens", "request_throughput", "request_goodput", "output_throughput",
-      "total_token_throughput", "max_output_tokens_per_s", "max_concurrent_requests"};
-  if (kCounts->count(key)) return true;
-  // {mean,median,std,pNN}_{ttft,tpot,itl,e2el}_ms
-  const std::vector<std::string> parts = absl::StrSplit(key, '_');
-  if (parts.size() != 3 || parts[2] != "ms") return false;
-  const std::string& stat = parts[0];
-  const bool known_stat = stat == "mean" || stat == "median" || stat == "std" ||
-                          (stat.size() > 1 && stat[0] == 'p');
-  const std::string& metric = parts[1];
-  return known_stat &&
-         (metric == "ttft" || metric == "tpot" || metric == "itl" || metric == "e2el");
 }
 
 // A measured figure is a count, a time or a rate: a finite number >= 0.
@@ -230,7 +210,7 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
         const bool number = ParseDecimal(row[c], &v);
         // A column vllm bench serve does not print (a date, a note) is the
         // spreadsheet's business; a figure it prints must be one.
-        if (!IsBenchFigure(header[c])) {
+        if (!metrics::IsReportedFigure(header[c], /*saved_too=*/true)) {
           if (number && std::isfinite(v) && v >= 0) run.measured[header[c]] = v;
           continue;
         }

@@ -39,8 +39,10 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseCsv(const std::string
 // metric keys) or an expected-failures CSV (case, env, serve_command,
 // observed). `env` holds K=V pairs separated by ';' or spaces; an optional
 // `engine` column (vllm, sglang, trtllm) must name the serve command's
-// engine. Every other column of a results CSV is a measured figure: a finite
-// number >= 0, or empty where it was not measured. A file without runs, or
+// engine. A column holding a figure vllm bench serve prints or saves
+// (metrics::IsReportedFigure) is a finite number >= 0, or empty where it was
+// not measured; other columns (a date, a note) are ignored. A file without
+// runs, or
 // an empty or repeated case name, is an error; a leading UTF-8 BOM is
 // skipped.
 absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path);

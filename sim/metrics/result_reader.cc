@@ -34,23 +34,6 @@ absl::Status NeedsCoreFigures(const std::map<std::string, double>& figures,
   return absl::OkStatus();
 }
 
-// A figure the printed report shows (its --save-result key): these must be
-// numbers in a result. The std_* keys are not printed, and vLLM writes NaN
-// there for a list of one value.
-bool IsReportedFigure(const std::string& key) {
-  static const auto* kKeys = new std::set<std::string>{
-      "completed", "duration", "total_input_tokens", "total_output_tokens",
-      "request_throughput", "request_goodput", "output_throughput", "total_token_throughput",
-      "max_output_tokens_per_s", "max_concurrent_requests"};
-  if (kKeys->count(key)) return true;
-  const std::vector<std::string> parts = absl::StrSplit(key, '_');
-  if (parts.size() != 3 || parts[2] != "ms") return false;
-  const bool stat = parts[0] == "mean" || parts[0] == "median" ||
-                    (parts[0].size() > 1 && parts[0][0] == 'p');
-  return stat && (parts[1] == "ttft" || parts[1] == "tpot" || parts[1] == "itl" ||
-                  parts[1] == "e2el");
-}
-
 // The top level's finite numbers of a JSON object; every other value is
 // skipped, the non-finite ones (Python's NaN, Infinity) noted in `non_finite`
 // as written, and so is any other value of a reported figure but null (a
@@ -120,6 +103,23 @@ absl::StatusOr<std::vector<int64_t>> WholeNumberList(JsonScanner& scan, absl::st
 }
 
 }  // namespace
+
+bool IsReportedFigure(const std::string& key, bool saved_too) {
+  static const auto* kKeys = new std::set<std::string>{
+      "completed", "duration", "total_input_tokens", "total_output_tokens",
+      "request_throughput", "request_goodput", "output_throughput", "total_token_throughput",
+      "max_output_tokens_per_s", "max_concurrent_requests"};
+  if (kKeys->count(key)) return true;
+  if (saved_too && (key == "failed" || key == "num_prompts" || key == "duration_s")) return true;
+  const std::vector<std::string> parts = absl::StrSplit(key, '_');
+  if (parts.size() != 3 || parts[2] != "ms") return false;
+  // vLLM writes NaN under std_* for a list of one value; it prints none of them.
+  const bool stat = parts[0] == "mean" || parts[0] == "median" ||
+                    (parts[0].size() > 1 && parts[0][0] == 'p') ||
+                    (saved_too && parts[0] == "std");
+  return stat && (parts[1] == "ttft" || parts[1] == "tpot" || parts[1] == "itl" ||
+                  parts[1] == "e2el");
+}
 
 absl::StatusOr<ResultLengths> ReadResultJsonLengths(absl::string_view json) {
   JsonScanner scan(json);

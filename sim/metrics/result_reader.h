@@ -15,11 +15,18 @@
 
 namespace servesim::metrics {
 
-// The numeric top-level values of a --save-result JSON object. Strings,
-// nulls, booleans, arrays (the per-request lists) and non-finite numbers
-// (NaN, Infinity) are skipped. Malformed JSON, or a result without a finite
-// "completed" and "duration", is an error.
+// The numeric top-level values of a --save-result JSON object. Other values
+// (strings, nulls, booleans, the per-request lists, NaN and Infinity) are
+// skipped, except under a figure the report prints (IsReportedFigure), where
+// anything but a finite number or null is an error. Malformed JSON, or a
+// result without a finite "completed" and "duration", is an error.
 absl::StatusOr<std::map<std::string, double>> ReadResultJsonFigures(absl::string_view json);
+
+// A figure `vllm bench serve` prints (its --save-result key): the counts,
+// the throughputs and {mean,median,pNN}_{ttft,tpot,itl,e2el}_ms. With
+// `saved_too`, also what it only saves or a results CSV spells its own way
+// (std_*, failed, num_prompts, duration_s).
+bool IsReportedFigure(const std::string& key, bool saved_too = false);
 
 // The per-request lengths of a --save-result JSON, in send order:
 // "input_lens" (the client's prompt counts) and "output_lens" (tokens

@@ -128,6 +128,10 @@ TEST(ExpandGridTest, TwoSpellingsOfOneEngineFlagAreAnError) {
   EXPECT_FALSE(ExpandGrid(vllm, "vllm bench serve",
                           {*ParseAxis("--max_num_seqs=64"), *ParseAxis("--max-num-seqs=128")})
                    .ok());
+  // TensorRT-LLM spells its flags with underscores and takes dashes too.
+  EXPECT_FALSE(ExpandGrid("trtllm-serve m", "vllm bench serve",
+                          {*ParseAxis("--tp_size=8"), *ParseAxis("--tp-size=4")})
+                   .ok());
   // Different flags stay separate axes.
   EXPECT_TRUE(ExpandGrid(vllm, "vllm bench serve",
                          {*ParseAxis("-tp=8"), *ParseAxis("--max-num-seqs=128,256")})

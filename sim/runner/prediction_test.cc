@@ -162,7 +162,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "backend_factors: \"moe_comm=allgather_reducescatter\" given twice"},
         BadParams{"NotFittedUnknown", VLLM_BLOCK("not_fitted: \"nsa_prefill=typo\""),
                   "not_fitted: unknown backend \"nsa_prefill=typo\""},
-        BadParams{"RmsNan", VLLM_BLOCK("rms_log_error: nan"), "rms_log_error: must be finite"},
+        BadParams{"RmsNan", VLLM_BLOCK("rms_log_error: nan"), "rms_log_error: must be >= 0"},
         BadParams{"SchemaVersion", "schema_version: 2",
                   "p.textproto: schema_version 2, this reader wants 1"},
         BadParams{"EngineTwice",
@@ -195,6 +195,8 @@ TEST(FittedParamsTest, WhatTheFitCanWriteIsAccepted) {
     EXPECT_TRUE(ValidateText(text).ok()) << ValidateText(text);
   }
   EXPECT_TRUE(ValidateText("schema_version: 1 engines { engine: VLLM step_cpu_us: 0 }").ok());
+  // A fit that predicted some figure as 0 records an infinite RMS.
+  EXPECT_TRUE(ValidateText("schema_version: 1 engines { engine: VLLM rms_log_error: inf }").ok());
   EXPECT_TRUE(ValidateText("schema_version: 1").ok());
   absl::StatusOr<scenarios::FittedParams> committed = LoadFittedParams(
       std::string(SERVESIM_SOURCE_DIR) + "/scenarios/fitted_params.textproto");

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "sim/workload/random_variates.h"
 
 namespace servesim::workload {
 namespace {
@@ -23,10 +24,24 @@ int64_t Cap(const BenchRequest& r) {
 }
 
 // Whether the bench command fixes every reply's length (random, a
-// --sharegpt-output-len): then a reply cannot be longer.
+// --sharegpt-output-len): then a reply cannot be longer than it allows.
 bool FixedLengths(const BenchConfig& bench) {
   return bench.dataset_name == DatasetName::kRandom ||
          (bench.dataset_name == DatasetName::kSharegpt && bench.sharegpt_output_len.has_value());
+}
+
+// The longest reply a fixed-length bench command lets any request ask for
+// (vLLM draws each random request's length itself, with its own generator,
+// so servesim's draw for request i is no bound on vLLM's), with a little
+// slack: a client that counts a reply by re-tokenizing it may count a token
+// or two past max_tokens.
+int64_t LongestAllowedReply(const BenchConfig& bench) {
+  const int64_t longest =
+      bench.dataset_name == DatasetName::kRandom
+          ? static_cast<int64_t>(std::ceil(static_cast<double>(bench.random_output_len) *
+                                           (1.0 + bench.random_range_ratio)))
+          : bench.sharegpt_output_len.value_or(0);
+  return longest + std::max<int64_t>(2, longest / 100);
 }
 
 absl::Status ApplyPerRequest(const LiveLengths& live, const BenchConfig& bench,
@@ -47,10 +62,10 @@ absl::Status ApplyPerRequest(const LiveLengths& live, const BenchConfig& bench,
     if (!live.input_lens.empty() && live.input_lens[i] > 0) r.prompt_tokens = live.input_lens[i];
     if (!live.output_lens.empty() && live.output_lens[i] > 0) {
       const int64_t cap = Cap(r);
-      if (FixedLengths(bench) && live.output_lens[i] > cap) {
+      if (FixedLengths(bench) && live.output_lens[i] > LongestAllowedReply(bench)) {
         return absl::InvalidArgumentError(absl::StrCat(
             "the live run's output_lens[", i, "] is ", live.output_lens[i],
-            " tokens, but its bench command asks for at most ", cap));
+            " tokens, more than its bench command lets a request ask for"));
       }
       r.max_completion_tokens = std::max(cap, live.output_lens[i]);
       r.output_tokens = live.output_lens[i];
@@ -82,11 +97,8 @@ absl::Status ApplyLiveLengths(const LiveLengths& live, const BenchConfig& bench,
   if (!FixedLengths(bench) || live.completed == 0) return absl::OkStatus();
   const double n = static_cast<double>(requests.size());
   double asked = 0;
-  int64_t longest = 0;
-  for (const BenchRequest& r : requests) {
-    asked += static_cast<double>(Cap(r));
-    longest = std::max(longest, Cap(r));
-  }
+  for (const BenchRequest& r : requests) asked += static_cast<double>(Cap(r));
+  const int64_t longest = LongestAllowedReply(bench);
   if (live.total_output_tokens > live.completed * longest) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the live run's total_output_tokens (", live.total_output_tokens, ") is more than its ",
@@ -98,10 +110,11 @@ absl::Status ApplyLiveLengths(const LiveLengths& live, const BenchConfig& bench,
   // Half a token per request of slack: below that a cut is noise.
   if (target >= asked / n - 0.5) return absl::OkStatus();
 
+  // The project's own variates: std:: distributions differ between
+  // standard libraries, and the cut must not.
   std::mt19937_64 rng(static_cast<uint64_t>(bench.seed) ^ 0xE05E05E05ULL);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
   std::vector<double> u(requests.size());
-  for (double& x : u) x = uniform(rng);
+  for (double& x : u) x = UniformOpen01(rng);
   auto mean_reply = [&](double eos_mean) {
     double sum = 0;
     for (size_t i = 0; i < requests.size(); ++i) {

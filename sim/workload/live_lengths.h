@@ -32,7 +32,7 @@ struct LiveLengths {
 // - per-request lengths, when the JSON has one per request: each request
 //   takes its live prompt and its live reply (a failed one keeps the
 //   sampled reply); the client still asks for the sampled
-//   max_completion_tokens.
+//   max_completion_tokens, or for the live reply where that is longer.
 // - a total only, for datasets without an EOS model of their own (random,
 //   --sharegpt-output-len) and without --ignore-eos, when the live requests
 //   generated fewer tokens than they asked for: each reply is cut at a
