@@ -1,6 +1,5 @@
 #include "scenarios/serve_command.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -46,17 +45,45 @@ absl::StatusOr<double> MeanAcceptedDrafts(int num_draft_tokens, const ServeConte
   return mean;
 }
 
+std::string ServeCommandEngine(const std::vector<std::string>& words, size_t from,
+                               size_t* program_words) {
+  auto is = [&](std::initializer_list<const char*> head) {
+    if (words.size() < from || words.size() - from < head.size()) return false;
+    size_t i = from;
+    for (const char* h : head) {
+      if (words[i++] != h) return false;
+    }
+    return true;
+  };
+  size_t n = 0;
+  std::string engine;
+  if (is({"vllm", "serve"})) {
+    engine = "vllm", n = 2;
+  } else if (is({"python3", "-m", "sglang.launch_server"}) ||
+             is({"python", "-m", "sglang.launch_server"})) {
+    engine = "sglang", n = 3;
+  } else if (is({"trtllm-serve", "serve"})) {
+    // `trtllm-serve serve MODEL` and `trtllm-serve MODEL` are the same command.
+    engine = "trtllm", n = 2;
+  } else if (is({"trtllm-serve"})) {
+    engine = "trtllm", n = 1;
+  }
+  if (program_words != nullptr) *program_words = n;
+  return engine;
+}
+
 std::string CanonicalServeFlag(std::string_view command, const std::string& flag) {
   absl::StatusOr<std::vector<std::string>> w = workload::SplitShellWords(command);
-  if (!w.ok() || w->empty()) return flag;
+  if (!w.ok()) return flag;
+  const std::string engine = ServeCommandEngine(*w);
   std::vector<workload::FlagSpec> specs;
   bool underscores = false;
-  if (w->size() >= 2 && (*w)[0] == "vllm" && (*w)[1] == "serve") {
+  if (engine == "vllm") {
     specs = VllmServeFlagSpecs();
     underscores = true;
-  } else if (w->size() >= 3 && (*w)[2] == "sglang.launch_server") {
+  } else if (engine == "sglang") {
     specs = SglangServeFlagSpecs();
-  } else if ((*w)[0] == "trtllm-serve") {
+  } else if (engine == "trtllm") {
     specs = TrtllmServeFlagSpecs();
     underscores = true;
   }
@@ -84,20 +111,12 @@ absl::StatusOr<EngineConfig> ParseServeCommand(std::string_view command, const E
     return absl::InvalidArgumentError(absl::StrCat("--serve: ", words.status().message()));
   }
   const std::vector<std::string>& w = *words;
-  auto rest = [&](size_t from) {
-    return std::vector<std::string>(w.begin() + std::min(from, w.size()), w.end());
-  };
-  if (w.size() >= 2 && w[0] == "vllm" && w[1] == "serve") {
-    return ParseVllmServe(rest(2), env, context);
-  }
-  if (w.size() >= 3 && (w[0] == "python3" || w[0] == "python") && w[1] == "-m" &&
-      w[2] == "sglang.launch_server") {
-    return ParseSglangServe(rest(3), env, context);
-  }
-  if (!w.empty() && w[0] == "trtllm-serve") {
-    // `trtllm-serve serve MODEL` and `trtllm-serve MODEL` are the same command.
-    return ParseTrtllmServe(rest(w.size() > 1 && w[1] == "serve" ? 2 : 1), env, context);
-  }
+  size_t program_words = 0;
+  const std::string engine = ServeCommandEngine(w, 0, &program_words);
+  const std::vector<std::string> flags(w.begin() + program_words, w.end());
+  if (engine == "vllm") return ParseVllmServe(flags, env, context);
+  if (engine == "sglang") return ParseSglangServe(flags, env, context);
+  if (engine == "trtllm") return ParseTrtllmServe(flags, env, context);
   return absl::InvalidArgumentError(absl::StrCat(
       "--serve: unrecognised engine command \"", w.empty() ? "" : w[0],
       "\"; expected `vllm serve`, `python3 -m sglang.launch_server` or `trtllm-serve`"));

@@ -51,6 +51,13 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
 absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& args,
                                               const EnvVars& env, const ServeContext& context);
 
+// The engine whose serve command `words` holds from `from` on: "vllm"
+// (`vllm serve`), "sglang" (`python3 -m sglang.launch_server`) or "trtllm"
+// (`trtllm-serve [serve]`); empty for any other program. `program_words`, if
+// set, gets how many words name the program (the engine's flags follow).
+std::string ServeCommandEngine(const std::vector<std::string>& words, size_t from = 0,
+                               size_t* program_words = nullptr);
+
 // Every flag each engine's serve command takes, with its aliases.
 std::vector<workload::FlagSpec> VllmServeFlagSpecs();
 std::vector<workload::FlagSpec> SglangServeFlagSpecs();

@@ -3,14 +3,12 @@
 // performance. Every default names its source in
 // shared/reference/engine-defaults.md §C3 (and docs/engines.md).
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/read_file.h"
 #include "base/status_macros.h"
 #include "scenarios/mini_yaml.h"
 #include "scenarios/serve_command.h"
@@ -136,15 +134,12 @@ constexpr const char* kYamlKeys[] = {
 };
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  // A directory opens as a stream on Linux and reads as empty.
-  if (!in || !std::filesystem::is_regular_file(path)) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);  // refuses a directory too
+  if (!text.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("--serve: --extra_llm_api_options: cannot read \"", path, "\""));
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return text;
 }
 
 }  // namespace

@@ -92,18 +92,6 @@ bool StartsWith(const std::vector<std::string>& words, std::initializer_list<con
   return true;
 }
 
-// The engine whose serve command `words` holds from `from` on, as
-// scenarios::ParseServeCommand recognises it; empty for any other program.
-std::string EngineOfCommand(const std::vector<std::string>& words, size_t from) {
-  if (StartsWith(words, {"vllm", "serve"}, from)) return "vllm";
-  if (StartsWith(words, {"python3", "-m", "sglang.launch_server"}, from) ||
-      StartsWith(words, {"python", "-m", "sglang.launch_server"}, from)) {
-    return "sglang";
-  }
-  if (StartsWith(words, {"trtllm-serve"}, from)) return "trtllm";
-  return "";
-}
-
 // A measured figure is a count, a time or a rate: a finite number >= 0.
 absl::Status CheckFigure(const std::string& key, double value) {
   if (std::isfinite(value) && value >= 0) return absl::OkStatus();
@@ -182,7 +170,7 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
       const std::string& engine = row[c_engine];
       // An unreadable or unknown serve command is the prediction's error.
       absl::StatusOr<std::vector<std::string>> words = workload::SplitShellWords(run.serve_command);
-      const std::string serve_engine = words.ok() ? EngineOfCommand(*words, 0) : "";
+      const std::string serve_engine = words.ok() ? scenarios::ServeCommandEngine(*words, 0) : "";
       if (!serve_engine.empty() && serve_engine != engine) {
         return bad(absl::StrCat("engine: '", engine, "' but serve_command is a ", serve_engine,
                                 " command"));
@@ -324,7 +312,7 @@ absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
     if (StartsWith(*words, {"vllm", "bench", "serve"}, first)) {
       ++bench_lines;
       out.bench_command = JoinShellWords(command);
-    } else if (!EngineOfCommand(*words, first).empty()) {
+    } else if (!scenarios::ServeCommandEngine(*words, first).empty()) {
       ++serve_lines;
       out.serve_command = JoinShellWords(command);
       for (size_t i = 0; i < first; ++i) {
