@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -34,49 +35,62 @@ absl::Status NeedsCoreFigures(const std::map<std::string, double>& figures,
   return absl::OkStatus();
 }
 
+absl::Status JsonError(JsonScanner& scan, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat("JSON: ", what, " at offset ", scan.offset()));
+}
+
+// Walks the top-level object of `json`: `read_value(key, scan)` reads or
+// skips each key's value at the scanner. Nothing may follow the object.
+absl::Status WalkTopLevelObject(
+    absl::string_view json,
+    absl::FunctionRef<absl::Status(const std::string& key, JsonScanner& scan)> read_value) {
+  JsonScanner scan(json);
+  if (!scan.Eat('{')) return JsonError(scan, "expected '{'");
+  if (!scan.Eat('}')) {
+    while (true) {
+      std::optional<std::string> key = scan.String();
+      if (!key) return JsonError(scan, "expected a key");
+      if (!scan.Eat(':')) return JsonError(scan, "expected ':'");
+      RETURN_IF_ERROR(read_value(*key, scan));
+      if (scan.Eat(',')) continue;
+      if (scan.Eat('}')) break;
+      return JsonError(scan, "expected ',' or '}'");
+    }
+  }
+  if (!scan.AtEnd()) return JsonError(scan, "trailing characters");
+  return absl::OkStatus();
+}
+
 // The top level's finite numbers of a JSON object; every other value is
 // skipped, the non-finite ones (Python's NaN, Infinity) noted in `non_finite`
 // as written, and so is any other value of a reported figure but null (a
 // string, a list: "not a number").
 absl::StatusOr<std::map<std::string, double>> TopLevelNumbers(
     absl::string_view json, std::map<std::string, std::string>* non_finite) {
-  JsonScanner scan(json);
-  auto error = [&](absl::string_view what) {
-    return absl::InvalidArgumentError(absl::StrCat("JSON: ", what, " at offset ", scan.offset()));
-  };
   std::map<std::string, double> out;
-  if (!scan.Eat('{')) return error("expected '{'");
-  if (!scan.Eat('}')) {
-    while (true) {
-      std::optional<std::string> key = scan.String();
-      if (!key) return error("expected a key");
-      if (!scan.Eat(':')) return error("expected ':'");
-      const char c = scan.Peek();
-      if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
-        const absl::string_view word = scan.Word();
-        double v = 0;
-        if (!absl::SimpleAtod(word, &v)) return error("bad number");
-        if (std::isfinite(v)) {
-          out[*key] = v;
-        } else {
-          (*non_finite)[*key] = std::string(word);
-        }
-      } else if (c == 'N' || c == 'I') {
-        const absl::string_view word = scan.Word();
-        double v = 0;
-        if (word.empty()) return error(absl::StrCat("bad value of \"", *key, "\""));
-        if (absl::SimpleAtod(word, &v) && !std::isfinite(v)) (*non_finite)[*key] = std::string(word);
+  RETURN_IF_ERROR(WalkTopLevelObject(json, [&](const std::string& key, JsonScanner& scan) {
+    const char c = scan.Peek();
+    if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
+      const absl::string_view word = scan.Word();
+      double v = 0;
+      if (!absl::SimpleAtod(word, &v)) return JsonError(scan, "bad number");
+      if (std::isfinite(v)) {
+        out[key] = v;
       } else {
-        // null is vLLM's "not measured" (request_goodput without --goodput).
-        if (IsReportedFigure(*key) && c != 'n') (*non_finite)[*key] = "not a number";
-        if (!scan.SkipValue()) return error(absl::StrCat("bad value of \"", *key, "\""));
+        (*non_finite)[key] = std::string(word);
       }
-      if (scan.Eat(',')) continue;
-      if (scan.Eat('}')) break;
-      return error("expected ',' or '}'");
+    } else if (c == 'N' || c == 'I') {
+      const absl::string_view word = scan.Word();
+      double v = 0;
+      if (word.empty()) return JsonError(scan, absl::StrCat("bad value of \"", key, "\""));
+      if (absl::SimpleAtod(word, &v) && !std::isfinite(v)) (*non_finite)[key] = std::string(word);
+    } else {
+      // null is vLLM's "not measured" (request_goodput without --goodput).
+      if (IsReportedFigure(key) && c != 'n') (*non_finite)[key] = "not a number";
+      if (!scan.SkipValue()) return JsonError(scan, absl::StrCat("bad value of \"", key, "\""));
     }
-  }
-  if (!scan.AtEnd()) return error("trailing characters");
+    return absl::OkStatus();
+  }));
   return out;
 }
 
@@ -122,27 +136,16 @@ bool IsReportedFigure(const std::string& key, bool saved_too) {
 }
 
 absl::StatusOr<ResultLengths> ReadResultJsonLengths(absl::string_view json) {
-  JsonScanner scan(json);
-  auto error = [&](absl::string_view what) {
-    return absl::InvalidArgumentError(absl::StrCat("JSON: ", what, " at offset ", scan.offset()));
-  };
   ResultLengths out;
-  if (!scan.Eat('{')) return error("expected '{'");
-  if (scan.Eat('}')) return out;
-  while (true) {
-    std::optional<std::string> key = scan.String();
-    if (!key) return error("expected a key");
-    if (!scan.Eat(':')) return error("expected ':'");
-    if (*key == "input_lens" || *key == "output_lens") {
-      ASSIGN_OR_RETURN(std::vector<int64_t> list, WholeNumberList(scan, *key));
-      (*key == "input_lens" ? out.input_lens : out.output_lens) = std::move(list);
+  RETURN_IF_ERROR(WalkTopLevelObject(json, [&](const std::string& key, JsonScanner& scan) {
+    if (key == "input_lens" || key == "output_lens") {
+      ASSIGN_OR_RETURN(std::vector<int64_t> list, WholeNumberList(scan, key));
+      (key == "input_lens" ? out.input_lens : out.output_lens) = std::move(list);
     } else if (!scan.SkipValue()) {
-      return error(absl::StrCat("bad value of \"", *key, "\""));
+      return JsonError(scan, absl::StrCat("bad value of \"", key, "\""));
     }
-    if (scan.Eat(',')) continue;
-    if (scan.Eat('}')) break;
-    return error("expected ',' or '}'");
-  }
+    return absl::OkStatus();
+  }));
   return out;
 }
 
