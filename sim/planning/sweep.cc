@@ -184,15 +184,15 @@ absl::StatusOr<std::vector<SweepPoint>> ExpandGrid(const std::string& serve_comm
   for (size_t k = 0; k < axes.size(); ++k) {
     const Axis& a = axes[k];
     for (size_t j = 0; j < k; ++j) {
-      if (axes[j].name != a.name && SameServeFlag(axes[j], a, serve_command)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--axis: ", axes[j].name, " and ", a.name,
-                         " are one flag of the engine; give all its values on one axis"));
-      }
       if (axes[j].name == a.name) {
         return absl::InvalidArgumentError(absl::StrCat(
             "--axis: ", a.name, " is on two axes; give all its values on one (", a.name,
             "=", absl::StrJoin(axes[j].values, ","), ",", absl::StrJoin(a.values, ","), ")"));
+      }
+      if (SameServeFlag(axes[j], a, serve_command)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--axis: ", axes[j].name, " and ", a.name,
+                         " are one flag of the engine; give all its values on one axis"));
       }
     }
     if (a.values.empty()) {

@@ -38,6 +38,11 @@ std::string ContextLengthRejection(int64_t max_model_len, int64_t prompt_tokens,
                       " in the completion).");
 }
 
+// SGLang's NSA defaults on H200 (shared/reference/engine-defaults.md §C2):
+// servesim's kernels stand for these, so only the others get a factor.
+constexpr char kSglangDefaultDecodeBackend[] = "fa3";
+constexpr char kSglangDefaultPrefillBackend[] = "flashmla_sparse";
+
 bool SglangQuantizesKvCacheEachDecode(const scenarios::EngineConfig& config) {
   return config.engine() == scenarios::SGLANG &&
          config.decode_attention_backend() == "flashmla_kv" &&
@@ -90,11 +95,11 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
         out.push_back({"nsa_decode=flashmla_kv", {"kv_cache_quantize"}, /*prefill_only=*/false,
                        /*min_time_scale=*/1.0});
       }
-    } else if (!decode.empty() && decode != "fa3") {
+    } else if (!decode.empty() && decode != kSglangDefaultDecodeBackend) {
       out.push_back({absl::StrCat("nsa_decode=", decode), {"sparse_mla_decode"}});
     }
     if (!config.prefill_attention_backend().empty() &&
-        config.prefill_attention_backend() != "flashmla_sparse") {
+        config.prefill_attention_backend() != kSglangDefaultPrefillBackend) {
       out.push_back({absl::StrCat("nsa_prefill=", config.prefill_attention_backend()),
                      {"sparse_mla_prefill"}});
     }
@@ -107,10 +112,10 @@ std::vector<std::string> FittableBackendNames(scenarios::EngineKind engine) {
   if (engine == scenarios::TRTLLM) names.push_back("moe=tensor_parallel");
   if (engine == scenarios::SGLANG) {
     for (const std::string& b : scenarios::SglangNsaBackends()) {
-      if (b != "fa3") names.push_back(absl::StrCat("nsa_decode=", b));
+      if (b != kSglangDefaultDecodeBackend) names.push_back(absl::StrCat("nsa_decode=", b));
     }
     for (const std::string& b : scenarios::SglangNsaBackends()) {
-      if (b != "flashmla_sparse") names.push_back(absl::StrCat("nsa_prefill=", b));
+      if (b != kSglangDefaultPrefillBackend) names.push_back(absl::StrCat("nsa_prefill=", b));
     }
   }
   return names;
