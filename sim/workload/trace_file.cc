@@ -1,10 +1,8 @@
 #include "sim/workload/trace_file.h"
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
