@@ -106,6 +106,9 @@ std::string CanonicalServeFlag(std::string_view command, const std::string& flag
 
 absl::StatusOr<EngineConfig> ParseServeCommand(std::string_view command, const EnvVars& env,
                                                const ServeContext& context) {
+  if (context.max_position_embeddings <= 0) {
+    return absl::InternalError("serve context without the model's max_position_embeddings");
+  }
   absl::StatusOr<std::vector<std::string>> words = workload::SplitShellWords(command);
   if (!words.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--serve: ", words.status().message()));

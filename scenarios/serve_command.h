@@ -35,6 +35,9 @@ struct ServeContext {
   // --temperature); unset: the request sends none.
   std::optional<double> request_top_p;
   std::optional<double> request_temperature;
+  // The model's max_position_embeddings (its model spec): each engine's
+  // default context length, and the longest one it accepts. Required (> 0).
+  int64_t max_position_embeddings = 0;
 };
 
 absl::StatusOr<EngineConfig> ParseServeCommand(std::string_view command, const EnvVars& env,
@@ -43,7 +46,8 @@ absl::StatusOr<EngineConfig> ParseServeCommand(std::string_view command, const E
 // "K=V" -> {K, V}; InvalidArgument naming the text otherwise.
 absl::StatusOr<std::pair<std::string, std::string>> ParseEnvAssignment(std::string_view text);
 
-// Per-engine parsers, given the words after the program name.
+// Per-engine parsers, given the words after the program name (ParseServeCommand
+// checks `context` for them).
 absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args,
                                             const EnvVars& env, const ServeContext& context);
 absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& args,

@@ -1,4 +1,8 @@
-#include "scenarios/serve_command.h"
+#include "scenarios/serve_command_for_test.h"
+
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -12,7 +16,7 @@ constexpr char kVllmTp8[] =
     "--reasoning-parser deepseek_v3";
 
 TEST(VllmServeTest, AppliesTheOpenAiServerDefaultsOnH200) {
-  auto c = ParseServeCommand(kVllmTp8, {}, {});
+  auto c = ParseV32ServeCommand(kVllmTp8, {}, {});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->engine(), VLLM);
   EXPECT_EQ(c->tp(), 8);
@@ -31,18 +35,18 @@ TEST(VllmServeTest, AppliesTheOpenAiServerDefaultsOnH200) {
 
 TEST(VllmServeTest, DefaultedBatchLimitsAreCappedByEachOther) {
   // A smaller token budget caps the defaulted sequence limit (1024 -> 512).
-  auto seqs = ParseServeCommand(absl::StrCat(kVllmTp8, " --max-num-batched-tokens 512"), {}, {});
+  auto seqs = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-num-batched-tokens 512"), {}, {});
   ASSERT_TRUE(seqs.ok()) << seqs.status();
   EXPECT_EQ(seqs->max_num_seqs(), 512);
   // A short context caps the defaulted token budget at max_num_seqs x max_model_len.
   auto tokens =
-      ParseServeCommand(absl::StrCat(kVllmTp8, " --max-num-seqs 4 --max-model-len 1000"), {}, {});
+      ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-num-seqs 4 --max-model-len 1000"), {}, {});
   ASSERT_TRUE(tokens.ok()) << tokens.status();
   EXPECT_EQ(tokens->max_num_batched_tokens(), 4000);
 }
 
 TEST(VllmServeTest, RefusesATokenBudgetBelowTheSequenceLimit) {
-  auto c = ParseServeCommand(
+  auto c = ParseV32ServeCommand(
       absl::StrCat(kVllmTp8, " --max-num-seqs 1024 --max-num-batched-tokens 512"), {}, {});
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -52,19 +56,19 @@ TEST(VllmServeTest, RefusesATokenBudgetBelowTheSequenceLimit) {
 }
 
 TEST(VllmServeTest, PrefixCachingIsOnUnlessDisabled) {
-  auto on = ParseServeCommand(kVllmTp8, {}, {});
+  auto on = ParseV32ServeCommand(kVllmTp8, {}, {});
   ASSERT_TRUE(on.ok()) << on.status();
   EXPECT_TRUE(on->prefix_caching());
-  auto off = ParseServeCommand(absl::StrCat(kVllmTp8, " --no-enable-prefix-caching"), {}, {});
+  auto off = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --no-enable-prefix-caching"), {}, {});
   ASSERT_TRUE(off.ok()) << off.status();
   EXPECT_FALSE(off->prefix_caching());
-  auto both = ParseServeCommand(
+  auto both = ParseV32ServeCommand(
       absl::StrCat(kVllmTp8, " --no-enable-prefix-caching --enable-prefix-caching"), {}, {});
   EXPECT_FALSE(both.ok());
 }
 
 TEST(VllmServeTest, DataParallelExpertParallelSpansAllRanks) {
-  auto c = ParseServeCommand(
+  auto c = ParseV32ServeCommand(
       "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 1 -dp 8 --enable-expert-parallel "
       "--max-model-len 81920",
       {}, {});
@@ -75,7 +79,7 @@ TEST(VllmServeTest, DataParallelExpertParallelSpansAllRanks) {
 }
 
 TEST(VllmServeTest, MtpSpeculativeConfigFromAnUnquotedJsonWord) {
-  auto c = ParseServeCommand(
+  auto c = ParseV32ServeCommand(
       std::string(kVllmTp8) + " --speculative-config {\"method\":\"mtp\",\"num_speculative_tokens\":1}",
       {}, {});
   ASSERT_TRUE(c.ok()) << c.status();
@@ -85,25 +89,25 @@ TEST(VllmServeTest, MtpSpeculativeConfigFromAnUnquotedJsonWord) {
 }
 
 TEST(VllmServeTest, RefusesDecodeContextParallelWithTheEnginesReason) {
-  auto c = ParseServeCommand(std::string(kVllmTp8) + " -dcp 8", {}, {});
+  auto c = ParseV32ServeCommand(std::string(kVllmTp8) + " -dcp 8", {}, {});
   EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(c.status().message().find("#27544"), std::string::npos);
 }
 
 TEST(VllmServeTest, RefusesBackendsWithoutSparseSupport) {
-  auto cutlass = ParseServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "CUTLASS_MLA"}}, {});
+  auto cutlass = ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "CUTLASS_MLA"}}, {});
   EXPECT_EQ(cutlass.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(cutlass.status().message().find(
                 "['sparse not supported', 'compute capability not supported']"),
             std::string::npos);
-  auto triton = ParseServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "TRITON_MLA"}}, {});
+  auto triton = ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "TRITON_MLA"}}, {});
   EXPECT_NE(triton.status().message().find("Reason: ['sparse not supported']"),
             std::string::npos);
-  EXPECT_TRUE(ParseServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "FLASHMLA_SPARSE"}}, {}).ok());
+  EXPECT_TRUE(ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "FLASHMLA_SPARSE"}}, {}).ok());
 }
 
 TEST(VllmServeTest, DeepGemmSwitchIsAKernelChoiceNotARefusal) {
-  auto c = ParseServeCommand(kVllmTp8, {{"VLLM_USE_DEEP_GEMM", "0"}}, {});
+  auto c = ParseV32ServeCommand(kVllmTp8, {{"VLLM_USE_DEEP_GEMM", "0"}}, {});
   ASSERT_TRUE(c.ok());
   EXPECT_FALSE(c->deep_gemm());
 }
@@ -112,24 +116,24 @@ TEST(VllmServeTest, DeepGemmSwitchIsAKernelChoiceNotARefusal) {
 // defaults to requests; its top-p sampler sorts unless FlashInfer's is
 // opted into.
 TEST(VllmServeTest, SamplerFollowsGenerationConfigAndFlashInferSwitch) {
-  auto c = ParseServeCommand(kVllmTp8, {}, {});
+  auto c = ParseV32ServeCommand(kVllmTp8, {}, {});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(c->applies_generation_config());
   EXPECT_TRUE(c->sampler_sorts_vocab());
-  auto own = ParseServeCommand(absl::StrCat(kVllmTp8, " --generation-config vllm"), {}, {});
+  auto own = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --generation-config vllm"), {}, {});
   ASSERT_TRUE(own.ok()) << own.status();
   EXPECT_FALSE(own->applies_generation_config());
-  auto flashinfer = ParseServeCommand(kVllmTp8, {{"VLLM_USE_FLASHINFER_SAMPLER", "1"}}, {});
+  auto flashinfer = ParseV32ServeCommand(kVllmTp8, {{"VLLM_USE_FLASHINFER_SAMPLER", "1"}}, {});
   ASSERT_TRUE(flashinfer.ok()) << flashinfer.status();
   EXPECT_FALSE(flashinfer->sampler_sorts_vocab());
-  auto folder = ParseServeCommand(absl::StrCat(kVllmTp8, " --generation-config /cfg"), {}, {});
+  auto folder = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --generation-config /cfg"), {}, {});
   EXPECT_EQ(folder.status().message(),
             "--serve: --generation-config: \"/cfg\" is not modelled (auto, vllm): servesim does "
             "not read a generation config folder");
 }
 
 TEST(VllmServeTest, UnknownFlagIsAnErrorNamingIt) {
-  auto c = ParseServeCommand(std::string(kVllmTp8) + " --frobnicate 3", {}, {});
+  auto c = ParseV32ServeCommand(std::string(kVllmTp8) + " --frobnicate 3", {}, {});
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(c.status().message().find("--frobnicate"), std::string::npos);
 }
@@ -138,35 +142,60 @@ TEST(VllmServeTest, UnknownFlagIsAnErrorNamingIt) {
 // sparse then forces 64 whatever it was.
 TEST(VllmServeTest, BlockSizeMustBeAPositiveIntegerAndIsForcedTo64) {
   for (const char* bad : {"0", "abc", "-16"}) {
-    EXPECT_FALSE(ParseServeCommand(absl::StrCat("vllm serve m -tp 8 --block-size ", bad), {}, {})
+    EXPECT_FALSE(ParseV32ServeCommand(absl::StrCat("vllm serve m -tp 8 --block-size ", bad), {}, {})
                      .ok())
         << bad;
   }
-  auto c = ParseServeCommand("vllm serve m -tp 8 --block-size 16", {}, {});
+  auto c = ParseV32ServeCommand("vllm serve m -tp 8 --block-size 16", {}, {});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->kv_block_size(), 64);
 }
 
 TEST(VllmServeTest, TheModelIsRequired) {
-  EXPECT_FALSE(ParseServeCommand("vllm serve -tp 8", {}, {}).ok());
-  EXPECT_TRUE(ParseServeCommand("vllm serve --model m -tp 8", {}, {}).ok());
+  EXPECT_FALSE(ParseV32ServeCommand("vllm serve -tp 8", {}, {}).ok());
+  EXPECT_TRUE(ParseV32ServeCommand("vllm serve --model m -tp 8", {}, {}).ok());
 }
 
 TEST(VllmServeTest, MultiNodeDataParallelSpansDpOverLocalNodes) {
-  auto c = ParseServeCommand(
+  auto c = ParseV32ServeCommand(
       "vllm serve m -tp 1 -dp 16 --data-parallel-size-local 8 --enable-expert-parallel "
       "--data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13345",
       {}, {});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->nnodes(), 2);
   EXPECT_EQ(c->ep(), 16);
-  auto bad = ParseServeCommand("vllm serve m -dp 16 --data-parallel-size-local 5", {}, {});
+  auto bad = ParseV32ServeCommand("vllm serve m -dp 16 --data-parallel-size-local 5", {}, {});
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ServeCommandTest, UnknownProgramIsAnError) {
-  auto c = ParseServeCommand("ollama serve", {}, {});
+  auto c = ParseV32ServeCommand("ollama serve", {}, {});
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Each engine's default context is the model's max_position_embeddings, and a
+// longer one is refused with the engine's message naming it.
+TEST(ServeCommandTest, ContextLengthDefaultsAndLimitsFollowTheModel) {
+  ServeContext short_model;
+  short_model.max_position_embeddings = 65536;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"vllm serve m -tp 8", " --max-model-len 65537"},
+      {"python3 -m sglang.launch_server --model-path m --tp-size 8", " --context-length 65537"},
+      {"trtllm-serve m --tp_size 8", " --max_seq_len 65537"},
+  };
+  for (const auto& [serve, too_long] : cases) {
+    auto c = ParseServeCommand(serve, {}, short_model);
+    ASSERT_TRUE(c.ok()) << serve << ": " << c.status();
+    EXPECT_EQ(c->max_model_len(), 65536) << serve;
+    auto refused = ParseServeCommand(serve + too_long, {}, short_model);
+    ASSERT_FALSE(refused.ok()) << serve;
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << serve;
+    EXPECT_NE(refused.status().message().find("65536)"), std::string::npos)
+        << refused.status();
+    EXPECT_TRUE(ParseServeCommand(serve + too_long, {}, ServeContext{}).status().code() ==
+                absl::StatusCode::kInternal)
+        << "a context without the model's length is a caller's bug";
+  }
 }
 
 TEST(ServeCommandTest, EnvAssignmentNeedsAKey) {
@@ -187,16 +216,16 @@ TEST(MtpAcceptanceTest, ChainedAcceptanceOfTwoDrafts) {
 // Far more drafts per step than any published setting is a typo, refused
 // on every engine before the simulator builds a pass per draft.
 TEST(MtpAcceptanceTest, AtMost32DraftTokensPerStep) {
-  EXPECT_TRUE(ParseServeCommand(
+  EXPECT_TRUE(ParseV32ServeCommand(
                   R"(vllm serve m -tp 8 --speculative-config {"method":"mtp","num_speculative_tokens":32})",
                   {}, {})
                   .ok());
-  auto vllm = ParseServeCommand(
+  auto vllm = ParseV32ServeCommand(
       R"(vllm serve m -tp 8 --speculative-config {"method":"mtp","num_speculative_tokens":1000000000})",
       {}, {});
   ASSERT_FALSE(vllm.ok());
   EXPECT_NE(vllm.status().message().find("servesim models at most 32"), std::string::npos);
-  EXPECT_FALSE(ParseServeCommand("python3 -m sglang.launch_server --model-path m --tp-size 8 "
+  EXPECT_FALSE(ParseV32ServeCommand("python3 -m sglang.launch_server --model-path m --tp-size 8 "
                                  "--speculative-algorithm EAGLE --speculative-num-steps 100000",
                                  {}, {})
                    .ok());
@@ -209,7 +238,7 @@ TEST(MtpAcceptanceTest, GivenAcceptanceIsAtMostTheDraftsPerStep) {
   given.mtp_mean_accepted_drafts = 2.5;
   EXPECT_EQ(*MeanAcceptedDrafts(3, given), 2.5);
   EXPECT_FALSE(MeanAcceptedDrafts(2, given).ok());
-  auto c = ParseServeCommand(
+  auto c = ParseV32ServeCommand(
       R"(vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --speculative-config {"method":"mtp","num_speculative_tokens":1})",
       {}, given);
   ASSERT_FALSE(c.ok());

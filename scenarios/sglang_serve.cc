@@ -283,18 +283,20 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
     c.set_max_num_seqs(0);  // derived from the KV pool (sim/runner)
   }
 
-  // 163,840 = DeepSeek-V3.2's max_position_embeddings (the model's context).
-  ASSIGN_OR_RETURN(int64_t context_length, flags.GetIntOr("--context-length", 163840));
-  note_default("--context-length", "context_length=163840 (model's max_position_embeddings)");
+  // SGLang derives the context from the model config's max_position_embeddings.
+  ASSIGN_OR_RETURN(int64_t context_length, flags.GetIntOr("--context-length", context.max_position_embeddings));
+  note_default("--context-length", absl::StrCat("context_length=", context.max_position_embeddings,
+                                     " (model's max_position_embeddings)"));
   if (context_length < 1) {
     return absl::InvalidArgumentError("--serve: --context-length: must be >= 1");
   }
-  if (context_length > 163840) {
+  if (context_length > context.max_position_embeddings) {
     // model_config.py refuses a longer context unless
     // SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1.
     return absl::FailedPreconditionError(absl::StrCat(
         "User-specified context_length (", context_length,
-        ") is greater than the derived context_length (163840)"));
+        ") is greater than the derived context_length (",
+        context.max_position_embeddings, ")"));
   }
   c.set_max_model_len(context_length);
 

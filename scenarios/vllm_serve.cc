@@ -179,9 +179,10 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   // A defaulted limit is capped by the other (vllm/engine/arg_utils.py
   // _set_default_args): tokens at max_num_seqs * max_model_len, sequences at
   // the token budget.
-  // 163,840 = DeepSeek-V3.2's max_position_embeddings, vLLM's default max_model_len.
-  ASSIGN_OR_RETURN(int64_t max_model_len, flags.GetIntOr("--max-model-len", 163840));
-  note_default("--max-model-len", "max_model_len=163840 (model's max_position_embeddings)");
+  // vLLM's default max_model_len is the model's max_position_embeddings.
+  ASSIGN_OR_RETURN(int64_t max_model_len, flags.GetIntOr("--max-model-len", context.max_position_embeddings));
+  note_default("--max-model-len", absl::StrCat("max_model_len=", context.max_position_embeddings,
+                                     " (model's max_position_embeddings)"));
   ASSIGN_OR_RETURN(int64_t max_seqs, flags.GetIntOr("--max-num-seqs", 1024));
   ASSIGN_OR_RETURN(int64_t budget, flags.GetIntOr("--max-num-batched-tokens", 8192));
   if (max_seqs < 1 || budget < 1 || max_model_len < 1) {
@@ -207,10 +208,11 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
         "ValueError: max_num_batched_tokens (", budget,
         ") must be greater than or equal to max_num_seqs (", max_seqs, ")."));
   }
-  if (max_model_len > 163840) {
+  if (max_model_len > context.max_position_embeddings) {
     return absl::FailedPreconditionError(absl::StrCat(
         "User-specified max_model_len (", max_model_len,
-        ") is greater than the derived max_model_len (max_position_embeddings=163840)"));
+        ") is greater than the derived max_model_len (max_position_embeddings=",
+        context.max_position_embeddings, ")"));
   }
   c.set_max_num_seqs(max_seqs);
   c.set_max_num_batched_tokens(budget);

@@ -66,6 +66,13 @@ scenarios::EngineParams ParamsAt(scenarios::EngineKind engine, const std::vector
 // decode stalls, TensorRT-LLM's context phase), whose pull it caps.
 constexpr double kRobustScale = 0.2;
 
+// Only the layout and the engine are read from these parses: no workload.
+scenarios::ServeContext ModelServeContext(const runner::PredictionContext& context) {
+  scenarios::ServeContext serve;
+  serve.max_position_embeddings = context.spec.max_position_embeddings();
+  return serve;
+}
+
 }  // namespace
 
 double RobustLoss(double squared_log_error) {
@@ -141,7 +148,7 @@ absl::StatusOr<std::vector<LiveRun>> RunsOfEngine(const runner::PredictionContex
   for (const LiveRun& r : runs) {
     if (r.expected_failure) continue;
     absl::StatusOr<scenarios::EngineConfig> c =
-        scenarios::ParseServeCommand(r.serve_command, r.env, scenarios::ServeContext{});
+        scenarios::ParseServeCommand(r.serve_command, r.env, ModelServeContext(context));
     if (!c.ok()) {
       if (c.status().code() == absl::StatusCode::kFailedPrecondition) continue;
       return absl::InvalidArgumentError(absl::StrCat("case ", r.name, ": ", c.status().message()));
@@ -173,7 +180,7 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   std::map<std::string, std::vector<LiveRun>> users;
   for (const LiveRun& r : runs) {
     ASSIGN_OR_RETURN(scenarios::EngineConfig c,
-                     scenarios::ParseServeCommand(r.serve_command, r.env, scenarios::ServeContext{}));
+                     scenarios::ParseServeCommand(r.serve_command, r.env, ModelServeContext(context)));
     // The layout, for the paths it selects; the costs do not matter here.
     ASSIGN_OR_RETURN(runner::EngineSetup setup,
                      runner::PrepareEngine(c, context.spec, scenarios::EngineParams{}));

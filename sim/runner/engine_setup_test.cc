@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "scenarios/serve_command.h"
+#include "scenarios/serve_command_for_test.h"
 #include "sim/runner/repo_context_for_test.h"
 
 namespace servesim::runner {
@@ -16,7 +16,7 @@ namespace {
 
 scenarios::EngineConfig ConfigOf(const std::string& serve) {
   absl::StatusOr<scenarios::EngineConfig> config =
-      scenarios::ParseServeCommand(serve, {}, scenarios::ServeContext{});
+      scenarios::ParseV32ServeCommand(serve, {}, scenarios::ServeContext{});
   EXPECT_TRUE(config.ok()) << config.status();
   return config.ok() ? *config : scenarios::EngineConfig();
 }
@@ -50,7 +50,7 @@ TEST(EngineSetupTest, VllmSortsForTopPFromTheGenerationConfig) {
   EXPECT_TRUE(GraphOf("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8").sampler_sorts_vocab);
   EXPECT_FALSE(GraphOf("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --generation-config vllm")
                    .sampler_sorts_vocab);
-  absl::StatusOr<scenarios::EngineConfig> flashinfer = scenarios::ParseServeCommand(
+  absl::StatusOr<scenarios::EngineConfig> flashinfer = scenarios::ParseV32ServeCommand(
       "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8", {{"VLLM_USE_FLASHINFER_SAMPLER", "1"}},
       scenarios::ServeContext{});
   ASSERT_TRUE(flashinfer.ok()) << flashinfer.status();
@@ -72,7 +72,7 @@ TEST(EngineSetupTest, RequestSamplingParametersDecideTheSort) {
     context.request_top_p = top_p;
     if (greedy) context.request_temperature = 0.0;
     absl::StatusOr<scenarios::EngineConfig> config =
-        scenarios::ParseServeCommand(serve, {}, context);
+        scenarios::ParseV32ServeCommand(serve, {}, context);
     EXPECT_TRUE(config.ok()) << config.status();
     absl::StatusOr<EngineSetup> setup =
         PrepareEngine(*config, RepoPredictionContext().spec, scenarios::EngineParams{});

@@ -210,7 +210,9 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
                                        const scenarios::EnvVars& env,
                                        const scenarios::ServeContext& serve_context) {
   PreparedRun run;
-  ASSIGN_OR_RETURN(run.engine, scenarios::ParseServeCommand(serve_command, env, serve_context));
+  scenarios::ServeContext with_model = serve_context;
+  with_model.max_position_embeddings = context.spec.max_position_embeddings();
+  ASSIGN_OR_RETURN(run.engine, scenarios::ParseServeCommand(serve_command, env, with_model));
   const scenarios::EngineParams* found = FindEngineParams(context.params, run.engine.engine());
   scenarios::EngineParams zeros;
   zeros.set_engine(run.engine.engine());

@@ -87,7 +87,8 @@ struct Prediction {
 // FailedPrecondition: the engine refuses the configuration (exit 1).
 absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRequest& request);
 
-// Only the parse/setup stage: what `explain` shows. Same status codes.
+// Only the parse/setup stage: what `explain` shows. Same status codes. The
+// model's context length comes from context.spec, whatever serve_context says.
 struct PreparedRun {
   scenarios::EngineConfig engine;
   EngineSetup setup;

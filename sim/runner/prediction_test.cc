@@ -33,6 +33,16 @@ bool HasNoteStartingWith(const PreparedRun& run, const std::string& prefix) {
                      [&](const std::string& n) { return n.rfind(prefix, 0) == 0; });
 }
 
+// The engines' default context is the loaded model spec's, not a constant.
+TEST(PrepareRunTest, DefaultContextIsTheModelSpecs) {
+  PredictionContext shorter = RepoPredictionContext();
+  shorter.spec.set_max_position_embeddings(32768);
+  EXPECT_EQ(Prepared(shorter, kVllm).engine.max_model_len(), 32768);
+  EXPECT_EQ(Prepared(shorter, kSglang).engine.max_model_len(), 32768);
+  EXPECT_EQ(Prepared(RepoPredictionContext(), kTrtllm).engine.max_model_len(),
+            RepoPredictionContext().spec.max_position_embeddings());
+}
+
 // The committed parameters do not set the launch cost (the fit does not
 // fit it), so every engine takes the committed profile's measurement.
 TEST(PrepareRunTest, CommittedParametersLeaveTheLaunchCostToTheProfile) {
