@@ -267,6 +267,14 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
           static_cast<double>(w.decode_keys), score_flops * w.decode_keys,
           static_cast<double>(w.decode_keys) * key_bytes, ph, layers);
     }
+    if (w.decode_rows > 0 && o_.decode_logits_width > 0) {
+      // A write-only pass: (width - row's keys) FP32 -inf per decode row.
+      const double cleaned = std::max(
+          0.0, static_cast<double>(w.decode_rows) * static_cast<double>(o_.decode_logits_width) -
+                   static_cast<double>(w.decode_keys));
+      StreamingPass("indexer_logits_clean", "indexer_logits_clean", 0, cleaned * kFp32Bytes, ph,
+                    layers);
+    }
     if (w.sparse_prefill_pairs > 0) {
       Add("indexer_prefill", "indexer_prefill", {{"heads", ih}},
           static_cast<double>(w.sparse_prefill_pairs),

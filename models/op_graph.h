@@ -73,6 +73,12 @@ struct OpGraphOptions {
   // softmax pass and an exponential race (`sampling`), the cost of a sampler
   // without a sort (no top-p, or FlashInfer's rejection sampler).
   bool sampler_sorts_vocab = false;
+  // The decode indexer's logits are [decode rows, this] FP32 and every entry
+  // past a row's context is filled with -inf: vLLM v0.13 sizes them by
+  // max_model_len and calls DeepGEMM's fp8_paged_mqa_logits with
+  // clean_logits=True [U: docs/engines.md]. 0 = the engine cleans nothing
+  // beyond the rows' contexts (SGLang passes clean_logits=False).
+  int64_t decode_logits_width = 0;
 };
 
 // Every op one GPU of `layout` runs in one forward pass of the main model for

@@ -182,6 +182,40 @@ TEST(OpGraphTest, Bf16CacheQuantizedWholeBeforeFlashMlaKvDecode) {
             nullptr);
 }
 
+// vLLM's decode indexer logits are [rows, width] FP32, cleaned to -inf past
+// each row's keys: 3 decodes of context 100 score 101 keys each, so a width
+// of 1000 writes 3 x 1000 - 303 = 2697 floats (10788 B; x = half, a copy's
+// size) per layer. An MTP verification row of 2 tokens scores 101 + 102.
+// Nothing without the width, nor for prefill rows.
+TEST(OpGraphTest, DecodeIndexerLogitsCleanedPastEachRowsContext) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const ParallelLayout layout = Must(VllmLayout(spec, 8, 1, false, 8));
+  OpGraphOptions o;
+  o.decode_logits_width = 1000;
+  const Op* clean = Find(BuildRankIterationOps(spec, layout, Decodes(3, 100), 3, o),
+                         "indexer_logits_clean");
+  ASSERT_NE(clean, nullptr);
+  EXPECT_EQ(clean->hbm_bytes, 2697 * 4);
+  EXPECT_EQ(clean->x, 2697 * 4 / 2);
+  EXPECT_EQ(clean->repeat, 61);
+
+  o.num_speculative_tokens = 1;
+  RankBatch verify;
+  verify.seqs = {{2, 100}};
+  clean = Find(BuildRankIterationOps(spec, layout, verify, 2, o), "indexer_logits_clean");
+  ASSERT_NE(clean, nullptr);
+  EXPECT_EQ(clean->hbm_bytes, (2 * 1000 - 101 - 102) * 4);
+
+  RankBatch prefill;
+  prefill.seqs = {{4096, 0}};
+  EXPECT_EQ(Find(BuildRankIterationOps(spec, layout, prefill, 4096, o), "indexer_logits_clean"),
+            nullptr);
+  o.decode_logits_width = 0;
+  EXPECT_EQ(Find(BuildRankIterationOps(spec, layout, Decodes(3, 100), 3, o),
+                 "indexer_logits_clean"),
+            nullptr);
+}
+
 // Decode x: keys scored by the indexer = context + 1; keys attended = min(that,
 // 2048).
 TEST(OpGraphTest, SparseDecodeAttendsAtMostTopK) {

@@ -36,7 +36,7 @@ const std::string& TableKind(const std::string& kind) {
   // Memory-bound passes without a table of their own (models/op_graph.cc,
   // StreamingPass): a device copy of the same traffic.
   const bool streaming = kind == "kv_cache_quantize" || kind == "act_quant_fp8" ||
-                         kind == "moe_topk_reduce";
+                         kind == "moe_topk_reduce" || kind == "indexer_logits_clean";
   return streaming ? kCopy : kind;
 }
 

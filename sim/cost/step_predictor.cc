@@ -13,7 +13,7 @@ int PhaseIndex(models::OpPhase p) { return static_cast<int>(p); }
 bool IsAttentionKind(const std::string& kind) {
   static const auto* kKinds = new std::vector<std::string>{
       "dense_mha_prefill", "dense_mla_decode", "indexer_decode", "indexer_prefill",
-      "sparse_mla_decode", "sparse_mla_prefill", "topk"};
+      "sparse_mla_decode", "sparse_mla_prefill", "topk", "indexer_logits_clean"};
   return std::find(kKinds->begin(), kKinds->end(), kind) != kKinds->end();
 }
 

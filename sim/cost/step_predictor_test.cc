@@ -155,7 +155,8 @@ TEST(StepPredictorTest, PrefillOnlyKindFactorStretchesOnlyWhatTheChunkAddsToThat
         "sparse_mla_decode", "sparse_mla_prefill", "topk", "gemm_fp8", "gemm_bf16",
         "batched_gemm_bf16", "rmsnorm", "rope", "silu_mul", "all_reduce", "all_gather",
         "copy_d2d", "router_topk", "sampling", "sampling_top_p", "reduce_scatter", "all_to_all",
-        "grouped_gemm_bf16", "act_quant_fp8", "moe_topk_reduce", "kv_cache_quantize"}) {
+        "grouped_gemm_bf16", "act_quant_fp8", "moe_topk_reduce", "kv_cache_quantize",
+        "indexer_logits_clean"}) {
     moe_only_config.kind_time_scale.emplace_back(kind, 0.0);
   }
   StepPredictor moe_only(moe_only_config, std::make_unique<RooflineOpCost>(GpuRates{}));

@@ -43,6 +43,20 @@ TEST(EngineSetupTest, VllmSendsEveryRowThroughOneFlashMlaKernel) {
   EXPECT_EQ(g.sparse_kernel_routing, models::SparseKernelRouting::kAllOnDecodeKernel);
 }
 
+// vLLM's decode indexer logits span max_model_len (cleaned to -inf);
+// SGLang and TensorRT-LLM clean nothing past a row's context.
+TEST(EngineSetupTest, OnlyVllmCleansDecodeLogitsToMaxModelLen) {
+  EXPECT_EQ(GraphOf("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8").decode_logits_width, 163840);
+  EXPECT_EQ(GraphOf("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --max-model-len 32768")
+                .decode_logits_width,
+            32768);
+  EXPECT_EQ(GraphOf("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
+                    "--tp-size 8")
+                .decode_logits_width,
+            0);
+  EXPECT_EQ(GraphOf("trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8").decode_logits_width, 0);
+}
+
 // DeepSeek-V3.2's generation_config sets top_p 0.95: vLLM's sampler sorts
 // the vocabulary under the defaults, not with vLLM's own sampling defaults
 // or FlashInfer's sampler; SGLang samples without a sort.

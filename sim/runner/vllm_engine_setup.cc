@@ -75,6 +75,10 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   p.graph.min_sparse_decode_heads = 64;
   p.graph.min_sparse_prefill_heads = 64;
   p.graph.fp8_gemms = true;  // DeepGEMM off falls back to CUTLASS FP8, not BF16
+  // The decode indexer's logits span max_model_len and are cleaned to -inf
+  // past each row's context (DeepGEMM's indexer kernels run whatever
+  // VLLM_USE_DEEP_GEMM says: it switches the GEMMs).
+  p.graph.decode_logits_width = max_model_len;
   // A request's top_p is its own, else the generation config's (DeepSeek's
   // asks for 0.95) under --generation-config auto. vLLM's PyTorch sampler
   // then sorts each row's ~129k logits (the `sampling_top_p` table: 17 ms
