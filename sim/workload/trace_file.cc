@@ -45,10 +45,11 @@ absl::Status ParseJsonRow(absl::string_view text,
                           std::map<std::string, double, std::less<>>* numbers,
                           std::vector<int64_t>* hash_ids = nullptr) {
   JsonScanner scan(text);
-  auto error = [&scan](absl::string_view what) {
+  auto error_at = [](absl::string_view what, size_t offset) {
     return absl::InvalidArgumentError(
-        absl::StrCat("malformed JSON (", what, " at column ", scan.offset() + 1, ")"));
+        absl::StrCat("malformed JSON (", what, " at column ", offset + 1, ")"));
   };
+  auto error = [&](absl::string_view what) { return error_at(what, scan.offset()); };
   if (!scan.Eat('{')) return error("expected '{'");
   if (!scan.Eat('}')) {
     while (true) {
@@ -75,8 +76,14 @@ absl::Status ParseJsonRow(absl::string_view text,
           } while (scan.Eat(','));
           if (!scan.Eat(']')) return error("expected ',' or ']' in hash_ids");
         }
+      } else if (c != '"' && c != '[' && c != '{') {
+        const size_t at = scan.offset();
+        const absl::string_view word = scan.Word();
+        if (word != "true" && word != "false" && word != "null") {
+          return error_at("unexpected value", at);
+        }
       } else if (!scan.SkipValue()) {
-        return error(c == '"' ? "unterminated string" : "unexpected value");
+        return error(c == '"' ? "unterminated string" : "unterminated array or object");
       }
       if (scan.Eat('}')) break;
       if (!scan.Eat(',')) return error("expected ',' or '}'");

@@ -109,6 +109,8 @@ TEST(ParseTraceTextTest, MalformedRowsNameTheLine) {
        "t:1: input_length must be a whole number >= 1, got 5.5"},
       {"{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1\n",
        "t:1: malformed JSON (expected ',' or '}' at column 55)"},
+      {"{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1, \"x\": tru}\n",
+       "t:1: malformed JSON (unexpected value at column 62)"},
       {"when,in,out\n1,2,3\n", "t:1: unknown trace header \"when,in,out\" (expected JSONL objects, "
                                "TIMESTAMP,ContextTokens,GeneratedTokens, "
                                "arrival_s,input_tokens,output_tokens or "
