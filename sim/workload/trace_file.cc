@@ -11,7 +11,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "base/json_scanner.h"
 #include "base/read_file.h"
 #include "base/status_macros.h"
 #include "sim/workload/string_view_compat.h"
@@ -38,60 +37,134 @@ bool ParseFixedInt(absl::string_view text, int64_t* out) {
   return absl::SimpleAtoi(text, out);
 }
 
-// One Mooncake trace row: a flat JSON object whose numeric members are kept,
-// and whose "hash_ids" (where `hash_ids` is given) is a list of whole numbers;
-// other values are skipped.
-absl::Status ParseJsonRow(absl::string_view text,
-                          std::map<std::string, double, std::less<>>* numbers,
-                          std::vector<int64_t>* hash_ids = nullptr) {
-  JsonScanner scan(text);
-  auto error_at = [](absl::string_view what, size_t offset) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("malformed JSON (", what, " at column ", offset + 1, ")"));
-  };
-  auto error = [&](absl::string_view what) { return error_at(what, scan.offset()); };
-  if (!scan.Eat('{')) return error("expected '{'");
-  if (!scan.Eat('}')) {
-    while (true) {
-      if (scan.Peek() != '"') return error("expected '\"'");
-      std::optional<std::string> key = scan.String();
-      if (!key) return error("unterminated string");
-      if (!scan.Eat(':')) return error("expected ':'");
-      const char c = scan.Peek();
-      if (c == '-' || absl::ascii_isdigit(static_cast<unsigned char>(c))) {
-        double value;
-        if (!absl::SimpleAtod(scan.Word(), &value)) return error("bad number");
-        (*numbers)[*key] = value;
-      } else if (hash_ids != nullptr && *key == "hash_ids" && c == '[') {
-        scan.Eat('[');
-        if (!scan.Eat(']')) {
-          do {
-            int64_t id;
-            const absl::string_view word = scan.Word();
-            if (word.empty() || !absl::ascii_isdigit(static_cast<unsigned char>(word[0])) ||
-                !absl::SimpleAtoi(word, &id)) {
-              return error("expected a whole number in hash_ids");
-            }
-            hash_ids->push_back(id);
-          } while (scan.Eat(','));
-          if (!scan.Eat(']')) return error("expected ',' or ']' in hash_ids");
+// A flat JSON object reader: keeps numeric members, skips strings, arrays,
+// nested objects and literals. Enough for one trace row; not a JSON library.
+class JsonRow {
+ public:
+  explicit JsonRow(absl::string_view text) : text_(text) {}
+
+  // Numbers go to `numbers`; the whole-number array under "hash_ids", where
+  // `hash_ids` is given, goes there; other values are skipped.
+  absl::Status Parse(std::map<std::string, double, std::less<>>* numbers,
+                     std::vector<int64_t>* hash_ids = nullptr) {
+    SkipBlanks();
+    if (!Eat('{')) return Error("expected '{'");
+    SkipBlanks();
+    if (!Eat('}')) {
+      while (true) {
+        SkipBlanks();
+        std::string key;
+        RETURN_IF_ERROR(ReadString(&key));
+        SkipBlanks();
+        if (!Eat(':')) return Error("expected ':'");
+        SkipBlanks();
+        if (Peek() == '-' || absl::ascii_isdigit(static_cast<unsigned char>(Peek()))) {
+          const size_t start = pos_;
+          while (pos_ < text_.size() && absl::string_view("+-.eE0123456789").find(text_[pos_]) !=
+                                            absl::string_view::npos) {
+            ++pos_;
+          }
+          double value;
+          if (!absl::SimpleAtod(text_.substr(start, pos_ - start), &value)) {
+            return Error("bad number");
+          }
+          (*numbers)[key] = value;
+        } else if (hash_ids != nullptr && key == "hash_ids" && Peek() == '[') {
+          RETURN_IF_ERROR(ReadWholeNumbers(hash_ids));
+        } else {
+          RETURN_IF_ERROR(SkipValue());
         }
-      } else if (c != '"' && c != '[' && c != '{') {
-        const size_t at = scan.offset();
-        const absl::string_view word = scan.Word();
-        if (word != "true" && word != "false" && word != "null") {
-          return error_at("unexpected value", at);
-        }
-      } else if (!scan.SkipValue()) {
-        return error(c == '"' ? "unterminated string" : "unterminated array or object");
+        SkipBlanks();
+        if (Eat('}')) break;
+        if (!Eat(',')) return Error("expected ',' or '}'");
       }
-      if (scan.Eat('}')) break;
-      if (!scan.Eat(',')) return error("expected ',' or '}'");
+    }
+    SkipBlanks();
+    if (pos_ != text_.size()) return Error("text after the object");
+    return absl::OkStatus();
+  }
+
+ private:
+  char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  bool Eat(char c) {
+    if (Peek() != c) return false;
+    ++pos_;
+    return true;
+  }
+  void SkipBlanks() {
+    while (pos_ < text_.size() && absl::ascii_isspace(static_cast<unsigned char>(text_[pos_]))) {
+      ++pos_;
     }
   }
-  if (!scan.AtEnd()) return error("text after the object");
-  return absl::OkStatus();
-}
+  absl::Status Error(absl::string_view what) const {
+    return absl::InvalidArgumentError(absl::StrCat("malformed JSON (", what, " at column ",
+                                                   pos_ + 1, ")"));
+  }
+  absl::Status ReadString(std::string* out) {
+    if (!Eat('"')) return Error("expected '\"'");
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_++];
+      if (c == '"') return absl::OkStatus();
+      if (c == '\\') {
+        if (pos_ >= text_.size()) break;
+        out->push_back(text_[pos_++]);  // keys here are plain ASCII
+      } else {
+        out->push_back(c);
+      }
+    }
+    return Error("unterminated string");
+  }
+  absl::Status ReadWholeNumbers(std::vector<int64_t>* out) {
+    Eat('[');
+    SkipBlanks();
+    if (Eat(']')) return absl::OkStatus();
+    while (true) {
+      SkipBlanks();
+      const size_t start = pos_;
+      while (absl::ascii_isdigit(static_cast<unsigned char>(Peek()))) ++pos_;
+      int64_t value;
+      if (!absl::SimpleAtoi(text_.substr(start, pos_ - start), &value)) {
+        return Error("expected a whole number in hash_ids");
+      }
+      out->push_back(value);
+      SkipBlanks();
+      if (Eat(']')) return absl::OkStatus();
+      if (!Eat(',')) return Error("expected ',' or ']' in hash_ids");
+    }
+  }
+  absl::Status SkipValue() {
+    const char c = Peek();
+    if (c == '"') {
+      std::string unused;
+      return ReadString(&unused);
+    }
+    if (c == '[' || c == '{') {
+      int depth = 0;
+      while (pos_ < text_.size()) {
+        const char ch = Peek();
+        if (ch == '"') {
+          std::string unused;
+          RETURN_IF_ERROR(ReadString(&unused));
+          continue;
+        }
+        ++pos_;
+        if (ch == '[' || ch == '{') ++depth;
+        if ((ch == ']' || ch == '}') && --depth == 0) return absl::OkStatus();
+      }
+      return Error("unterminated array or object");
+    }
+    for (absl::string_view literal : {"true", "false", "null"}) {
+      if (text_.substr(pos_, literal.size()) == literal) {
+        pos_ += literal.size();
+        return absl::OkStatus();
+      }
+    }
+    return Error("unexpected value");
+  }
+
+  absl::string_view text_;
+  size_t pos_ = 0;
+};
 
 absl::StatusOr<int64_t> ToCount(double value, absl::string_view key) {
   if (!(value >= 1.0) || value != std::floor(value) || value > 1e15) {
@@ -200,7 +273,7 @@ absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::strin
     TraceRow row;
     if (*format == Format::kMooncake) {
       std::map<std::string, double, std::less<>> numbers;
-      absl::Status parsed = ParseJsonRow(line, &numbers, &row.hash_ids);
+      absl::Status parsed = JsonRow(line).Parse(&numbers, &row.hash_ids);
       if (!parsed.ok()) return fail(parsed);
       for (absl::string_view key : {"timestamp", "input_length", "output_length"}) {
         if (numbers.find(key) == numbers.end()) {
