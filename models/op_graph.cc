@@ -36,6 +36,7 @@ struct AttentionWork {
   int64_t decode_rows = 0;       // query rows of decodes
   int64_t decode_keys = 0;       // Σ keys over decode rows
   int64_t decode_keys_topk = 0;  // same capped at index top-k
+  double decode_logits_cleaned = 0;  // FP32 logits past each decode row's keys, to the width
   int64_t selected_keys = 0;     // keys of rows longer than top-k: what top-k sorts
   int64_t sparse_prefill_tokens = 0;
   int64_t sparse_prefill_pairs = 0;       // causal pairs scored by the indexer
@@ -64,6 +65,13 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
                             : o.sparse_decode_full_topk ? q * topk
                                                         : CappedPairs(q, c, topk);
       if (sparse) w.selected_keys += KeysOfRowsLongerThan(q, c, topk);
+      if (o.decode_logits_width > 0) {
+        // Row i of the sequence scores c + i + 1 keys; the rest of its row is
+        // cleaned (a CUDA-graph filler row, context 0, almost all of it).
+        w.decode_logits_cleaned += std::max(
+            0.0, static_cast<double>(q) * static_cast<double>(o.decode_logits_width) -
+                     static_cast<double>(CausalPairs(q, c)));
+      }
       continue;
     }
     w.sampled_rows += 1;
@@ -267,14 +275,9 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
           static_cast<double>(w.decode_keys), score_flops * w.decode_keys,
           static_cast<double>(w.decode_keys) * key_bytes, ph, layers);
     }
-    if (w.decode_rows > 0 && o_.decode_logits_width > 0) {
-      // A write-only pass: (width - row's keys) FP32 -inf per decode row.
-      const double cleaned = std::max(
-          0.0, static_cast<double>(w.decode_rows) * static_cast<double>(o_.decode_logits_width) -
-                   static_cast<double>(w.decode_keys));
-      StreamingPass("indexer_logits_clean", "indexer_logits_clean", 0, cleaned * kFp32Bytes, ph,
-                    layers);
-    }
+    // A write-only pass: -inf into each decode row's logits past its keys.
+    StreamingPass("indexer_logits_clean", "indexer_logits_clean", 0,
+                  w.decode_logits_cleaned * kFp32Bytes, ph, layers);
     if (w.sparse_prefill_pairs > 0) {
       Add("indexer_prefill", "indexer_prefill", {{"heads", ih}},
           static_cast<double>(w.sparse_prefill_pairs),

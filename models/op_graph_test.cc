@@ -186,7 +186,8 @@ TEST(OpGraphTest, Bf16CacheQuantizedWholeBeforeFlashMlaKvDecode) {
 // each row's keys: 3 decodes of context 100 score 101 keys each, so a width
 // of 1000 writes 3 x 1000 - 303 = 2697 floats (10788 B; x = half, a copy's
 // size) per layer. An MTP verification row of 2 tokens scores 101 + 102.
-// Nothing without the width, nor for prefill rows.
+// Each row is cleaned on its own. Nothing without the width, nor for
+// prefill rows.
 TEST(OpGraphTest, DecodeIndexerLogitsCleanedPastEachRowsContext) {
   const ModelSpec spec = Load("deepseek_v32.textproto");
   const ParallelLayout layout = Must(VllmLayout(spec, 8, 1, false, 8));
@@ -205,6 +206,15 @@ TEST(OpGraphTest, DecodeIndexerLogitsCleanedPastEachRowsContext) {
   clean = Find(BuildRankIterationOps(spec, layout, verify, 2, o), "indexer_logits_clean");
   ASSERT_NE(clean, nullptr);
   EXPECT_EQ(clean->hbm_bytes, (2 * 1000 - 101 - 102) * 4);
+
+  // A row longer than the width cleans nothing and takes nothing from the
+  // others: 1000 - 101 floats.
+  o.num_speculative_tokens = 0;
+  RankBatch mixed_lengths;
+  mixed_lengths.seqs = {{1, 100}, {1, 5000}};
+  clean = Find(BuildRankIterationOps(spec, layout, mixed_lengths, 2, o), "indexer_logits_clean");
+  ASSERT_NE(clean, nullptr);
+  EXPECT_EQ(clean->hbm_bytes, (1000 - 101) * 4);
 
   RankBatch prefill;
   prefill.seqs = {{4096, 0}};

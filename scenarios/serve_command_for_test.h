@@ -3,12 +3,14 @@
 #ifndef SERVESIM_SCENARIOS_SERVE_COMMAND_FOR_TEST_H_
 #define SERVESIM_SCENARIOS_SERVE_COMMAND_FOR_TEST_H_
 
+#include <cstdint>
 #include <string_view>
 
 #include "scenarios/serve_command.h"
 
 namespace servesim::scenarios {
 
+// models/deepseek_v32.textproto's max_position_embeddings.
 inline constexpr int64_t kDeepSeekV32MaxPositionEmbeddings = 163840;
 
 inline absl::StatusOr<EngineConfig> ParseV32ServeCommand(std::string_view command,

@@ -284,9 +284,10 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   }
 
   // SGLang derives the context from the model config's max_position_embeddings.
-  ASSIGN_OR_RETURN(int64_t context_length, flags.GetIntOr("--context-length", context.max_position_embeddings));
+  ASSIGN_OR_RETURN(int64_t context_length,
+                   flags.GetIntOr("--context-length", context.max_position_embeddings));
   note_default("--context-length", absl::StrCat("context_length=", context.max_position_embeddings,
-                                     " (model's max_position_embeddings)"));
+                                                " (model's max_position_embeddings)"));
   if (context_length < 1) {
     return absl::InvalidArgumentError("--serve: --context-length: must be >= 1");
   }
@@ -295,8 +296,7 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
     // SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1.
     return absl::FailedPreconditionError(absl::StrCat(
         "User-specified context_length (", context_length,
-        ") is greater than the derived context_length (",
-        context.max_position_embeddings, ")"));
+        ") is greater than the derived context_length (", context.max_position_embeddings, ")"));
   }
   c.set_max_model_len(context_length);
 

@@ -207,9 +207,10 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
   ASSIGN_OR_RETURN(int64_t max_tokens, flags.GetIntOr("--max_num_tokens", 8192));
   note_default("--max_num_tokens", "max_num_tokens=8192 (BuildConfig default)");
   // max_seq_len None: the model's max_position_embeddings.
-  ASSIGN_OR_RETURN(int64_t max_seq_len, flags.GetIntOr("--max_seq_len", context.max_position_embeddings));
+  ASSIGN_OR_RETURN(int64_t max_seq_len,
+                   flags.GetIntOr("--max_seq_len", context.max_position_embeddings));
   note_default("--max_seq_len", absl::StrCat("max_seq_len=", context.max_position_embeddings,
-                                     " (model's max_position_embeddings)"));
+                                             " (model's max_position_embeddings)"));
   ASSIGN_OR_RETURN(double free_fraction,
                    flags.GetDoubleOr("--kv_cache_free_gpu_memory_fraction", 0.9));
   note_default("--kv_cache_free_gpu_memory_fraction",
@@ -323,8 +324,7 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
   }
   if (max_seq_len > context.max_position_embeddings) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "max_seq_len (", max_seq_len,
-        ") is larger than the model's max_position_embeddings (",
+        "max_seq_len (", max_seq_len, ") is larger than the model's max_position_embeddings (",
         context.max_position_embeddings, ")"));
   }
 

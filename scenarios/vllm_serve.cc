@@ -180,9 +180,10 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   // _set_default_args): tokens at max_num_seqs * max_model_len, sequences at
   // the token budget.
   // vLLM's default max_model_len is the model's max_position_embeddings.
-  ASSIGN_OR_RETURN(int64_t max_model_len, flags.GetIntOr("--max-model-len", context.max_position_embeddings));
+  ASSIGN_OR_RETURN(int64_t max_model_len,
+                   flags.GetIntOr("--max-model-len", context.max_position_embeddings));
   note_default("--max-model-len", absl::StrCat("max_model_len=", context.max_position_embeddings,
-                                     " (model's max_position_embeddings)"));
+                                               " (model's max_position_embeddings)"));
   ASSIGN_OR_RETURN(int64_t max_seqs, flags.GetIntOr("--max-num-seqs", 1024));
   ASSIGN_OR_RETURN(int64_t budget, flags.GetIntOr("--max-num-batched-tokens", 8192));
   if (max_seqs < 1 || budget < 1 || max_model_len < 1) {
@@ -209,10 +210,10 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
         ") must be greater than or equal to max_num_seqs (", max_seqs, ")."));
   }
   if (max_model_len > context.max_position_embeddings) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "User-specified max_model_len (", max_model_len,
-        ") is greater than the derived max_model_len (max_position_embeddings=",
-        context.max_position_embeddings, ")"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("User-specified max_model_len (", max_model_len,
+                     ") is greater than the derived max_model_len (max_position_embeddings=",
+                     context.max_position_embeddings, ")"));
   }
   c.set_max_num_seqs(max_seqs);
   c.set_max_num_batched_tokens(budget);

@@ -39,8 +39,7 @@ TEST(PrepareRunTest, DefaultContextIsTheModelSpecs) {
   shorter.spec.set_max_position_embeddings(32768);
   EXPECT_EQ(Prepared(shorter, kVllm).engine.max_model_len(), 32768);
   EXPECT_EQ(Prepared(shorter, kSglang).engine.max_model_len(), 32768);
-  EXPECT_EQ(Prepared(RepoPredictionContext(), kTrtllm).engine.max_model_len(),
-            RepoPredictionContext().spec.max_position_embeddings());
+  EXPECT_EQ(Prepared(shorter, kTrtllm).engine.max_model_len(), 32768);
 }
 
 // The committed parameters do not set the launch cost (the fit does not
