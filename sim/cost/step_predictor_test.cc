@@ -102,6 +102,28 @@ TEST(StepPredictorTest, PrefillTimeScaleStretchesOnlyTheChunksLinearWork) {
   EXPECT_LT(slow_prefill.GpuStepUs(m), decode_us + 3.0 * (mixed_us - decode_us));
 }
 
+// vLLM's decode-logits clean is decode work, priced with attention: what the
+// prefill factor adds to a step with 8 decodes beside a chunk is the same
+// with and without it. (Were it token-linear, the baseline's 56 filler rows
+// of context 0, each cleaned almost whole, would shrink what the chunk adds.)
+TEST(StepPredictorTest, PrefillFactorLeavesTheDecodeLogitsCleanAlone) {
+  auto added_by_factor = [](int64_t width) {
+    StepPredictorConfig c = Config(8, 1, false);
+    c.graph.decode_logits_width = width;
+    StepPredictor as_measured(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+    c.prefill_time_scale = 3.0;
+    StepPredictor slow_prefill(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+    models::RankBatch mixed;
+    for (int i = 0; i < 8; ++i) mixed.seqs.push_back({1, 1000});
+    mixed.seqs.push_back({4096, 0});
+    const std::vector<models::RankBatch> m = {mixed};
+    return slow_prefill.GpuStepUs(m) - as_measured.GpuStepUs(m);
+  };
+  const double without = added_by_factor(0);
+  ASSERT_GT(without, 0);
+  EXPECT_NEAR(added_by_factor(163840), without, 1e-6 * without);
+}
+
 // 2 x 256 experts / top-8: 64 one-token rows route to ~86 % of the experts.
 TEST(StepPredictorTest, WeightReadingRowsForDeepSeekV32) {
   EXPECT_EQ(WeightReadingRows(Config(8, 1, false).spec), 64);
