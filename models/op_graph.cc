@@ -60,17 +60,19 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
     if (q <= 1 + o.num_speculative_tokens) {
       w.sampled_rows += q;
       w.decode_rows += q;
-      w.decode_keys += CausalPairs(q, c);
-      w.decode_keys_topk += !sparse                    ? CausalPairs(q, c)
+      // Row i of the sequence scores c + i + 1 keys.
+      const int64_t keys = CausalPairs(q, c);
+      w.decode_keys += keys;
+      w.decode_keys_topk += !sparse                    ? keys
                             : o.sparse_decode_full_topk ? q * topk
                                                         : CappedPairs(q, c, topk);
       if (sparse) w.selected_keys += KeysOfRowsLongerThan(q, c, topk);
       if (o.decode_logits_width > 0) {
-        // Row i of the sequence scores c + i + 1 keys; the rest of its row is
-        // cleaned (a CUDA-graph filler row, context 0, almost all of it).
-        w.decode_logits_cleaned += std::max(
-            0.0, static_cast<double>(q) * static_cast<double>(o.decode_logits_width) -
-                     static_cast<double>(CausalPairs(q, c)));
+        // The rest of each row's logits is cleaned (a CUDA-graph filler row,
+        // context 0, almost all of it).
+        w.decode_logits_cleaned +=
+            std::max(0.0, static_cast<double>(q) * static_cast<double>(o.decode_logits_width) -
+                              static_cast<double>(keys));
       }
       continue;
     }

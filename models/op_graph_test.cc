@@ -186,7 +186,7 @@ TEST(OpGraphTest, Bf16CacheQuantizedWholeBeforeFlashMlaKvDecode) {
 // each row's keys: 3 decodes of context 100 score 101 keys each, so a width
 // of 1000 writes 3 x 1000 - 303 = 2697 floats (10788 B; x = half, a copy's
 // size) per layer. An MTP verification row of 2 tokens scores 101 + 102.
-// Each row is cleaned on its own. Nothing without the width, nor for
+// Each sequence is cleaned on its own. Nothing without the width, nor for
 // prefill rows.
 TEST(OpGraphTest, DecodeIndexerLogitsCleanedPastEachRowsContext) {
   const ModelSpec spec = Load("deepseek_v32.textproto");
@@ -207,7 +207,7 @@ TEST(OpGraphTest, DecodeIndexerLogitsCleanedPastEachRowsContext) {
   ASSERT_NE(clean, nullptr);
   EXPECT_EQ(clean->hbm_bytes, (2 * 1000 - 101 - 102) * 4);
 
-  // A row longer than the width cleans nothing and takes nothing from the
+  // A sequence longer than the width cleans nothing and takes nothing from the
   // others: 1000 - 101 floats.
   o.num_speculative_tokens = 0;
   RankBatch mixed_lengths;
