@@ -16,7 +16,7 @@ constexpr char kVllmTp8[] =
     "--reasoning-parser deepseek_v3";
 
 TEST(VllmServeTest, AppliesTheOpenAiServerDefaultsOnH200) {
-  auto c = ParseV32ServeCommand(kVllmTp8, {}, {});
+  auto c = ParseV32ServeCommand(kVllmTp8);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->engine(), VLLM);
   EXPECT_EQ(c->tp(), 8);
@@ -35,19 +35,19 @@ TEST(VllmServeTest, AppliesTheOpenAiServerDefaultsOnH200) {
 
 TEST(VllmServeTest, DefaultedBatchLimitsAreCappedByEachOther) {
   // A smaller token budget caps the defaulted sequence limit (1024 -> 512).
-  auto seqs = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-num-batched-tokens 512"), {}, {});
+  auto seqs = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-num-batched-tokens 512"));
   ASSERT_TRUE(seqs.ok()) << seqs.status();
   EXPECT_EQ(seqs->max_num_seqs(), 512);
   // A short context caps the defaulted token budget at max_num_seqs x max_model_len.
   auto tokens =
-      ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-num-seqs 4 --max-model-len 1000"), {}, {});
+      ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-num-seqs 4 --max-model-len 1000"));
   ASSERT_TRUE(tokens.ok()) << tokens.status();
   EXPECT_EQ(tokens->max_num_batched_tokens(), 4000);
 }
 
 TEST(VllmServeTest, RefusesATokenBudgetBelowTheSequenceLimit) {
   auto c = ParseV32ServeCommand(
-      absl::StrCat(kVllmTp8, " --max-num-seqs 1024 --max-num-batched-tokens 512"), {}, {});
+      absl::StrCat(kVllmTp8, " --max-num-seqs 1024 --max-num-batched-tokens 512"));
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(c.status().message(),
@@ -56,22 +56,21 @@ TEST(VllmServeTest, RefusesATokenBudgetBelowTheSequenceLimit) {
 }
 
 TEST(VllmServeTest, PrefixCachingIsOnUnlessDisabled) {
-  auto on = ParseV32ServeCommand(kVllmTp8, {}, {});
+  auto on = ParseV32ServeCommand(kVllmTp8);
   ASSERT_TRUE(on.ok()) << on.status();
   EXPECT_TRUE(on->prefix_caching());
-  auto off = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --no-enable-prefix-caching"), {}, {});
+  auto off = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --no-enable-prefix-caching"));
   ASSERT_TRUE(off.ok()) << off.status();
   EXPECT_FALSE(off->prefix_caching());
   auto both = ParseV32ServeCommand(
-      absl::StrCat(kVllmTp8, " --no-enable-prefix-caching --enable-prefix-caching"), {}, {});
+      absl::StrCat(kVllmTp8, " --no-enable-prefix-caching --enable-prefix-caching"));
   EXPECT_FALSE(both.ok());
 }
 
 TEST(VllmServeTest, DataParallelExpertParallelSpansAllRanks) {
   auto c = ParseV32ServeCommand(
       "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 1 -dp 8 --enable-expert-parallel "
-      "--max-model-len 81920",
-      {}, {});
+      "--max-model-len 81920");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->dp(), 8);
   EXPECT_EQ(c->ep(), 8);
@@ -80,8 +79,7 @@ TEST(VllmServeTest, DataParallelExpertParallelSpansAllRanks) {
 
 TEST(VllmServeTest, MtpSpeculativeConfigFromAnUnquotedJsonWord) {
   auto c = ParseV32ServeCommand(
-      std::string(kVllmTp8) + " --speculative-config {\"method\":\"mtp\",\"num_speculative_tokens\":1}",
-      {}, {});
+      std::string(kVllmTp8) + " --speculative-config {\"method\":\"mtp\",\"num_speculative_tokens\":1}");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->num_speculative_tokens(), 1);
   EXPECT_NEAR(c->mean_accepted_drafts(), 0.85, 1e-12);
@@ -89,25 +87,25 @@ TEST(VllmServeTest, MtpSpeculativeConfigFromAnUnquotedJsonWord) {
 }
 
 TEST(VllmServeTest, RefusesDecodeContextParallelWithTheEnginesReason) {
-  auto c = ParseV32ServeCommand(std::string(kVllmTp8) + " -dcp 8", {}, {});
+  auto c = ParseV32ServeCommand(std::string(kVllmTp8) + " -dcp 8");
   EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(c.status().message().find("#27544"), std::string::npos);
 }
 
 TEST(VllmServeTest, RefusesBackendsWithoutSparseSupport) {
-  auto cutlass = ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "CUTLASS_MLA"}}, {});
+  auto cutlass = ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "CUTLASS_MLA"}});
   EXPECT_EQ(cutlass.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(cutlass.status().message().find(
                 "['sparse not supported', 'compute capability not supported']"),
             std::string::npos);
-  auto triton = ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "TRITON_MLA"}}, {});
+  auto triton = ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "TRITON_MLA"}});
   EXPECT_NE(triton.status().message().find("Reason: ['sparse not supported']"),
             std::string::npos);
-  EXPECT_TRUE(ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "FLASHMLA_SPARSE"}}, {}).ok());
+  EXPECT_TRUE(ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "FLASHMLA_SPARSE"}}).ok());
 }
 
 TEST(VllmServeTest, DeepGemmSwitchIsAKernelChoiceNotARefusal) {
-  auto c = ParseV32ServeCommand(kVllmTp8, {{"VLLM_USE_DEEP_GEMM", "0"}}, {});
+  auto c = ParseV32ServeCommand(kVllmTp8, {{"VLLM_USE_DEEP_GEMM", "0"}});
   ASSERT_TRUE(c.ok());
   EXPECT_FALSE(c->deep_gemm());
 }
@@ -116,24 +114,24 @@ TEST(VllmServeTest, DeepGemmSwitchIsAKernelChoiceNotARefusal) {
 // defaults to requests; its top-p sampler sorts unless FlashInfer's is
 // opted into.
 TEST(VllmServeTest, SamplerFollowsGenerationConfigAndFlashInferSwitch) {
-  auto c = ParseV32ServeCommand(kVllmTp8, {}, {});
+  auto c = ParseV32ServeCommand(kVllmTp8);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(c->applies_generation_config());
   EXPECT_TRUE(c->sampler_sorts_vocab());
-  auto own = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --generation-config vllm"), {}, {});
+  auto own = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --generation-config vllm"));
   ASSERT_TRUE(own.ok()) << own.status();
   EXPECT_FALSE(own->applies_generation_config());
-  auto flashinfer = ParseV32ServeCommand(kVllmTp8, {{"VLLM_USE_FLASHINFER_SAMPLER", "1"}}, {});
+  auto flashinfer = ParseV32ServeCommand(kVllmTp8, {{"VLLM_USE_FLASHINFER_SAMPLER", "1"}});
   ASSERT_TRUE(flashinfer.ok()) << flashinfer.status();
   EXPECT_FALSE(flashinfer->sampler_sorts_vocab());
-  auto folder = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --generation-config /cfg"), {}, {});
+  auto folder = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --generation-config /cfg"));
   EXPECT_EQ(folder.status().message(),
             "--serve: --generation-config: \"/cfg\" is not modelled (auto, vllm): servesim does "
             "not read a generation config folder");
 }
 
 TEST(VllmServeTest, UnknownFlagIsAnErrorNamingIt) {
-  auto c = ParseV32ServeCommand(std::string(kVllmTp8) + " --frobnicate 3", {}, {});
+  auto c = ParseV32ServeCommand(std::string(kVllmTp8) + " --frobnicate 3");
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(c.status().message().find("--frobnicate"), std::string::npos);
 }
@@ -142,34 +140,33 @@ TEST(VllmServeTest, UnknownFlagIsAnErrorNamingIt) {
 // sparse then forces 64 whatever it was.
 TEST(VllmServeTest, BlockSizeMustBeAPositiveIntegerAndIsForcedTo64) {
   for (const char* bad : {"0", "abc", "-16"}) {
-    EXPECT_FALSE(ParseV32ServeCommand(absl::StrCat("vllm serve m -tp 8 --block-size ", bad), {}, {})
+    EXPECT_FALSE(ParseV32ServeCommand(absl::StrCat("vllm serve m -tp 8 --block-size ", bad))
                      .ok())
         << bad;
   }
-  auto c = ParseV32ServeCommand("vllm serve m -tp 8 --block-size 16", {}, {});
+  auto c = ParseV32ServeCommand("vllm serve m -tp 8 --block-size 16");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->kv_block_size(), 64);
 }
 
 TEST(VllmServeTest, TheModelIsRequired) {
-  EXPECT_FALSE(ParseV32ServeCommand("vllm serve -tp 8", {}, {}).ok());
-  EXPECT_TRUE(ParseV32ServeCommand("vllm serve --model m -tp 8", {}, {}).ok());
+  EXPECT_FALSE(ParseV32ServeCommand("vllm serve -tp 8").ok());
+  EXPECT_TRUE(ParseV32ServeCommand("vllm serve --model m -tp 8").ok());
 }
 
 TEST(VllmServeTest, MultiNodeDataParallelSpansDpOverLocalNodes) {
   auto c = ParseV32ServeCommand(
       "vllm serve m -tp 1 -dp 16 --data-parallel-size-local 8 --enable-expert-parallel "
-      "--data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13345",
-      {}, {});
+      "--data-parallel-address 10.0.0.1 --data-parallel-rpc-port 13345");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->nnodes(), 2);
   EXPECT_EQ(c->ep(), 16);
-  auto bad = ParseV32ServeCommand("vllm serve m -dp 16 --data-parallel-size-local 5", {}, {});
+  auto bad = ParseV32ServeCommand("vllm serve m -dp 16 --data-parallel-size-local 5");
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ServeCommandTest, UnknownProgramIsAnError) {
-  auto c = ParseV32ServeCommand("ollama serve", {}, {});
+  auto c = ParseV32ServeCommand("ollama serve");
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
@@ -217,17 +214,14 @@ TEST(MtpAcceptanceTest, ChainedAcceptanceOfTwoDrafts) {
 // on every engine before the simulator builds a pass per draft.
 TEST(MtpAcceptanceTest, AtMost32DraftTokensPerStep) {
   EXPECT_TRUE(ParseV32ServeCommand(
-                  R"(vllm serve m -tp 8 --speculative-config {"method":"mtp","num_speculative_tokens":32})",
-                  {}, {})
+                  R"(vllm serve m -tp 8 --speculative-config {"method":"mtp","num_speculative_tokens":32})")
                   .ok());
   auto vllm = ParseV32ServeCommand(
-      R"(vllm serve m -tp 8 --speculative-config {"method":"mtp","num_speculative_tokens":1000000000})",
-      {}, {});
+      R"(vllm serve m -tp 8 --speculative-config {"method":"mtp","num_speculative_tokens":1000000000})");
   ASSERT_FALSE(vllm.ok());
   EXPECT_NE(vllm.status().message().find("servesim models at most 32"), std::string::npos);
   EXPECT_FALSE(ParseV32ServeCommand("python3 -m sglang.launch_server --model-path m --tp-size 8 "
-                                 "--speculative-algorithm EAGLE --speculative-num-steps 100000",
-                                 {}, {})
+                                    "--speculative-algorithm EAGLE --speculative-num-steps 100000")
                    .ok());
 }
 

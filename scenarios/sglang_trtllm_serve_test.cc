@@ -37,17 +37,17 @@ const char* const kValidationCommands[] = {
 
 TEST(SglangTrtllmServeTest, EveryValidationCommandParses) {
   for (const char* command : kValidationCommands) {
-    auto c = ParseV32ServeCommand(command, {}, {});
+    auto c = ParseV32ServeCommand(command);
     EXPECT_TRUE(c.ok()) << command << "\n" << c.status();
   }
   // trtllm-tp8-ep8-no-deepgemm: the same command with TRTLLM_DG_ENABLED=0.
-  auto c = ParseV32ServeCommand(kValidationCommands[11], {{"TRTLLM_DG_ENABLED", "0"}}, {});
+  auto c = ParseV32ServeCommand(kValidationCommands[11], {{"TRTLLM_DG_ENABLED", "0"}});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_FALSE(c->deep_gemm());
 }
 
 TEST(SglangServeTest, AppliesTheH200DefaultsForTp8) {
-  auto c = ParseV32ServeCommand(kSglangBase, {}, {});
+  auto c = ParseV32ServeCommand(kSglangBase);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->engine(), SGLANG);
   EXPECT_EQ(c->model(), "deepseek-ai/DeepSeek-V3.2");
@@ -73,16 +73,16 @@ TEST(SglangServeTest, AppliesTheH200DefaultsForTp8) {
 }
 
 TEST(SglangServeTest, RadixCacheIsOnUnlessDisabled) {
-  auto on = ParseV32ServeCommand(kSglangBase, {}, {});
+  auto on = ParseV32ServeCommand(kSglangBase);
   ASSERT_TRUE(on.ok()) << on.status();
   EXPECT_TRUE(on->prefix_caching());
-  auto off = ParseV32ServeCommand(absl::StrCat(kSglangBase, " --disable-radix-cache"), {}, {});
+  auto off = ParseV32ServeCommand(absl::StrCat(kSglangBase, " --disable-radix-cache"));
   ASSERT_TRUE(off.ok()) << off.status();
   EXPECT_FALSE(off->prefix_caching());
 }
 
 TEST(SglangServeTest, DpAttentionSplitsTheChunkAndScalesConservativeness) {
-  auto c = ParseV32ServeCommand(std::string(kSglangBase) + " --dp 8 --enable-dp-attention", {}, {});
+  auto c = ParseV32ServeCommand(std::string(kSglangBase) + " --dp 8 --enable-dp-attention");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(c->enable_dp_attention());
   EXPECT_EQ(c->dp(), 8);
@@ -92,7 +92,7 @@ TEST(SglangServeTest, DpAttentionSplitsTheChunkAndScalesConservativeness) {
 }
 
 TEST(SglangServeTest, DpAttentionWithoutDpSizeIsPlainTp) {
-  auto c = ParseV32ServeCommand(std::string(kSglangBase) + " --enable-dp-attention", {}, {});
+  auto c = ParseV32ServeCommand(std::string(kSglangBase) + " --enable-dp-attention");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_FALSE(c->enable_dp_attention());
   EXPECT_EQ(c->dp(), 1);
@@ -101,7 +101,7 @@ TEST(SglangServeTest, DpAttentionWithoutDpSizeIsPlainTp) {
 }
 
 TEST(SglangServeTest, EagleCapsRunningRequestsAndTurnsOverlapOff) {
-  auto c = ParseV32ServeCommand(kValidationCommands[5], {}, {});
+  auto c = ParseV32ServeCommand(kValidationCommands[5]);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->num_speculative_tokens(), 1);  // 2 draft tokens = root + 1 draft
   EXPECT_NEAR(c->mean_accepted_drafts(), 0.85, 1e-12);
@@ -110,7 +110,7 @@ TEST(SglangServeTest, EagleCapsRunningRequestsAndTurnsOverlapOff) {
 }
 
 TEST(SglangServeTest, Fp8KvSwitchesTheNsaBackends) {
-  auto c = ParseV32ServeCommand(kValidationCommands[8], {}, {});
+  auto c = ParseV32ServeCommand(kValidationCommands[8]);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->kv_cache_dtype(), KV_FP8);
   EXPECT_EQ(c->prefill_attention_backend(), "flashmla_auto");
@@ -119,28 +119,28 @@ TEST(SglangServeTest, Fp8KvSwitchesTheNsaBackends) {
 }
 
 TEST(SglangServeTest, RefusesDisabledDeepGemmWithTheEnginesReason) {
-  auto c = ParseV32ServeCommand(kSglangBase, {{"SGLANG_ENABLE_JIT_DEEPGEMM", "0"}}, {});
+  auto c = ParseV32ServeCommand(kSglangBase, {{"SGLANG_ENABLE_JIT_DEEPGEMM", "0"}});
   EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(c.status().message().find("server fails to start when DeepGEMM is disabled"),
             std::string::npos);
   EXPECT_NE(c.status().message().find("fp8_paged_mqa_logits"), std::string::npos);
-  EXPECT_TRUE(ParseV32ServeCommand(kSglangBase, {{"SGLANG_ENABLE_JIT_DEEPGEMM", "1"}}, {}).ok());
+  EXPECT_TRUE(ParseV32ServeCommand(kSglangBase, {{"SGLANG_ENABLE_JIT_DEEPGEMM", "1"}}).ok());
 }
 
 TEST(SglangServeTest, UnknownFlagAndUnmodelledFeaturesAreNamed) {
-  auto unknown = ParseV32ServeCommand(std::string(kSglangBase) + " --frobnicate 3", {}, {});
+  auto unknown = ParseV32ServeCommand(std::string(kSglangBase) + " --frobnicate 3");
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(unknown.status().message().find("--frobnicate"), std::string::npos);
-  auto policy = ParseV32ServeCommand(std::string(kSglangBase) + " --schedule-policy lof", {}, {});
+  auto policy = ParseV32ServeCommand(std::string(kSglangBase) + " --schedule-policy lof");
   EXPECT_EQ(policy.status().code(), absl::StatusCode::kUnimplemented);
-  auto backend = ParseV32ServeCommand(std::string(kSglangBase) + " --nsa-decode-backend xyz", {}, {});
+  auto backend = ParseV32ServeCommand(std::string(kSglangBase) + " --nsa-decode-backend xyz");
   EXPECT_EQ(backend.status().code(), absl::StatusCode::kInvalidArgument);
-  auto env = ParseV32ServeCommand(kSglangBase, {{"SGLANG_FOO", "1"}}, {});
+  auto env = ParseV32ServeCommand(kSglangBase, {{"SGLANG_FOO", "1"}});
   EXPECT_NE(env.status().message().find("SGLANG_FOO"), std::string::npos);
 }
 
 TEST(TrtllmServeTest, AppliesTheTrtllmServeDefaults) {
-  auto c = ParseV32ServeCommand("trtllm-serve /workspace/DeepSeek-v3.2 --tp_size 8", {}, {});
+  auto c = ParseV32ServeCommand("trtllm-serve /workspace/DeepSeek-v3.2 --tp_size 8");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->engine(), TRTLLM);
   EXPECT_EQ(c->model(), "/workspace/DeepSeek-v3.2");
@@ -190,7 +190,7 @@ TEST_F(TrtllmYamlTest, ReadsTheOptionsThatMatter) {
       "  num_nextn_predict_layers: 2\n"
       "disable_overlap_scheduler: true\n");
   auto c = ParseV32ServeCommand(
-      "trtllm-serve /m --tp_size 8 --ep_size 8 --extra_llm_api_options " + path, {}, {});
+      "trtllm-serve /m --tp_size 8 --ep_size 8 --extra_llm_api_options " + path);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(c->enable_dp_attention());
   EXPECT_EQ(c->dp(), 8);
@@ -208,7 +208,7 @@ TEST_F(TrtllmYamlTest, ReadsTheOptionsThatMatter) {
 
 TEST_F(TrtllmYamlTest, BlockListOfBatchSizes) {
   const std::string path = Write("cuda_graph_config:\n  batch_sizes:\n    - 8\n    - 1\n    - 64\n");
-  auto c = ParseV32ServeCommand("trtllm-serve /m --config " + path, {}, {});
+  auto c = ParseV32ServeCommand("trtllm-serve /m --config " + path);
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_EQ(c->cuda_graph_sizes_size(), 3);
   EXPECT_EQ(c->cuda_graph_sizes(0), 1);
@@ -216,32 +216,32 @@ TEST_F(TrtllmYamlTest, BlockListOfBatchSizes) {
 }
 
 TEST_F(TrtllmYamlTest, NullCudaGraphConfigDisablesGraphs) {
-  auto c = ParseV32ServeCommand("trtllm-serve /m --config " + Write("cuda_graph_config: null\n"), {}, {});
+  auto c = ParseV32ServeCommand("trtllm-serve /m --config " + Write("cuda_graph_config: null\n"));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->cuda_graph_sizes_size(), 0);
 }
 
 TEST_F(TrtllmYamlTest, UnknownKeyIsNamedWithItsLine) {
   auto c = ParseV32ServeCommand(
-      "trtllm-serve /m --config " + Write("kv_cache_config:\n  dtype: auto\n  frob: 1\n"), {}, {});
+      "trtllm-serve /m --config " + Write("kv_cache_config:\n  dtype: auto\n  frob: 1\n"));
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(c.status().message().find("line 3: kv_cache_config.frob"), std::string::npos)
       << c.status();
 }
 
 TEST_F(TrtllmYamlTest, ADirectoryIsNotAnOptionsFile) {
-  auto c = ParseV32ServeCommand("trtllm-serve /m --config " + ::testing::TempDir(), {}, {});
+  auto c = ParseV32ServeCommand("trtllm-serve /m --config " + ::testing::TempDir());
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("cannot read"), std::string::npos) << c.status();
 }
 
 TEST(TrtllmServeTest, UnknownFlagAndEnvAreNamed) {
-  auto c = ParseV32ServeCommand("trtllm-serve /m --frobnicate 1", {}, {});
+  auto c = ParseV32ServeCommand("trtllm-serve /m --frobnicate 1");
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(c.status().message().find("--frobnicate"), std::string::npos);
-  auto e = ParseV32ServeCommand("trtllm-serve /m", {{"TRTLLM_FOO", "1"}}, {});
+  auto e = ParseV32ServeCommand("trtllm-serve /m", {{"TRTLLM_FOO", "1"}});
   EXPECT_NE(e.status().message().find("TRTLLM_FOO"), std::string::npos);
-  auto missing = ParseV32ServeCommand("trtllm-serve --tp_size 8", {}, {});
+  auto missing = ParseV32ServeCommand("trtllm-serve --tp_size 8");
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
@@ -268,31 +268,29 @@ TEST(MiniYamlTest, RejectsTabsAndDuplicatesWithTheLine) {
 TEST(SglangServeTest, NnodesSpreadsOneInstanceOverNodes) {
   auto c = ParseV32ServeCommand(
       "python3 -m sglang.launch_server --model-path m --tp-size 16 --dp-size 16 "
-      "--enable-dp-attention --nnodes 2 --node-rank 0 --dist-init-addr 10.0.0.1:5000",
-      {}, {});
+      "--enable-dp-attention --nnodes 2 --node-rank 0 --dist-init-addr 10.0.0.1:5000");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->nnodes(), 2);
   EXPECT_EQ(c->tp(), 16);
-  EXPECT_FALSE(ParseV32ServeCommand("python3 -m sglang.launch_server --model-path m --nnodes 0",
-                                 {}, {}).ok());
+  EXPECT_FALSE(
+      ParseV32ServeCommand("python3 -m sglang.launch_server --model-path m --nnodes 0").ok());
   // --tp-size counts every GPU of the instance: 8 over 2 nodes is not two
   // of servesim's 8-GPU nodes.
   EXPECT_FALSE(ParseV32ServeCommand("python3 -m sglang.launch_server --model-path m --tp-size 16 "
-                                 "--nnodes 2 --node-rank 2",
-                                 {}, {})
+                                    "--nnodes 2 --node-rank 2")
                    .ok());  // ranks 0 and 1 only
   auto half = ParseV32ServeCommand(
-      "python3 -m sglang.launch_server --model-path m --tp-size 8 --nnodes 2", {}, {});
+      "python3 -m sglang.launch_server --model-path m --tp-size 8 --nnodes 2");
   ASSERT_FALSE(half.ok());
   EXPECT_NE(half.status().message().find("--tp-size 16"), std::string::npos);
 }
 
 TEST(SglangServeTest, PageSizeMustBePositive) {
   EXPECT_FALSE(ParseV32ServeCommand(
-                   "python3 -m sglang.launch_server --model-path m --tp-size 8 --page-size 0", {}, {})
+                   "python3 -m sglang.launch_server --model-path m --tp-size 8 --page-size 0")
                    .ok());
   auto c = ParseV32ServeCommand(
-      "python3 -m sglang.launch_server --model-path m --tp-size 8 --page-size 32", {}, {});
+      "python3 -m sglang.launch_server --model-path m --tp-size 8 --page-size 32");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->kv_block_size(), 64);  // DeepSeek NSA forces 64
 }
