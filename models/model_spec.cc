@@ -42,6 +42,13 @@ constexpr double kMaxParameters = 1e15;
 // multi-head model of 96 layers and heads of 128 dims under 5 MB.
 constexpr int64_t kMaxKvBytesPerToken = int64_t{1} << 32;
 
+// In [0, max]: a count that may be zero.
+absl::Status ZeroOrUpTo(const std::string& field, int64_t value, int64_t max) {
+  if (value >= 0 && value <= max) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("model spec: ", field, ": must be in [0, ", max, "], got ", value));
+}
+
 // > 0 and at most `max`.
 absl::Status InRange(const std::string& field, int64_t value, int64_t max) {
   RETURN_IF_ERROR(Positive(field, value));
@@ -92,17 +99,8 @@ absl::Status ValidateModelSpec(const ModelSpec& spec) {
     RETURN_IF_ERROR(InRange("dense_intermediate_size",
                             spec.dense_intermediate_size(), kMaxWidth));
   }
-  if (spec.num_mtp_layers() < 0 || spec.num_mtp_layers() > kMaxCount) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("model spec: num_mtp_layers: must be in [0, ", kMaxCount,
-                     "], got ", spec.num_mtp_layers()));
-  }
-  if (spec.chat_template_tokens() < 0 ||
-      spec.chat_template_tokens() > kMaxWidth) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("model spec: chat_template_tokens: must be in [0, ",
-                     kMaxWidth, "], got ", spec.chat_template_tokens()));
-  }
+  RETURN_IF_ERROR(ZeroOrUpTo("num_mtp_layers", spec.num_mtp_layers(), kMaxCount));
+  RETURN_IF_ERROR(ZeroOrUpTo("chat_template_tokens", spec.chat_template_tokens(), kMaxWidth));
   if (spec.has_generation_top_p() &&
       !(spec.generation_top_p() > 0 && spec.generation_top_p() <= 1)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -131,11 +129,7 @@ absl::Status ValidateModelSpec(const ModelSpec& spec) {
     RETURN_IF_ERROR(
         InRange("moe.num_expert_groups", m.num_expert_groups(), kMaxCount));
     RETURN_IF_ERROR(InRange("moe.topk_groups", m.topk_groups(), kMaxCount));
-    if (m.num_shared_experts() < 0 || m.num_shared_experts() > kMaxCount) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("model spec: moe.num_shared_experts: must be in [0, ",
-                       kMaxCount, "], got ", m.num_shared_experts()));
-    }
+    RETURN_IF_ERROR(ZeroOrUpTo("moe.num_shared_experts", m.num_shared_experts(), kMaxCount));
     // Not used in any cost, but a value no checkpoint has is a broken spec.
     if (!(std::isfinite(m.routed_scaling_factor()) &&
           m.routed_scaling_factor() >= 0)) {
