@@ -1,5 +1,6 @@
 // A cursor over JSON text for the project's small JSON readers (the flat
-// objects of engine flags, vllm bench's --save-result files): blanks,
+// objects of engine flags, vllm bench's --save-result files, Mooncake trace
+// rows): blanks,
 // punctuation, strings, bare words, and skipping a whole value.
 #ifndef SERVESIM_BASE_JSON_SCANNER_H_
 #define SERVESIM_BASE_JSON_SCANNER_H_
@@ -59,6 +60,15 @@ class JsonScanner {
            !std::isspace(static_cast<unsigned char>(s_[i_]))) {
       ++i_;
     }
+    return s_.substr(start, i_ - start);
+  }
+  // The run of characters from `chars` that starts here, after blanks (empty
+  // if none): a reader that accepts only some spellings of a number takes its
+  // own characters, where Word() would take any bare value.
+  absl::string_view Span(absl::string_view chars) {
+    SkipSpace();
+    const size_t start = i_;
+    while (i_ < s_.size() && chars.find(s_[i_]) != absl::string_view::npos) ++i_;
     return s_.substr(start, i_ - start);
   }
   // Skips one value of any kind, nested ones included; false if malformed.

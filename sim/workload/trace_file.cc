@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/json_scanner.h"
 #include "base/read_file.h"
 #include "base/status_macros.h"
 #include "sim/workload/string_view_compat.h"
@@ -37,133 +38,84 @@ bool ParseFixedInt(absl::string_view text, int64_t* out) {
   return absl::SimpleAtoi(text, out);
 }
 
-// A flat JSON object reader: keeps numeric members, skips strings, arrays,
-// nested objects and literals. Enough for one trace row; not a JSON library.
+// One Mooncake trace row: a flat JSON object whose numeric members are kept;
+// strings, arrays, nested objects and true / false / null are skipped (a
+// nested value must be well formed). Numbers are read in JSON's spelling only
+// (no hex, inf or nan, which a bare-word read through strtod would accept).
 class JsonRow {
  public:
-  explicit JsonRow(absl::string_view text) : text_(text) {}
+  explicit JsonRow(absl::string_view text) : in_(text) {}
 
   // Numbers go to `numbers`; the whole-number array under "hash_ids", where
   // `hash_ids` is given, goes there; other values are skipped.
   absl::Status Parse(std::map<std::string, double, std::less<>>* numbers,
                      std::vector<int64_t>* hash_ids = nullptr) {
-    SkipBlanks();
-    if (!Eat('{')) return Error("expected '{'");
-    SkipBlanks();
-    if (!Eat('}')) {
+    if (!in_.Eat('{')) return Error("expected '{'");
+    if (!in_.Eat('}')) {
       while (true) {
-        SkipBlanks();
         std::string key;
         RETURN_IF_ERROR(ReadString(&key));
-        SkipBlanks();
-        if (!Eat(':')) return Error("expected ':'");
-        SkipBlanks();
-        if (Peek() == '-' || absl::ascii_isdigit(static_cast<unsigned char>(Peek()))) {
-          const size_t start = pos_;
-          while (pos_ < text_.size() && absl::string_view("+-.eE0123456789").find(text_[pos_]) !=
-                                            absl::string_view::npos) {
-            ++pos_;
-          }
+        if (!in_.Eat(':')) return Error("expected ':'");
+        const char next = in_.Peek();
+        if (next == '-' || absl::ascii_isdigit(static_cast<unsigned char>(next))) {
           double value;
-          if (!absl::SimpleAtod(text_.substr(start, pos_ - start), &value)) {
-            return Error("bad number");
-          }
+          if (!absl::SimpleAtod(in_.Span("+-.eE0123456789"), &value)) return Error("bad number");
           (*numbers)[key] = value;
-        } else if (hash_ids != nullptr && key == "hash_ids" && Peek() == '[') {
+        } else if (hash_ids != nullptr && key == "hash_ids" && next == '[') {
           RETURN_IF_ERROR(ReadWholeNumbers(hash_ids));
         } else {
           RETURN_IF_ERROR(SkipValue());
         }
-        SkipBlanks();
-        if (Eat('}')) break;
-        if (!Eat(',')) return Error("expected ',' or '}'");
+        if (in_.Eat('}')) break;
+        if (!in_.Eat(',')) return Error("expected ',' or '}'");
       }
     }
-    SkipBlanks();
-    if (pos_ != text_.size()) return Error("text after the object");
+    if (!in_.AtEnd()) return Error("text after the object");
     return absl::OkStatus();
   }
 
  private:
-  char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
-  bool Eat(char c) {
-    if (Peek() != c) return false;
-    ++pos_;
-    return true;
-  }
-  void SkipBlanks() {
-    while (pos_ < text_.size() && absl::ascii_isspace(static_cast<unsigned char>(text_[pos_]))) {
-      ++pos_;
-    }
-  }
-  absl::Status Error(absl::string_view what) const {
-    return absl::InvalidArgumentError(absl::StrCat("malformed JSON (", what, " at column ",
-                                                   pos_ + 1, ")"));
+  absl::Status Error(absl::string_view what) const { return ErrorAt(what, in_.offset()); }
+  static absl::Status ErrorAt(absl::string_view what, size_t offset) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("malformed JSON (", what, " at column ", offset + 1, ")"));
   }
   absl::Status ReadString(std::string* out) {
-    if (!Eat('"')) return Error("expected '\"'");
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_++];
-      if (c == '"') return absl::OkStatus();
-      if (c == '\\') {
-        if (pos_ >= text_.size()) break;
-        out->push_back(text_[pos_++]);  // keys here are plain ASCII
-      } else {
-        out->push_back(c);
-      }
-    }
-    return Error("unterminated string");
+    if (in_.Peek() != '"') return Error("expected '\"'");
+    std::optional<std::string> text = in_.String();
+    if (!text) return Error("unterminated string");
+    *out = *std::move(text);
+    return absl::OkStatus();
   }
   absl::Status ReadWholeNumbers(std::vector<int64_t>* out) {
-    Eat('[');
-    SkipBlanks();
-    if (Eat(']')) return absl::OkStatus();
+    in_.Eat('[');
+    if (in_.Eat(']')) return absl::OkStatus();
     while (true) {
-      SkipBlanks();
-      const size_t start = pos_;
-      while (absl::ascii_isdigit(static_cast<unsigned char>(Peek()))) ++pos_;
       int64_t value;
-      if (!absl::SimpleAtoi(text_.substr(start, pos_ - start), &value)) {
+      if (!absl::SimpleAtoi(in_.Span("0123456789"), &value)) {
         return Error("expected a whole number in hash_ids");
       }
       out->push_back(value);
-      SkipBlanks();
-      if (Eat(']')) return absl::OkStatus();
-      if (!Eat(',')) return Error("expected ',' or ']' in hash_ids");
+      if (in_.Eat(']')) return absl::OkStatus();
+      if (!in_.Eat(',')) return Error("expected ',' or ']' in hash_ids");
     }
   }
   absl::Status SkipValue() {
-    const char c = Peek();
+    const char c = in_.Peek();
+    const size_t at = in_.offset();
     if (c == '"') {
       std::string unused;
       return ReadString(&unused);
     }
     if (c == '[' || c == '{') {
-      int depth = 0;
-      while (pos_ < text_.size()) {
-        const char ch = Peek();
-        if (ch == '"') {
-          std::string unused;
-          RETURN_IF_ERROR(ReadString(&unused));
-          continue;
-        }
-        ++pos_;
-        if (ch == '[' || ch == '{') ++depth;
-        if ((ch == ']' || ch == '}') && --depth == 0) return absl::OkStatus();
-      }
-      return Error("unterminated array or object");
+      return in_.SkipValue() ? absl::OkStatus() : ErrorAt("bad array or object", at);
     }
-    for (absl::string_view literal : {"true", "false", "null"}) {
-      if (text_.substr(pos_, literal.size()) == literal) {
-        pos_ += literal.size();
-        return absl::OkStatus();
-      }
-    }
-    return Error("unexpected value");
+    const absl::string_view word = in_.Word();
+    if (word == "true" || word == "false" || word == "null") return absl::OkStatus();
+    return ErrorAt("unexpected value", at);
   }
 
-  absl::string_view text_;
-  size_t pos_ = 0;
+  JsonScanner in_;
 };
 
 absl::StatusOr<int64_t> ToCount(double value, absl::string_view key) {

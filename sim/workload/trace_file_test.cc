@@ -111,6 +111,19 @@ TEST(ParseTraceTextTest, MalformedRowsNameTheLine) {
        "t:1: malformed JSON (expected ',' or '}' at column 55)"},
       {"{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1, \"x\": tru}\n",
        "t:1: malformed JSON (unexpected value at column 62)"},
+      // A skipped nested value must still be well formed: the bracket that
+      // closes an array is ']', and a member needs its value.
+      {"{\"timestamp\": 0, \"x\": [1, 2}, \"input_length\": 5, \"output_length\": 1}\n",
+       "t:1: malformed JSON (bad array or object at column 23)"},
+      {"{\"timestamp\": 0, \"x\": {\"a\": }, \"input_length\": 5, \"output_length\": 1}\n",
+       "t:1: malformed JSON (bad array or object at column 23)"},
+      // Numbers in JSON's spelling only: strtod would read hex and inf.
+      {"{\"timestamp\": 0x10, \"input_length\": 5, \"output_length\": 1}\n",
+       "t:1: malformed JSON (expected ',' or '}' at column 16)"},
+      {"{\"timestamp\": inf, \"input_length\": 5, \"output_length\": 1}\n",
+       "t:1: malformed JSON (unexpected value at column 15)"},
+      {"{\"timestamp\": 1e, \"input_length\": 5, \"output_length\": 1}\n",
+       "t:1: malformed JSON (bad number at column 17)"},
       {"when,in,out\n1,2,3\n", "t:1: unknown trace header \"when,in,out\" (expected JSONL objects, "
                                "TIMESTAMP,ContextTokens,GeneratedTokens, "
                                "arrival_s,input_tokens,output_tokens or "
