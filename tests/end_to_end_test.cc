@@ -118,6 +118,25 @@ TEST(EndToEndTest, SameInputsGiveByteIdenticalReportAndJson) {
   EXPECT_NE(a.out.find("Request rate configured (RPS):           20.00"), std::string::npos);
 }
 
+// servesim reads no checkpoint: a served name other than the model spec's is
+// simulated as the spec, and the header says so instead of echoing it alone.
+TEST(EndToEndTest, HeaderSaysWhenTheServedNameIsNotTheModelSpec) {
+  const std::string bench =
+      "--bench 'vllm bench serve --dataset-name random --random-input-len 100 "
+      "--random-output-len 4 --num-prompts 2'";
+  Result spec = Servesim(std::string("run ") + kServe + " " + bench);
+  ASSERT_EQ(spec.exit_code, 0) << spec.out;
+  EXPECT_NE(spec.out.find("# engine: vLLM v0.13.0 serving deepseek-ai/DeepSeek-V3.2\n"),
+            std::string::npos)
+      << spec.out;
+  Result other = Servesim("run --serve 'vllm serve meta-llama/Llama-3-8B -tp 8' " + bench);
+  ASSERT_EQ(other.exit_code, 0) << other.out;
+  EXPECT_NE(other.out.find("# engine: vLLM v0.13.0 serving meta-llama/Llama-3-8B, simulated as "
+                           "deepseek-ai/DeepSeek-V3.2 (the model spec)\n"),
+            std::string::npos)
+      << other.out;
+}
+
 TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
   // --save-result --result-dir D --result-filename F writes D/F as
   // --result-json does (without its trailing newline, as json.dump);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -328,7 +329,13 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   p.report.percentile_metrics = p.bench.percentile_metrics;
 
   const scenarios::EngineConfig& e = p.engine;
-  p.header.push_back(absl::StrCat("engine: ", e.engine_version(), " serving ", e.model()));
+  // servesim reads no checkpoint: a served name other than the spec's (a
+  // local path, another model) is simulated as the spec, and says so.
+  const bool spec_named = absl::EqualsIgnoreCase(e.model(), context.spec.name());
+  p.header.push_back(absl::StrCat("engine: ", e.engine_version(), " serving ", e.model(),
+                                  spec_named ? "" : absl::StrCat(", simulated as ",
+                                                                 context.spec.name(),
+                                                                 " (the model spec)")));
   for (const std::string& n : run.setup.notes) p.header.push_back(n);
   if (e.num_speculative_tokens() > 0) {
     p.header.push_back(absl::StrCat("speculative: ", e.speculative_method(), " with ",

@@ -72,6 +72,10 @@ std::vector<FlagSpec> BenchFlagSpecs() {
 // Token counts past this are no request any model takes, and would overflow
 // the length arithmetic (a range around them, a prefix added).
 constexpr int64_t kMaxRequestTokens = int64_t{1} << 30;
+// A simulated request keeps a few kB (its lengths, timestamps and every
+// token's arrival for the ITL figures): a million is a few GB and minutes of
+// replay, past which a run exhausts memory instead of answering.
+constexpr int64_t kMaxPrompts = 1'000'000;
 
 absl::Status ReadInt(const ParsedFlags& flags, std::string_view name, int64_t min_value,
                      int64_t* out, int64_t max_value = std::numeric_limits<int64_t>::max()) {
@@ -157,7 +161,7 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
     }
   }
   ASSIGN_OR_RETURN(config.dataset_path, flags.GetStringOr("--dataset-path", ""));
-  RETURN_IF_ERROR(ReadInt(flags, "--num-prompts", 1, &config.num_prompts));
+  RETURN_IF_ERROR(ReadInt(flags, "--num-prompts", 1, &config.num_prompts, kMaxPrompts));
   config.num_prompts_given = flags.Has("--num-prompts");
   // numpy.random.default_rng, which vLLM seeds with it, rejects negative seeds.
   RETURN_IF_ERROR(ReadInt(flags, "--seed", 0, &config.seed));

@@ -130,6 +130,7 @@ TEST(ParseBenchCommandTest, EachBadFlagGivesOneLineNamingIt) {
   const BadCase cases[] = {
       {"--num-prompts -5", "--bench: --num-prompts: must be >= 1, got -5"},
       {"--num-prompts abc", "--bench: --num-prompts: expected an integer, got \"abc\""},
+      {"--num-prompts 1000001", "--bench: --num-prompts: must be <= 1000000, got 1000001"},
       {"--seed -1", "--bench: --seed: must be >= 0, got -1"},
       {"--random-range-ratio 1", "--bench: --random-range-ratio: must be in [0, 1), got 1"},
       {"--random-range-ratio -0.1", "--bench: --random-range-ratio: must be in [0, 1), got -0.1"},
