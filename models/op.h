@@ -33,6 +33,8 @@ struct Op {
                                 // reduce_scatter output shard, all_to_all bytes sent)
   int comm_group_gpus = 1;      // GPUs in the collective's group
   bool fp8_math = false;        // tensor-core math in FP8 (else BF16/FP32)
+  double longest_row = 0;       // topk: keys of the longest row selected; one thread block
+                                // selects a row, so the op takes at least that row's time
   int repeat = 1;               // times it runs per iteration (layers of this kind)
   OpPhase phase = OpPhase::kOther;
 };

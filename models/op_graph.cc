@@ -42,6 +42,7 @@ struct AttentionWork {
   int64_t sparse_prefill_pairs = 0;       // causal pairs scored by the indexer
   int64_t sparse_prefill_pairs_topk = 0;  // pairs attended after top-k
   int64_t dense_prefill_tokens = 0;
+  int64_t longest_selected_row = 0;  // keys of the longest row with more than top-k
   int64_t dense_prefill_pairs = 0;
   int64_t dense_prefill_kv_tokens = 0;  // context + chunk, expanded by kv_b
 };
@@ -66,7 +67,10 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
       w.decode_keys_topk += !sparse                    ? keys
                             : o.sparse_decode_full_topk ? q * topk
                                                         : CappedPairs(q, c, topk);
-      if (sparse) w.selected_keys += KeysOfRowsLongerThan(q, c, topk);
+      if (sparse) {
+        w.selected_keys += KeysOfRowsLongerThan(q, c, topk);
+        if (c + q > topk) w.longest_selected_row = std::max(w.longest_selected_row, c + q);
+      }
       if (o.decode_logits_width > 0) {
         // The rest of each row's logits is cleaned (a CUDA-graph filler row,
         // context 0, almost all of it).
@@ -87,6 +91,7 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
       w.sparse_prefill_pairs_topk +=
           o.sparse_prefill_full_topk ? q * topk : CappedPairs(q, c, topk);
       w.selected_keys += KeysOfRowsLongerThan(q, c, topk);
+      if (c + q > topk) w.longest_selected_row = std::max(w.longest_selected_row, c + q);
     }
   }
   return w;
@@ -122,6 +127,7 @@ class Builder {
     op.comm_bytes = 0;
     op.comm_group_gpus = 1;
     op.fp8_math = false;
+    op.longest_row = 0;
     op.repeat = repeat;
     op.phase = phase;
     return op;
@@ -293,7 +299,8 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
     if (w.selected_keys > 0) {
       Add("index_topk", "topk", {{"k", ix.index_topk()}},
           static_cast<double>(w.selected_keys), static_cast<double>(w.selected_keys),
-          static_cast<double>(w.selected_keys) * kFp32Bytes, ph, layers);
+          static_cast<double>(w.selected_keys) * kFp32Bytes, ph, layers)
+          .longest_row = static_cast<double>(w.longest_selected_row);
     }
   }
   // Decode and sparse prefill run MQA over the latent (weight absorption):

@@ -251,6 +251,19 @@ TEST(OpGraphTest, NoTopKWhenEveryRowFitsInTopK) {
   EXPECT_NE(Find(ops, "indexer_decode"), nullptr);
 }
 
+// One block selects each row: the op carries its longest selected row (a
+// decode row scores its context + 1 keys, a prompt's last row context +
+// chunk), rows within the top-k left out.
+TEST(OpGraphTest, TopKCarriesItsLongestRow) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const ParallelLayout l = Must(VllmLayout(spec, 1, 1, false, 8));
+  RankBatch b;
+  b.seqs = {{1, 100}, {1, 99999}, {1, 3000}};
+  EXPECT_EQ(Find(BuildRankIterationOps(spec, l, b, 3, {}), "index_topk")->longest_row, 100000);
+  b.seqs = {{1, 100}, {4096, 8192}};  // a chunk after 8192 tokens of its prompt
+  EXPECT_EQ(Find(BuildRankIterationOps(spec, l, b, 4097, {}), "index_topk")->longest_row, 12288);
+}
+
 // A 1000-token prompt: dense MHA under a 2048 threshold (SGLang), sparse MLA
 // with indexer scoring over 1000 x 1001 / 2 causal pairs without one.
 TEST(OpGraphTest, ShortPrefillTakesDenseMhaBelowThreshold) {

@@ -333,10 +333,14 @@ void RunIndexerSuite(Context& ctx) {
   // topk: rows of indexer scores, k = 2048.
   {
     const int k = 2048;
+    // Several rows at every sum: one row alone is topk_row's (below), and a
+    // sum reached by one long row there would price several short ones as
+    // that row (8 x 16384 keys took 32 us, 64 x 4096 26 us).
     const int t = ctx.rec->Table("topk", {{"k", k}}, "sum_scored_keys",
                                  "servesim radix select, one 1024-thread block per row, 4 histogram passes + 1 "
-                                 "gather pass; rows of 2048..65536 fp32 scores; achieved_gbps counts one read");
-    const std::pair<int, int> shapes[] = {{1, 4096},  {1, 65536}, {8, 16384},  {64, 4096},
+                                 "gather pass; 2..1024 rows of 4096..65536 fp32 scores; achieved_gbps counts one "
+                                 "read");
+    const std::pair<int, int> shapes[] = {{2, 4096},   {8, 8192},   {32, 4096},    {64, 4096},
                                           {64, 65536}, {256, 8192}, {1024, 16384}, {4096, 4096}};
     std::vector<std::pair<double, std::pair<int, int>>> by_x;
     for (auto s : shapes) by_x.push_back({double(s.first) * s.second, s});
@@ -362,6 +366,34 @@ void RunIndexerSuite(Context& ctx) {
           },
           ctx.cfg);
       ctx.rec->Add(t, x, st, 0, 4.0 * n + 4.0 * rows * k);
+    }
+  }
+  // topk_row: one row alone, by its length. One block selects each row, so an
+  // op is no faster than its longest row, however few keys the others have:
+  // the table above, keyed by the sum, cannot say that (one 65536-key row
+  // takes longer there than eight rows of 16384).
+  {
+    const int k = 2048;
+    const int t = ctx.rec->Table("topk_row", {{"k", k}}, "row_keys",
+                                 "servesim radix select, one row in one 1024-thread block; the floor of a "
+                                 "topk op whose longest row has this many keys; achieved_gbps counts one read");
+    for (const int len : {4096, 8192, 16384, 32768, 65536, 131072, 163840, 262144}) {
+      if (ctx.cfg.quick && len != 65536) continue;
+      ctx.arena->Reset();
+      const size_t n = size_t(len);
+      const int sets = RotatingSets(n * 4, ctx.cfg, 16);
+      auto* sc = static_cast<float*>(ctx.arena->Alloc(4 * n * sets));
+      auto* idx = static_cast<int32_t*>(ctx.arena->Alloc(4 * size_t(k) * sets));
+      FillF32(sc, n * sets, 802, -3.0f, 3.0f, ctx.stream);
+      Stats st = TimeLaunches(
+          ctx.stream,
+          [&](int it) {
+            const int s2 = it % sets;
+            TopKKernel<<<1, 1024, 0, ctx.stream>>>(sc + s2 * n, len, k, idx + s2 * size_t(k));
+            LAUNCH_CHECK();
+          },
+          ctx.cfg);
+      ctx.rec->Add(t, len, st, 0, 4.0 * n + 4.0 * k);
     }
   }
   ctx.arena->Reset();

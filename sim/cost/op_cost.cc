@@ -40,6 +40,9 @@ const std::string& TableKind(const std::string& kind) {
   return streaming ? kCopy : kind;
 }
 
+constexpr char kTopk[] = "topk";
+constexpr char kTopkRow[] = "topk_row";
+
 }  // namespace
 
 std::string DescribeOpKey(const models::Op& op) {
@@ -71,6 +74,14 @@ const ProfileOpCost::Resolved& ProfileOpCost::Resolve(const models::Op& op) {
   if (inserted) {
     it->second.curve = profile_.FindCurve(TableKind(op.kind), op.key);
     if (it->second.curve == nullptr) fallbacks_.insert(DescribeOpKey(op));
+    if (op.kind == kTopk) {
+      it->second.row_floor = profile_.FindCurve(kTopkRow, op.key);
+      if (it->second.row_floor == nullptr) {
+        models::Op row = op;
+        row.kind = kTopkRow;
+        fallbacks_.insert(DescribeOpKey(row));
+      }
+    }
     for (const auto& [kind, scale] : kind_scales_) {
       if (kind == op.kind) it->second.scale = scale;
     }
@@ -82,7 +93,15 @@ double ProfileOpCost::TimeUs(const models::Op& op, const Resolved& r) {
   if (op.x <= 0) return 0;  // no work of this kind in the batch
   if (r.curve == nullptr) return roofline_.OpUs(op);
   if (IsCollective(op.kind) && op.comm_group_gpus <= 1) return 0;
-  const double us = r.curve->Us(op.x);
+  double us = r.curve->Us(op.x);
+  if (op.longest_row > 0 && op.kind == kTopk) {
+    // One block selects a row: the op lasts at least as long as its longest
+    // row alone, which a table keyed by the keys' sum cannot say.
+    us = std::max(us, r.row_floor != nullptr
+                          ? r.row_floor->Us(op.longest_row)
+                          : std::max(op.longest_row * 4 / (rates_.hbm_gbps * 1e3),
+                                     rates_.kernel_floor_us));
+  }
   if (r.scale == 1.0) return us;
   return std::max(us * r.scale, rates_.kernel_floor_us);
 }

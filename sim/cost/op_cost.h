@@ -86,6 +86,9 @@ class ProfileOpCost : public OpCost {
   struct Resolved {
     const calibration::Curve* curve = nullptr;
     double scale = 1.0;
+    // topk: the one-row table (topk_row) that floors the op at its longest
+    // row's time; nullptr when the profile lacks it (the row's roofline then).
+    const calibration::Curve* row_floor = nullptr;
   };
   const Resolved& Resolve(const models::Op& op);
   double TimeUs(const models::Op& op, const Resolved& r);

@@ -54,10 +54,14 @@ TEST(RooflineOpCostTest, CollectiveSpanningNodesMovesAtInfinibandRate) {
   EXPECT_NEAR(roofline.OpUs(ar), 4186.67, 0.01);
 }
 
-// A profile of one table, `kind` with `key`, measured at (x, us) points.
-calibration::Profile OneTableProfile(const std::string& kind,
-                                     std::vector<std::pair<std::string, int64_t>> key,
-                                     std::vector<std::pair<double, double>> points) {
+// A profile table: `kind` with `key`, measured at (x, us) points.
+struct TableSpec {
+  std::string kind;
+  std::vector<std::pair<std::string, int64_t>> key;
+  std::vector<std::pair<double, double>> points;
+};
+
+calibration::Profile TablesProfile(const std::vector<TableSpec>& tables) {
   calibration::ProfileProto proto;
   proto.set_schema_version(calibration::Profile::kSchemaVersion);
   auto* d = proto.mutable_device();
@@ -69,25 +73,33 @@ calibration::Profile OneTableProfile(const std::string& kind,
   proto.mutable_ceilings()->set_copy_gbps(4000);
   proto.mutable_ceilings()->set_bf16_gemm_tflops(790);
   proto.mutable_ceilings()->set_fp8_gemm_tflops(1400);
-  auto* t = proto.add_tables();
-  t->set_kind(kind);
-  for (const auto& [name, v] : key) {
-    auto* d = t->add_key();
-    d->set_name(name);
-    d->set_value(v);
-  }
-  t->set_x_name("x");
-  for (auto [x, us] : points) {
-    auto* p = t->add_points();
-    p->set_x(x);
-    p->set_median_us(us);
-    p->set_p10_us(us);
-    p->set_p90_us(us);
-    p->set_samples(20);
+  for (const TableSpec& spec : tables) {
+    auto* t = proto.add_tables();
+    t->set_kind(spec.kind);
+    for (const auto& [name, v] : spec.key) {
+      auto* d = t->add_key();
+      d->set_name(name);
+      d->set_value(v);
+    }
+    t->set_x_name("x");
+    for (auto [x, us] : spec.points) {
+      auto* p = t->add_points();
+      p->set_x(x);
+      p->set_median_us(us);
+      p->set_p10_us(us);
+      p->set_p90_us(us);
+      p->set_samples(20);
+    }
   }
   auto profile = calibration::Profile::FromProto(proto, "test");
   EXPECT_TRUE(profile.ok()) << profile.status();
   return *std::move(profile);
+}
+
+calibration::Profile OneTableProfile(const std::string& kind,
+                                     std::vector<std::pair<std::string, int64_t>> key,
+                                     std::vector<std::pair<double, double>> points) {
+  return TablesProfile({{kind, std::move(key), std::move(points)}});
 }
 
 calibration::Profile OneTableProfile() {
@@ -122,6 +134,43 @@ TEST(ProfileOpCostTest, KvCacheQuantizeIsPricedAsADeviceCopy) {
   quantize.hbm_bytes = 2e9;
   EXPECT_DOUBLE_EQ(cost.OpUs(quantize), 500.0);
   EXPECT_TRUE(cost.fallbacks().empty());
+}
+
+models::Op Topk(double sum_keys, double longest_row) {
+  models::Op op;
+  op.kind = "topk";
+  op.key = {{"k", 2048}};
+  op.x = sum_keys;
+  op.longest_row = longest_row;
+  op.hbm_bytes = 4 * sum_keys;
+  return op;
+}
+
+// The topk table is keyed by the sum of scored keys, and its points mix one
+// long row (65536 keys, 56 us) with many short ones (8 x 16384, 32 us), as
+// the H200 profile's do: without the one-row floor, one row of 131072 keys
+// interpolated to 32 us, faster than a row half as long.
+TEST(ProfileOpCostTest, TopkLastsAtLeastItsLongestRowAlone) {
+  const std::vector<std::pair<std::string, int64_t>> k = {{"k", 2048}};
+  calibration::Profile profile =
+      TablesProfile({{"topk", k, {{65536, 56.0}, {131072, 32.0}, {2097152, 29.0}}},
+                     {"topk_row", k, {{4096, 21.0}, {65536, 56.0}, {131072, 90.0}}}});
+  ProfileOpCost cost(profile, GpuRates{});
+  EXPECT_DOUBLE_EQ(cost.OpUs(Topk(131072, 131072)), 90.0);  // the row, not the sum's 32
+  EXPECT_DOUBLE_EQ(cost.OpUs(Topk(65536, 65536)), 56.0);
+  EXPECT_GT(cost.OpUs(Topk(131072, 131072)), cost.OpUs(Topk(65536, 65536)));
+  // 512 rows of 4096: the sum's table, above the one-row time.
+  EXPECT_DOUBLE_EQ(cost.OpUs(Topk(2097152, 4096)), 29.0);
+  EXPECT_TRUE(cost.fallbacks().empty());
+}
+
+TEST(ProfileOpCostTest, TopkWithoutTheOneRowTableSaysSo) {
+  calibration::Profile profile =
+      OneTableProfile("topk", {{"k", 2048}}, {{65536, 56.0}, {131072, 32.0}});
+  ProfileOpCost cost(profile, GpuRates{});
+  EXPECT_DOUBLE_EQ(cost.OpUs(Topk(131072, 131072)), 32.0);  // the row's read is far less
+  ASSERT_EQ(cost.fallbacks().size(), 1u);
+  EXPECT_EQ(*cost.fallbacks().begin(), "topk_row{k=2048}");
 }
 
 }  // namespace
