@@ -215,6 +215,12 @@ class Builder {
     op.comm_group_gpus = gpus;
   }
 
+  // The GPUs one MoE all-gather / reduce-scatter spans (ParallelLayout::
+  // moe_gather_in_dp_group): the DP peers, or the whole MoE group.
+  int MoeGatherGpus(int moe_group) const {
+    return l_.moe_gather_in_dp_group ? l_.attn_dp : moe_group;
+  }
+
   void Embedding(int64_t tokens) {
     const int64_t h = spec_.hidden_size();
     const int64_t bytes = tokens * h * kBf16Bytes;
@@ -438,8 +444,10 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
           "all-reduce MoE needs the MoE group to be the attention TP group");
       break;
     case ParallelLayout::MoeComm::kAllGatherReduceScatter:
+      SERVESIM_CHECK(group == l_.attn_tp * l_.attn_dp,
+                     "all-gather MoE needs the MoE group to be attention TP x DP");
       moe_tokens = tokens_global;
-      Collective("moe_all_gather", "all_gather", group, shard_bytes, layers);
+      Collective("moe_all_gather", "all_gather", MoeGatherGpus(group), shard_bytes, layers);
       break;
     case ParallelLayout::MoeComm::kAllToAll: {
       moe_tokens = tokens_global;
@@ -517,8 +525,11 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
                  tokens * h * kBf16Bytes, layers);
       break;
     case ParallelLayout::MoeComm::kAllGatherReduceScatter:
-      Collective("moe_reduce_scatter", "reduce_scatter", group, shard_bytes,
+      Collective("moe_reduce_scatter", "reduce_scatter", MoeGatherGpus(group), shard_bytes,
                  layers);
+      if (l_.moe_gather_in_dp_group) {
+        Collective("moe_tp_all_reduce", "all_reduce", l_.attn_tp, shard_bytes, layers);
+      }
       break;
     case ParallelLayout::MoeComm::kAllToAll: {
       const int64_t remote = tokens * topk * (l_.moe_ep - 1) / l_.moe_ep;

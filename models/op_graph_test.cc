@@ -112,6 +112,28 @@ TEST(OpGraphTest, VllmDp8Ep8GathersAroundTheMoe) {
             (std::vector<OpKeyDim>{{"k", 7168}, {"n", 4096}}));
 }
 
+// vLLM -tp 4 -dp 2 + EP8: a DP rank's 4 TP ranks hold the same 10 tokens, so
+// each GPU gathers only its DP peer's (a group of 2, not 8: that priced 7
+// shards on the wire for one), and the DP rank's TP group all-reduces the
+// experts' partial sums after the reduce-scatter (vLLM's dp_group
+// all_gatherv / reduce_scatterv, then the tensor-parallel all-reduce).
+TEST(OpGraphTest, VllmTp4Dp2GathersFromItsDpPeerOnly) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const auto ops = BuildRankIterationOps(
+      spec, Must(VllmLayout(spec, 4, 2, true, 8)), Decodes(10, 1000), 20, {});
+  std::vector<Coll> moe;
+  for (const Coll& c : Collectives(ops)) {
+    if (c.name.rfind("moe_", 0) == 0) moe.push_back(c);
+  }
+  const std::vector<Coll> want = {
+      {"moe_all_gather", "all_gather", 2, 10 * kHiddenBytes, 58},
+      {"moe_reduce_scatter", "reduce_scatter", 2, 10 * kHiddenBytes, 58},
+      {"moe_tp_all_reduce", "all_reduce", 4, 10 * kHiddenBytes, 58},
+  };
+  EXPECT_EQ(moe, want);
+  EXPECT_EQ(Find(ops, "experts_gate_up")->x, 20);  // both DP ranks' tokens
+}
+
 // SGLang TP8 + DP-attention 8: gather / scatter around the dense FFN (TP8 by
 // default) and the MoE (TP8); the LM head is vocab-split over all 8 GPUs.
 TEST(OpGraphTest, SglangDpAttentionGathersAroundDenseAndMoe) {

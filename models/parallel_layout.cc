@@ -66,7 +66,11 @@ const char* MoeCommName(ParallelLayout::MoeComm comm) {
 std::string ParallelLayout::Describe() const {
   return absl::StrCat(
       "gpus=", gpus, " attn TP", attn_tp, "xDP", attn_dp, ", MoE TP", moe_tp,
-      "xEP", moe_ep, " (", MoeCommName(moe_comm), "), dense TP", dense_tp,
+      "xEP", moe_ep, " (", MoeCommName(moe_comm),
+      moe_comm == MoeComm::kAllGatherReduceScatter && moe_gather_in_dp_group && attn_tp > 1
+          ? absl::StrCat(" over DP", attn_dp, ", then TP", attn_tp, " allreduce")
+          : "",
+      "), dense TP", dense_tp,
       ", shared TP", shared_tp, ", lm_head ", lm_head_dp ? "DP" : "TP-all");
 }
 
@@ -91,6 +95,7 @@ absl::StatusOr<ParallelLayout> VllmLayout(const ModelSpec& spec, int tp, int dp,
   }
   l.moe_comm = dp > 1 ? ParallelLayout::MoeComm::kAllGatherReduceScatter
                       : ParallelLayout::MoeComm::kAllReduce;
+  l.moe_gather_in_dp_group = true;
   RETURN_IF_ERROR(CheckCommon("vllm", spec, l, gpus_per_node));
   return l;
 }

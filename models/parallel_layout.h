@@ -29,6 +29,14 @@ struct ParallelLayout {
   int shared_tp =
       1;  // shared-expert tensor parallelism (added field: engines differ)
   MoeComm moe_comm = MoeComm::kAllReduce;
+  // kAllGatherReduceScatter with attention TP > 1: true where each GPU
+  // gathers only its DP peers' tokens (at its own TP position; a DP rank's TP
+  // ranks hold the same tokens) and the DP rank's TP group all-reduces the
+  // experts' partial sums after the reduce-scatter (vLLM's dp_group
+  // all_gatherv / reduce_scatterv); false where the gather spans the whole
+  // MoE group (SGLang, whose DP-attention gather is an all-reduce of every
+  // rank's tokens over all GPUs, about as many bytes at --dp 4 of 8).
+  bool moe_gather_in_dp_group = false;
   // true: the LM head runs per attention-DP rank on its own tokens, vocab split
   // over attn_tp. false: vocab split over all `gpus` (hidden states gathered
   // across DP ranks when attn_dp > 1, as SGLang without --enable-dp-lm-head).
