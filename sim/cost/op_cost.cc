@@ -58,7 +58,7 @@ double RooflineOpCost::OpUs(const models::Op& op) {
     // A ring over a group that spans nodes crosses InfiniBand at every step
     // (one NIC per GPU carries one ring), so its per-GPU traffic moves at
     // InfiniBand's rate; inside a node, at NVLink's.
-    if (op.comm_group_gpus > rates_.gpus_per_node) {
+    if (SpansNodes(op, rates_)) {
       return rates_.internode_latency_us + wire_bytes / (rates_.internode_bus_gbps * 1e3);
     }
     return rates_.collective_latency_us + wire_bytes / (rates_.nccl_bus_gbps * 1e3);

@@ -44,6 +44,11 @@ struct GpuRates {
   double kernel_floor_us = 3;
 };
 
+// A collective whose group is larger than a node: it crosses InfiniBand.
+inline bool SpansNodes(const models::Op& op, const GpuRates& rates = GpuRates{}) {
+  return op.comm_group_gpus > rates.gpus_per_node;
+}
+
 class OpCost {
  public:
   virtual ~OpCost() = default;

@@ -169,7 +169,7 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
         const size_t i = position++;
         const double us = cached && i < kSlotStride ? op_cost_->OpUsAt(op, slot_base + i)
                                                     : op_cost_->OpUs(op);
-        phase[PhaseIndex(op.phase)] += op.repeat * us * KindScale(op.kind);
+        phase[PhaseIndex(op.phase)] += op.repeat * us * KindScale(op);
         launches += op.repeat;
       }
     };
@@ -220,10 +220,14 @@ double KindTimeScale(const StepPredictorConfig& config, const std::string& kind)
   return 1.0;
 }
 
-double StepPredictor::KindScale(const std::string& kind) const {
-  if (only_kind_ != nullptr) return kind == *only_kind_ ? 1.0 : 0.0;
-  if (skip_attention_ && IsAttentionKind(kind)) return 0.0;
-  return KindTimeScale(config_, kind);
+double StepPredictor::KindScale(const models::Op& op) const {
+  // A collective across nodes keeps InfiniBand's roofline: the fitted
+  // factors (a path's speed, the production prefill) stand for one node's
+  // NVLink runs, and no multi-node run measured them.
+  const bool internode = SpansNodes(op);
+  if (only_kind_ != nullptr) return op.kind == *only_kind_ && !internode ? 1.0 : 0.0;
+  if (skip_attention_ && (internode || IsAttentionKind(op.kind))) return 0.0;
+  return internode ? 1.0 : KindTimeScale(config_, op.kind);
 }
 
 sim::SimTime StepPredictor::PredictStep(std::span<const engine::StepBatch> rank_batches) {

@@ -107,7 +107,7 @@ class StepPredictor : public ExecutionTimePredictor {
   static constexpr size_t kEvaluations = 3;
   static constexpr size_t kCachedRanks = 64;
   size_t evaluation_ = 0;  // 0 whole step, 1 token-linear part, 2 baseline
-  double KindScale(const std::string& kind) const;
+  double KindScale(const models::Op& op) const;
   // GPU time of the ranks' batches as measured (prefill unscaled).
   double MeasuredGpuStepUs(std::span<const models::RankBatch> ranks);
 };

@@ -7,13 +7,14 @@
 namespace servesim::cost {
 namespace {
 
-StepPredictorConfig Config(int tp, int dp, bool ep) {
+// `gpus`: what the replica may span (8 per node).
+StepPredictorConfig Config(int tp, int dp, bool ep, int gpus = 8) {
   StepPredictorConfig c;
   auto spec = models::LoadModelSpec(std::string(SERVESIM_SOURCE_DIR) +
                                     "/models/deepseek_v32.textproto");
   EXPECT_TRUE(spec.ok()) << spec.status();
   c.spec = *spec;
-  auto layout = models::VllmLayout(c.spec, tp, dp, ep, 8);
+  auto layout = models::VllmLayout(c.spec, tp, dp, ep, gpus);
   EXPECT_TRUE(layout.ok()) << layout.status();
   c.layout = *layout;
   c.pad_moe_tokens_to_max_rank = true;
@@ -100,6 +101,46 @@ TEST(StepPredictorTest, PrefillTimeScaleStretchesOnlyTheChunksLinearWork) {
   // Attention-heavy work is not stretched: the scaled step stays below
   // 3x the measured one.
   EXPECT_LT(slow_prefill.GpuStepUs(m), decode_us + 3.0 * (mixed_us - decode_us));
+}
+
+// The roofline, for the collectives only: a step then takes just their time.
+class CollectivesOnly : public OpCost {
+ public:
+  double OpUs(const models::Op& op) override {
+    return op.phase == models::OpPhase::kCommunication ? roofline_.OpUs(op) : 0.0;
+  }
+
+ private:
+  RooflineOpCost roofline_{GpuRates{}};
+};
+
+// vLLM -dp 16 over two nodes: its MoE all-gather and reduce-scatter cross
+// InfiniBand, where neither a fitted path factor nor the prefill factor
+// (both fitted on one node's NVLink runs) applies; on one node (-dp 8) both do.
+TEST(StepPredictorTest, FittedFactorsLeaveCollectivesAcrossNodesAlone) {
+  for (const int dp : {8, 16}) {
+    StepPredictorConfig c = Config(1, dp, true, dp);
+    models::RankBatch mixed;
+    for (int i = 0; i < 64; ++i) mixed.seqs.push_back({1, 1000});
+    mixed.seqs.push_back({2048, 0});
+    const std::vector<models::RankBatch> ranks(dp, mixed);
+    StepPredictor measured(c, std::make_unique<CollectivesOnly>());
+    StepPredictorConfig path = c;
+    path.kind_time_scale = {{"all_gather", 4.0}, {"reduce_scatter", 4.0}};
+    StepPredictor path_factor(path, std::make_unique<CollectivesOnly>());
+    StepPredictorConfig prefill = c;
+    prefill.prefill_time_scale = 3.0;
+    StepPredictor prefill_factor(prefill, std::make_unique<CollectivesOnly>());
+    const double us = measured.GpuStepUs(ranks);
+    ASSERT_GT(us, 0) << dp;
+    if (dp == 16) {
+      EXPECT_DOUBLE_EQ(path_factor.GpuStepUs(ranks), us);
+      EXPECT_DOUBLE_EQ(prefill_factor.GpuStepUs(ranks), us);
+    } else {
+      EXPECT_DOUBLE_EQ(path_factor.GpuStepUs(ranks), 4.0 * us);
+      EXPECT_GT(prefill_factor.GpuStepUs(ranks), 1.5 * us);
+    }
+  }
 }
 
 // vLLM's decode-logits clean is decode work, priced with attention: what the
