@@ -426,6 +426,16 @@ TEST(EndToEndTest, SweepsThatEvaluateNothingOrDoNotBelongTogetherExitTwo) {
                         " --axis --request-rate=1,2,4 --out-dir " + shards + " --shard " + shard);
     ASSERT_EQ(r.exit_code, 0) << r.out;
   }
+  // A merge joins the shards as they were run: a sweep named beside it
+  // would go unchecked, so it is refused, not ignored.
+  Result named = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +
+                          " --axis --request-rate=1,5 --out-dir " + shards + " --merge");
+  EXPECT_EQ(named.exit_code, 2) << named.out;
+  EXPECT_NE(named.out.find("servesim sweep --merge: --axis does not go with a merge"),
+            std::string::npos)
+      << named.out;
+  Result threads = Servesim("sweep-merge --out-dir " + shards + " --threads 2");
+  EXPECT_EQ(threads.exit_code, 2) << threads.out;
   Result merged = Servesim("sweep-merge --out-dir " + shards);
   ASSERT_EQ(merged.exit_code, 0) << merged.out;
   Result whole = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +

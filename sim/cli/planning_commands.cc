@@ -198,7 +198,20 @@ int SweepCommand(const CliArgs& args) {
     return ReportError(absl::InvalidArgumentError("servesim sweep: --out-dir DIR is required"));
   }
   const std::string dir = args.Get("--out-dir");
-  if (args.command == "sweep-merge" || args.Has("--merge")) return MergeSweep(dir);
+  if (args.command == "sweep-merge" || args.Has("--merge")) {
+    // A merge joins the shards in --out-dir as they were run; a sweep or
+    // setting named beside it would go unchecked against them.
+    std::string other = args.env.empty() ? "" : "--env";
+    for (const auto& [flag, value] : args.values) {
+      if (other.empty() && flag != "--out-dir") other = flag;
+    }
+    if (!other.empty()) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat(
+          "servesim ", args.command == "sweep-merge" ? "sweep-merge" : "sweep --merge", ": ", other,
+          " does not go with a merge, which joins the shards in --out-dir as they were run")));
+    }
+    return MergeSweep(dir);
+  }
   if (!args.Has("--serve") || !args.Has("--bench")) {
     return ReportError(absl::InvalidArgumentError(
         "servesim sweep: --serve CMD and --bench CMD are both required"));

@@ -151,6 +151,13 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
       broken.push_back(std::move(c));
       continue;
     }
+    if (nodes_per_replica > options.max_nodes) {
+      c.status = PointStatus::kError;
+      c.reason = absl::StrCat("one instance spans ", nodes_per_replica,
+                              " nodes (--nnodes), more than --max-nodes ", options.max_nodes);
+      broken.push_back(std::move(c));
+      continue;
+    }
     auto trial = [&](int nodes) -> absl::StatusOr<NodeTrial> {
       ASSIGN_OR_RETURN(metrics::BenchMetrics m,
                        options.balancer == serving::NodeBalancer::kLeastOutstanding

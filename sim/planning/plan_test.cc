@@ -209,6 +209,27 @@ TEST(PlanTest, NoCandidateEvaluatedIsAnError) {
   EXPECT_TRUE(CheckSomeCandidateEvaluated(*refused).ok());
 }
 
+// An instance over two nodes cannot be planned within one: it is an error
+// row naming both counts, not a 2-node answer to a 1-node search.
+TEST(PlanTest, AnInstanceWiderThanMaxNodesIsNotPlanned) {
+  const std::string bench =
+      "vllm bench serve --dataset-name random --random-input-len 64 --random-output-len 4 "
+      "--num-prompts 4";
+  PlanOptions options;
+  options.max_nodes = 1;
+  absl::StatusOr<PlanResult> r =
+      Plan(Context(), bench,
+           {"python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --nnodes 2 "
+            "--tp-size 16 --dp-size 16 --enable-dp-attention"},
+           ChatSlo(), options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->ranked.size(), 1u);
+  EXPECT_EQ(r->ranked[0].status, PointStatus::kError);
+  EXPECT_EQ(r->ranked[0].nodes, 0);
+  EXPECT_EQ(r->ranked[0].reason,
+            "one instance spans 2 nodes (--nnodes), more than --max-nodes 1");
+}
+
 TEST(PlanTest, ReportPrintsTheWorkloadNote) {
   PlanResult result;
   result.bench_command = "vllm bench serve";

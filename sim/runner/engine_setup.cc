@@ -60,8 +60,11 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
   // Prefill only: a decode step's MoE streams the same expert bytes per GPU
   // whether experts are split by width or by count, and the live TP and EP
   // runs decode at the same pace (median ITL 141.6 vs 142.2 ms) while their
-  // TTFTs differ 2.7x.
-  if (config.engine() == scenarios::TRTLLM && config.ep() <= 1 && config.tp() > 1) {
+  // TTFTs differ 2.7x. Every width split takes it (--ep_size 2 or 4 of 8
+  // leaves experts at 1/4 or 1/2 width): the one live run fitted it at 1/8
+  // [U: how much less a wider split loses is not measured], and without it
+  // --ep_size 2 would jump from the TP8 pace to the EP8 one.
+  if (config.engine() == scenarios::TRTLLM && layout.moe_tp > 1) {
     out.push_back({"moe=tensor_parallel", {"grouped_gemm_fp8"}, /*prefill_only=*/true});
   }
   // Attention data parallelism joins the ranks' tokens for the MoE by NCCL
