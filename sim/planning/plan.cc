@@ -42,6 +42,7 @@ std::string Failures(const NodeTrial& t) {
   for (const SloCheck& c : t.checks) {
     if (!c.ok()) parts.push_back(DescribeCheck(c));
   }
+  if (!t.first_error.empty()) parts.push_back(absl::StrCat("a failed request: ", t.first_error));
   return absl::StrJoin(parts, "; ");
 }
 
@@ -166,6 +167,12 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
       NodeTrial t;
       t.nodes = nodes;
       t.figures = FiguresOf(m);
+      for (const std::string& e : m.errors) {
+        if (!e.empty()) {
+          t.first_error = e;
+          break;
+        }
+      }
       t.checks = CheckSlos(t.figures, slo);
       t.meets = MeetsAll(t.checks);
       return t;

@@ -44,6 +44,10 @@ bool MeetsAll(const std::vector<SloCheck>& checks);
 struct NodeTrial {
   int nodes = 0;
   PointFigures figures;
+  // A failed request's error, as vLLM would save it ("" when none failed):
+  // a request the engine rejects (too long for its context) fails at any
+  // node count, which the report should say.
+  std::string first_error;
   std::vector<SloCheck> checks;
   bool meets = false;
 };

@@ -230,6 +230,26 @@ TEST(PlanTest, AnInstanceWiderThanMaxNodesIsNotPlanned) {
             "one instance spans 2 nodes (--nnodes), more than --max-nodes 1");
 }
 
+// A request the engine rejects fails at every node count: the report says
+// why, not only that one failed.
+TEST(PlanTest, ReportGivesAFailedRequestsError) {
+  const std::string bench =
+      "vllm bench serve --dataset-name random --random-input-len 170000 --random-output-len 4 "
+      "--num-prompts 1";
+  PlanOptions options;
+  options.max_nodes = 1;
+  absl::StatusOr<PlanResult> r =
+      Plan(Context(), bench, {kVllmTp8}, ChatSlo(), options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->ranked.size(), 1u);
+  EXPECT_EQ(r->ranked[0].nodes, 0);
+  EXPECT_NE(r->ranked[0].largest.first_error.find("maximum context length is 163840"),
+            std::string::npos)
+      << r->ranked[0].largest.first_error;
+  EXPECT_NE(FormatPlanReport(*r, ChatSlo(), options).find("; a failed request: "),
+            std::string::npos);
+}
+
 TEST(PlanTest, ReportPrintsTheWorkloadNote) {
   PlanResult result;
   result.bench_command = "vllm bench serve";
