@@ -57,7 +57,15 @@ absl::Status WalkTopLevelObject(
       return JsonError(scan, "expected ',' or '}'");
     }
   }
-  if (!scan.AtEnd()) return JsonError(scan, "trailing characters");
+  if (!scan.AtEnd()) {
+    // vllm bench serve --append-result adds each run's object on a line of
+    // its own: one run per file here.
+    if (scan.Peek() == '{') {
+      return JsonError(scan, "a second result object (--append-result writes one per run; "
+                             "keep one run's result per file)");
+    }
+    return JsonError(scan, "trailing characters");
+  }
   return absl::OkStatus();
 }
 

@@ -110,6 +110,13 @@ TEST(ResultReaderTest, RefusesWhatIsNotAResult) {
   EXPECT_FALSE(ReadResultJsonFigures("{\"completed\": 10, \"duration\": 2.0").ok());
   EXPECT_FALSE(ReadResultJsonFigures("{\"completed\": 10}").ok());
   EXPECT_FALSE(ReadResultJsonFigures("[1, 2]").ok());
+  // vllm bench serve --append-result: one object per run, one per line.
+  EXPECT_EQ(ReadResultJsonFigures("{\"completed\": 10, \"duration\": 2.0}\n"
+                                  "{\"completed\": 10, \"duration\": 2.1}\n")
+                .status()
+                .message(),
+            "JSON: a second result object (--append-result writes one per run; keep one run's "
+            "result per file) at offset 35");
   absl::StatusOr<std::map<std::string, double>> ok = ReadResultJsonFigures(
       "{\"date\": \"20261202\", \"completed\": 10, \"duration\": 2.5, \"request_rate\": \"inf\", "
       "\"request_goodput\": null, \"std_ttft_ms\": NaN, \"ttfts\": [0.1, 0.2], "

@@ -67,6 +67,11 @@ absl::StatusOr<std::vector<int64_t>> RequestArrivalTimesNs(
     }
     return ArrivalTimesNs(config, n, ArrivalSeed(config.seed));
   }
+  if (config.burstiness_given) {
+    return absl::InvalidArgumentError(
+        "--bench: --burstiness: the trace keeps its own arrival pattern (--request-rate only "
+        "rescales its clock)");
+  }
   std::vector<int64_t> times_ns(n, 0);
   if (n == 0) return times_ns;
   if (config.request_rate_given) {

@@ -111,6 +111,19 @@ TEST(RequestArrivalTimesNsTest, TraceWithRequestRateIsStretchedToNOverRate) {
   EXPECT_FALSE(RequestArrivalTimesNs(config, same_stamp).ok());
 }
 
+// A trace with time stamps keeps its own gaps: --burstiness, which shapes
+// generated gaps, would be ignored, so it is refused.
+TEST(RequestArrivalTimesNsTest, BurstinessIsRefusedForATraceWithItsOwnClock) {
+  BenchConfig config = TraceConfig();
+  config.request_rate = 1.5;
+  config.request_rate_given = true;
+  config.burstiness = 0.5;
+  config.burstiness_given = true;
+  EXPECT_EQ(RequestArrivalTimesNs(config, TraceRequests()).status().message(),
+            "--bench: --burstiness: the trace keeps its own arrival pattern (--request-rate "
+            "only rescales its clock)");
+}
+
 // 50 requests at 1e-5 req/s arrive over 5e6 s (58 days): past the 30-day
 // span, refused before any time leaves int64; 30 days to the second is not.
 TEST(RequestArrivalTimesNsTest, ArrivalsSpanningMoreThanThirtyDaysAreRefused) {

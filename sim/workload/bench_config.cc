@@ -192,6 +192,7 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
     return Bad("--request-rate", absl::StrCat("must be > 0 or inf, got ", config.request_rate));
   }
   ASSIGN_OR_RETURN(config.burstiness, flags.GetDoubleOr("--burstiness", 1.0));
+  config.burstiness_given = flags.Has("--burstiness");
   if (!(config.burstiness > 0.0) || std::isinf(config.burstiness)) {
     return Bad("--burstiness", absl::StrCat("must be finite and > 0, got ", config.burstiness));
   }

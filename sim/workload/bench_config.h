@@ -55,6 +55,7 @@ struct BenchConfig {
   double request_rate = std::numeric_limits<double>::infinity();
   // --burstiness: gamma shape of the inter-arrival gaps (1 = Poisson). Default 1, > 0.
   double burstiness = 1.0;
+  bool burstiness_given = false;
   // --max-concurrency: at most this many requests in flight. Default: unset (no limit).
   std::optional<int64_t> max_concurrency;
   // --ignore-eos: sent to the server so every request generates its full
