@@ -256,9 +256,14 @@ TEST(PlanTest, ReportPrintsTheWorkloadNote) {
   result.num_requests = 199;
   PlanOptions options;
   options.workload_note = "every row of t.csv";
-  EXPECT_EQ(FormatPlanReport(result, ChatSlo(), options)
-                .rfind("workload: 199 requests of `vllm bench serve`\n  (every row of t.csv)\n", 0),
+  const std::string report = FormatPlanReport(result, ChatSlo(), options);
+  EXPECT_EQ(report.rfind("workload: 199 requests of `vllm bench serve`\n  (every row of t.csv)\n", 0),
             0u);
+  // 199 requests: the P99 is the slowest two, which the report says.
+  EXPECT_NE(report.find("\n  (a P99 here is the slowest 2 request(s) of 199:"), std::string::npos)
+      << report;
+  result.num_requests = 1000;
+  EXPECT_EQ(FormatPlanReport(result, ChatSlo(), options).find("a P99 here is"), std::string::npos);
 }
 
 }  // namespace
