@@ -235,9 +235,9 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
   absl::StrAppend(&out, "workload: ", result.num_requests, " requests of `", result.bench_command,
                   "`\n");
   if (!options.workload_note.empty()) absl::StrAppend(&out, "  (", options.workload_note, ")\n");
-  // A P99 over few requests is a handful of them: near an SLO, a small
-  // change of load can move the answer by a node either way.
-  if (result.num_requests > 0 && result.num_requests < 1000) {
+  // A P99 over fewer than 10,000 requests is the slowest hundred or fewer:
+  // near an SLO, a small change of load can move the answer by a node.
+  if (result.num_requests > 0 && result.num_requests < 10000) {
     absl::StrAppend(&out, "  (a P99 here is the slowest ", (result.num_requests + 99) / 100,
                     " request(s) of ", result.num_requests,
                     ": near an SLO the node count can move by one either way; replay more "

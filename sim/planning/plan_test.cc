@@ -262,7 +262,7 @@ TEST(PlanTest, ReportPrintsTheWorkloadNote) {
   // 199 requests: the P99 is the slowest two, which the report says.
   EXPECT_NE(report.find("\n  (a P99 here is the slowest 2 request(s) of 199:"), std::string::npos)
       << report;
-  result.num_requests = 1000;
+  result.num_requests = 10000;
   EXPECT_EQ(FormatPlanReport(result, ChatSlo(), options).find("a P99 here is"), std::string::npos);
 }
 
