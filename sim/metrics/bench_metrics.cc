@@ -137,8 +137,9 @@ BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
     const size_t buckets =
         static_cast<size_t>(std::ceil(max_end_s - min_start_s)) + 1;
     std::vector<double> chunks(buckets, 0), active(buckets, 0);
-    size_t i = 0;
-    for (const RequestRecord& r : records) {
+    // The saved arrays hold every request, failed ones too, in record order.
+    for (size_t i = 0; i < records.size(); ++i) {
+      const RequestRecord& r = records[i];
       if (!r.success || r.chunk_times.empty()) continue;
       double t = m.start_times_s[i] + m.ttfts_s[i];
       auto add_chunk = [&](double at) {
@@ -150,7 +151,6 @@ BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
       const auto first = static_cast<size_t>(m.start_times_s[i] - min_start_s);
       const auto last = static_cast<size_t>(m.start_times_s[i] + m.latencies_s[i] - min_start_s);
       for (size_t s = first; s <= last && s < buckets; ++s) active[s] += 1;
-      ++i;
     }
     m.max_output_tokens_per_s = *std::max_element(chunks.begin(), chunks.end());
     m.max_concurrent_requests = *std::max_element(active.begin(), active.end());

@@ -53,6 +53,23 @@ TEST(BenchMetricsTest, FailedRequestsAreCountedButNotMeasured) {
   EXPECT_EQ(m.total_input_tokens, 30);
 }
 
+// The busiest second counts successful requests only, however the failed
+// ones sit among them: a failure first (its zeros in the saved arrays) must
+// not shift the timings the buckets read (it made a peak of 640 from 1660).
+TEST(BenchMetricsTest, PeaksCountOnlySuccessesWhereverFailuresSit) {
+  std::vector<RequestRecord> records = ThreeRequests();
+  const BenchMetrics clean = ComputeBenchMetrics(records, sim::Seconds(3.0));
+  RequestRecord failed = Record(0.0, {}, 5, 0);
+  failed.success = false;
+  records.insert(records.begin(), failed);
+  records.insert(records.begin() + 2, failed);
+  const BenchMetrics m = ComputeBenchMetrics(records, sim::Seconds(3.0));
+  EXPECT_EQ(m.failed, 2);
+  EXPECT_DOUBLE_EQ(m.max_output_tokens_per_s, clean.max_output_tokens_per_s);
+  EXPECT_DOUBLE_EQ(m.max_concurrent_requests, clean.max_concurrent_requests);
+  EXPECT_DOUBLE_EQ(m.max_output_tokens_per_s, 3.0);
+}
+
 // vLLM's --save-result arrays hold every request; a failed one keeps its
 // prompt length and start, with zeros, no ITLs and its error message.
 TEST(ReportTest, SavedArraysKeepFailedRequestsWithTheirError) {
