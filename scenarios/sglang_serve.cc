@@ -274,7 +274,14 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
     if (mrr < 1) {
       return absl::InvalidArgumentError("--serve: --max-running-requests: must be >= 1");
     }
-    c.set_max_num_seqs(std::max<int64_t>(1, mrr / dp_ranks));
+    if (mrr < dp_ranks) {
+      // SGLang gives each DP rank max_running_requests // dp_size: none here.
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--serve: --max-running-requests: ", mrr, " over ", dp_ranks,
+          " DP-attention ranks is 0 per rank (SGLang divides it by --dp-size): no request "
+          "would ever run"));
+    }
+    c.set_max_num_seqs(mrr / dp_ranks);
   } else if (speculative) {
     c.set_max_num_seqs(std::max<int64_t>(1, 48 / dp_ranks));
     c.add_defaults_applied(

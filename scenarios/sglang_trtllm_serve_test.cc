@@ -91,6 +91,18 @@ TEST(SglangServeTest, DpAttentionSplitsTheChunkAndScalesConservativeness) {
   EXPECT_NEAR(c->schedule_conservativeness(), 0.3, 1e-12);
 }
 
+// Under DP attention each rank runs max_running_requests // dp_size: 64 over
+// 8 ranks is 8 each; 4 over 8 is none, which would never run a request.
+TEST(SglangServeTest, DpAttentionSplitsMaxRunningRequests) {
+  const std::string dp8 = std::string(kSglangBase) + " --dp 8 --enable-dp-attention";
+  auto c = ParseV32ServeCommand(dp8 + " --max-running-requests 64");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->max_num_seqs(), 8);
+  EXPECT_EQ(ParseV32ServeCommand(dp8 + " --max-running-requests 4").status().message(),
+            "--serve: --max-running-requests: 4 over 8 DP-attention ranks is 0 per rank "
+            "(SGLang divides it by --dp-size): no request would ever run");
+}
+
 TEST(SglangServeTest, DpAttentionWithoutDpSizeIsPlainTp) {
   auto c = ParseV32ServeCommand(std::string(kSglangBase) + " --enable-dp-attention");
   ASSERT_TRUE(c.ok()) << c.status();
