@@ -191,7 +191,10 @@ int FitCommand(const CliArgs& args) {
   }
   if (args.Has("--leave-one-out")) {
     std::fputs("leave-one-out (each case predicted by parameters fitted without it):\n", stdout);
-    std::fputs(fit::FormatValidationTable(fit::Summarize(std::move(held_out))).c_str(), stdout);
+    std::fputs(fit::FormatValidationTable(fit::Summarize(std::move(held_out)),
+                                          /*completed_line=*/false)
+                   .c_str(),
+               stdout);
   } else {
     std::string text;
     google::protobuf::TextFormat::PrintToString(params, &text);

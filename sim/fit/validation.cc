@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "sim/metrics/report.h"
 
 namespace servesim::fit {
@@ -115,6 +116,9 @@ absl::StatusOr<CaseResult> ValidateRun(const runner::PredictionContext& context,
       (live_completed == run.measured.end() ||
        (live_completed->second == 0) == (p->metrics.completed == 0));
   for (const std::string& key : ComparedMetrics()) r.predicted[key] = MetricValue(p->metrics, key);
+  // Not an error figure: whether the engine failed the requests the live
+  // run saw fail (the summary's completed line).
+  r.predicted["completed"] = static_cast<double>(p->metrics.completed);
   return r;
 }
 
@@ -182,7 +186,7 @@ ValidationReport Summarize(std::vector<CaseResult> cases) {
   return report;
 }
 
-std::string FormatValidationTable(const ValidationReport& report) {
+std::string FormatValidationTable(const ValidationReport& report, bool completed_line) {
   std::string out = absl::StrFormat("%-28s %-5s", "case", "ok");
   for (const ComparedMetric& m : kComparedMetrics) absl::StrAppendFormat(&out, " | %-27s", m.label);
   out += "\n";
@@ -231,6 +235,28 @@ std::string FormatValidationTable(const ValidationReport& report) {
   }
   absl::StrAppendFormat(&out, "  outcomes (ran / refused) as live: %d of %d\n",
                         report.outcomes_correct, static_cast<int>(report.cases.size()));
+  if (completed_line) {
+    int compared = 0, same = 0;
+    std::vector<std::string> differ;
+    for (const CaseResult& c : report.cases) {
+      const auto live = c.measured.find("completed");
+      const auto predicted = c.predicted.find("completed");
+      if (c.refused || live == c.measured.end() || predicted == c.predicted.end()) continue;
+      ++compared;
+      if (live->second == predicted->second) {
+        ++same;
+      } else {
+        differ.push_back(absl::StrFormat("%s %.0f live, %.0f predicted", c.name, live->second,
+                                         predicted->second));
+      }
+    }
+    if (compared > 0) {
+      absl::StrAppendFormat(&out, "  completed requests as live: %d of %d%s\n", same, compared,
+                            differ.empty() ? ""
+                                           : absl::StrCat(" (differ: ",
+                                                          absl::StrJoin(differ, "; "), ")"));
+    }
+  }
   return out;
 }
 

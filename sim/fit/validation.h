@@ -56,7 +56,10 @@ ValidationReport Summarize(std::vector<CaseResult> cases);
 // when either side has a single distinct value (rho is undefined there).
 double SpearmanRho(const std::vector<double>& a, const std::vector<double>& b);
 
-std::string FormatValidationTable(const ValidationReport& report);
+// `completed_line`: a summary line comparing each run's completed requests,
+// live and predicted (validate; a leave-one-out table, which compares the
+// fitted figures held out, leaves it to validate).
+std::string FormatValidationTable(const ValidationReport& report, bool completed_line = true);
 std::string FormatValidationJson(const ValidationReport& report);
 
 }  // namespace servesim::fit

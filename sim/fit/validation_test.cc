@@ -65,6 +65,27 @@ TEST(SummarizeTest, AMeasuredZeroHasNoRelativeErrorUnlessPredictedZero) {
   EXPECT_NE(FormatValidationTable(r).find("n/a"), std::string::npos);
 }
 
+// A live run that failed requests the prediction completes is named on the
+// completed line, with both counts; a leave-one-out table leaves the line out.
+TEST(SummarizeTest, CompletedRequestsAreComparedCaseByCase) {
+  std::vector<CaseResult> cases(2);
+  cases[0].name = "same";
+  cases[1].name = "trt";
+  for (CaseResult& c : cases) {
+    for (const std::string& k : ComparedMetrics()) c.measured[k] = c.predicted[k] = 1;
+    c.measured["completed"] = c.predicted["completed"] = 1000;
+  }
+  cases[1].measured["completed"] = 984;
+  const ValidationReport r = Summarize(cases);
+  const std::string table = FormatValidationTable(r);
+  EXPECT_NE(table.find("  completed requests as live: 1 of 2 (differ: trt 984 live, 1000 "
+                       "predicted)\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(FormatValidationTable(r, /*completed_line=*/false).find("completed requests"),
+            std::string::npos);
+}
+
 TEST(SummarizeTest, RefusalOfAnExpectedFailureCountsAsCorrect) {
   CaseResult refused;
   refused.expected_failure = true;
