@@ -38,11 +38,11 @@ struct AttentionWork {
   int64_t decode_keys_topk = 0;  // same capped at index top-k
   double decode_logits_cleaned = 0;  // FP32 logits past each decode row's keys, to the width
   int64_t selected_keys = 0;     // keys of rows longer than top-k: what top-k sorts
+  int64_t longest_selected_row = 0;  // keys of the longest of those rows
   int64_t sparse_prefill_tokens = 0;
   int64_t sparse_prefill_pairs = 0;       // causal pairs scored by the indexer
   int64_t sparse_prefill_pairs_topk = 0;  // pairs attended after top-k
   int64_t dense_prefill_tokens = 0;
-  int64_t longest_selected_row = 0;  // keys of the longest row with more than top-k
   int64_t dense_prefill_pairs = 0;
   int64_t dense_prefill_kv_tokens = 0;  // context + chunk, expanded by kv_b
 };

@@ -96,10 +96,12 @@ double ProfileOpCost::TimeUs(const models::Op& op, const Resolved& r) {
   double us = r.curve->Us(op.x);
   if (op.longest_row > 0 && op.kind == kTopk) {
     // One block selects a row: the op lasts at least as long as its longest
-    // row alone, which a table keyed by the keys' sum cannot say.
+    // row alone, which a table keyed by the keys' sum cannot say. Without
+    // the one-row table, one read of that row's FP32 scores.
+    constexpr double kScoreBytes = 4;
     us = std::max(us, r.row_floor != nullptr
                           ? r.row_floor->Us(op.longest_row)
-                          : std::max(op.longest_row * 4 / (rates_.hbm_gbps * 1e3),
+                          : std::max(op.longest_row * kScoreBytes / (rates_.hbm_gbps * 1e3),
                                      rates_.kernel_floor_us));
   }
   if (r.scale == 1.0) return us;
