@@ -209,19 +209,22 @@ TEST(PlanTest, NoCandidateEvaluatedIsAnError) {
   EXPECT_TRUE(CheckSomeCandidateEvaluated(*refused).ok());
 }
 
+PlanOptions OneNodeAtMost() {
+  PlanOptions options;
+  options.max_nodes = 1;
+  return options;
+}
+
 // An instance over two nodes cannot be planned within one: it is an error
 // row naming both counts, not a 2-node answer to a 1-node search.
 TEST(PlanTest, AnInstanceWiderThanMaxNodesIsNotPlanned) {
-  const std::string bench =
-      "vllm bench serve --dataset-name random --random-input-len 64 --random-output-len 4 "
-      "--num-prompts 4";
-  PlanOptions options;
-  options.max_nodes = 1;
   absl::StatusOr<PlanResult> r =
-      Plan(Context(), bench,
+      Plan(Context(),
+           "vllm bench serve --dataset-name random --random-input-len 64 --random-output-len 4 "
+           "--num-prompts 4",
            {"python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --nnodes 2 "
             "--tp-size 16 --dp-size 16 --enable-dp-attention"},
-           ChatSlo(), options);
+           ChatSlo(), OneNodeAtMost());
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->ranked.size(), 1u);
   EXPECT_EQ(r->ranked[0].status, PointStatus::kError);
@@ -233,13 +236,12 @@ TEST(PlanTest, AnInstanceWiderThanMaxNodesIsNotPlanned) {
 // A request the engine rejects fails at every node count: the report says
 // why, not only that one failed.
 TEST(PlanTest, ReportGivesAFailedRequestsError) {
-  const std::string bench =
-      "vllm bench serve --dataset-name random --random-input-len 170000 --random-output-len 4 "
-      "--num-prompts 1";
-  PlanOptions options;
-  options.max_nodes = 1;
+  const PlanOptions options = OneNodeAtMost();
   absl::StatusOr<PlanResult> r =
-      Plan(Context(), bench, {kVllmTp8}, ChatSlo(), options);
+      Plan(Context(),
+           "vllm bench serve --dataset-name random --random-input-len 170000 "
+           "--random-output-len 4 --num-prompts 1",
+           {kVllmTp8}, ChatSlo(), options);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->ranked.size(), 1u);
   EXPECT_EQ(r->ranked[0].nodes, 0);
