@@ -154,6 +154,18 @@ TEST(BenchMetricsTest, GoodputCountsRequestsWithinEverySlo) {
             std::string::npos);
 }
 
+// The setup keys come first, as vllm writes them; one that names a figure
+// (a --metadata key) yields to the figure, as in vllm's dict merge.
+TEST(ReportTest, SetupKeysLeadTheJsonAndYieldToFigures) {
+  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0));
+  ReportOptions options;
+  options.setup_json = {{"model_id", "\"m\""}, {"num_prompts", "3"}, {"duration", "\"x\""}};
+  const std::string json = FormatResultJson(m, options, "");
+  EXPECT_EQ(json.rfind("{\"model_id\": \"m\", \"num_prompts\": 3, \"duration\": 3", 0), 0u)
+      << json;
+  EXPECT_EQ(json.find("\"duration\": \"x\""), std::string::npos);
+}
+
 TEST(ReportTest, AnUnboundedRequestRateIsSavedAsVllmsInfString) {
   BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0));
   ReportOptions options;

@@ -229,6 +229,15 @@ std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options
   errors.reserve(m.errors.size());
   for (const std::string& e : m.errors) errors.push_back(JsonString(e));
   kv.emplace_back("errors", absl::StrCat("[", absl::StrJoin(errors, ", "), "]"));
+  // The setup keys go first; one that names a figure (a --metadata key)
+  // yields to it, as in vllm's dict merge.
+  std::vector<std::pair<std::string, std::string>> setup;
+  for (const auto& [key, value] : options.setup_json) {
+    const bool figure =
+        std::any_of(kv.begin(), kv.end(), [&](const auto& f) { return f.first == key; });
+    if (!figure) setup.emplace_back(key, value);
+  }
+  kv.insert(kv.begin(), setup.begin(), setup.end());
 
   std::string out = "{";
   for (size_t i = 0; i < kv.size(); ++i) {

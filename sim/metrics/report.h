@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -18,6 +19,11 @@ struct ReportOptions {
   // The client's --percentile-metrics: which latency blocks are printed and
   // saved (ttft, tpot, itl, e2el; always in that order, as vllm prints them).
   std::vector<std::string> percentile_metrics = {"ttft", "tpot", "itl"};
+  // The saved JSON's setup keys that vllm writes before the figures, as
+  // (key, JSON value text) pairs: label, model_id, tokenizer_id, num_prompts,
+  // burstiness, then --metadata's. Its "date" (the wall clock) is left out:
+  // servesim's output is deterministic.
+  std::vector<std::pair<std::string, std::string>> setup_json;
 };
 
 // The "==== Serving Benchmark Result ====" block, byte for byte in vllm's

@@ -327,6 +327,21 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   p.report.max_concurrency = p.bench.max_concurrency;
   p.report.request_rate = p.bench.request_rate;
   p.report.percentile_metrics = p.bench.percentile_metrics;
+  {
+    // vllm's model_id is --model, else the name the server reports (the
+    // served model); tokenizer_id is --tokenizer, else the model.
+    const std::string model = p.bench.model.empty() ? p.engine.model() : p.bench.model;
+    const std::string tokenizer = p.bench.tokenizer.empty() ? model : p.bench.tokenizer;
+    auto& setup = p.report.setup_json;
+    setup.emplace_back("label", p.bench.label ? metrics::JsonString(*p.bench.label) : "null");
+    setup.emplace_back("model_id", metrics::JsonString(model));
+    setup.emplace_back("tokenizer_id", metrics::JsonString(tokenizer));
+    setup.emplace_back("num_prompts", absl::StrCat(p.bench.num_prompts));
+    setup.emplace_back("burstiness", metrics::JsonNumber(p.bench.burstiness));
+    for (const auto& [key, value] : p.bench.metadata) {
+      setup.emplace_back(key, metrics::JsonString(value));
+    }
+  }
 
   const scenarios::EngineConfig& e = p.engine;
   // servesim reads no checkpoint: a served name other than the spec's (a

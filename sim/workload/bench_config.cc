@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "base/status_macros.h"
 #include "sim/workload/command_line.h"
 #include "sim/workload/string_view_compat.h"
@@ -240,6 +241,21 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
   }
   ASSIGN_OR_RETURN(config.endpoint, flags.GetStringOr("--endpoint", config.endpoint));
   ASSIGN_OR_RETURN(config.model, flags.GetStringOr("--model", ""));
+  ASSIGN_OR_RETURN(config.tokenizer, flags.GetStringOr("--tokenizer", ""));
+  if (flags.Has("--label")) {
+    ASSIGN_OR_RETURN(std::string label, flags.GetString("--label"));
+    config.label = label;
+  }
+  if (flags.Has("--metadata")) {
+    ASSIGN_OR_RETURN(std::vector<std::string> items, flags.GetStrings("--metadata"));
+    for (const std::string& item : items) {
+      // vllm keeps KEY=VALUE items (split at '=') and ignores the rest.
+      std::vector<std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+      if (kv.size() != 2) continue;
+      config.metadata.emplace_back(std::string(absl::StripAsciiWhitespace(kv[0])),
+                                   std::string(absl::StripAsciiWhitespace(kv[1])));
+    }
+  }
 
   if (flags.Has("--percentile-metrics")) {
     ASSIGN_OR_RETURN(std::string text, flags.GetString("--percentile-metrics"));

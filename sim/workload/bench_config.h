@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -75,6 +76,11 @@ struct BenchConfig {
   std::string endpoint = "/v1/completions";
   // --model: echoed only. Default empty (vLLM asks the server).
   std::string model;
+  // --tokenizer, --label, --metadata KEY=VALUE...: echoed into the saved
+  // JSON only (servesim counts tokens from tables, not text).
+  std::string tokenizer;
+  std::optional<std::string> label;
+  std::vector<std::pair<std::string, std::string>> metadata;
   // --percentile-metrics: which metrics get percentile lines. Default ttft,tpot,itl.
   std::vector<std::string> percentile_metrics = {"ttft", "tpot", "itl"};
   // --metric-percentiles: which percentiles, each in [0, 100]. Default 99.

@@ -86,6 +86,19 @@ TEST(ParseBenchCommandTest, ReadsGoodputSlos) {
   EXPECT_TRUE(ParseBenchCommand(kLive)->goodput_slo_ms.empty());
 }
 
+// Echoed into the saved JSON only: --tokenizer, --label and --metadata's
+// KEY=VALUE items (split at the first '='; an item without one is dropped).
+TEST(ParseBenchCommandTest, KeepsTheResultFilesSetupFlags) {
+  auto config = ParseBenchCommand(std::string(kLive) +
+                                  " --tokenizer tok --label run1 --metadata gpu=h200 note=a=b x");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->tokenizer, "tok");
+  EXPECT_EQ(config->label, "run1");
+  EXPECT_EQ(config->metadata, (std::vector<std::pair<std::string, std::string>>{
+                                  {"gpu", "h200"}, {"note", "a=b"}}));
+  EXPECT_FALSE(ParseBenchCommand(kLive)->label.has_value());
+}
+
 TEST(ParseBenchCommandTest, SaveResultPathIsDirAndFilename) {
   auto config = ParseBenchCommand(std::string(kLive) +
                                   " --save-result --result-dir out --result-filename r.json");
