@@ -137,6 +137,28 @@ TEST(EndToEndTest, HeaderSaysWhenTheServedNameIsNotTheModelSpec) {
       << other.out;
 }
 
+// The saved JSON's setup keys are one dict, as vllm builds it: --metadata
+// replaces a key it names in place (label, num_prompts; a repeated key keeps
+// its last value), burstiness is set after it and wins; each key once.
+TEST(EndToEndTest, SavedSetupKeysAreOneDictAsVllmBuildsIt) {
+  const std::string path = testing::TempDir() + "/setup.json";
+  Result r = Servesim(std::string("run ") + kServe +
+                      " --bench 'vllm bench serve --dataset-name random --random-input-len 100 "
+                      "--random-output-len 4 --num-prompts 2 --metadata num_prompts=5 "
+                      "burstiness=3 a=1 a=2 label=L' --result-json " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string json = ReadFile(path);
+  EXPECT_EQ(json.rfind("{\"label\": \"L\", \"model_id\": \"deepseek-ai/DeepSeek-V3.2\", "
+                       "\"tokenizer_id\": \"deepseek-ai/DeepSeek-V3.2\", \"num_prompts\": \"5\", "
+                       "\"burstiness\": 1.0, \"a\": \"2\", \"duration\": ",
+                       0),
+            0u)
+      << json.substr(0, 300);
+  for (const char* key : {"\"label\"", "\"num_prompts\"", "\"burstiness\"", "\"a\""}) {
+    EXPECT_EQ(json.find(key), json.rfind(key)) << key;
+  }
+}
+
 TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
   // --save-result --result-dir D --result-filename F writes D/F as
   // --result-json does (without its trailing newline, as json.dump);

@@ -328,19 +328,30 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   p.report.request_rate = p.bench.request_rate;
   p.report.percentile_metrics = p.bench.percentile_metrics;
   {
-    // vllm's model_id is --model, else the name the server reports (the
-    // served model); tokenizer_id is --tokenizer, else the model.
+    // vllm's result dict: label, model_id, tokenizer_id, num_prompts, then
+    // --metadata (a key it already holds is replaced in place), then
+    // burstiness (after the metadata, so it wins). model_id is --model, else
+    // the name the server reports (the served model); tokenizer_id is
+    // --tokenizer, else the model. num_prompts: the requests replayed (a
+    // trace without --num-prompts is replayed whole).
     const std::string model = p.bench.model.empty() ? p.engine.model() : p.bench.model;
     const std::string tokenizer = p.bench.tokenizer.empty() ? model : p.bench.tokenizer;
     auto& setup = p.report.setup_json;
-    setup.emplace_back("label", p.bench.label ? metrics::JsonString(*p.bench.label) : "null");
-    setup.emplace_back("model_id", metrics::JsonString(model));
-    setup.emplace_back("tokenizer_id", metrics::JsonString(tokenizer));
-    setup.emplace_back("num_prompts", absl::StrCat(p.bench.num_prompts));
-    setup.emplace_back("burstiness", metrics::JsonNumber(p.bench.burstiness));
-    for (const auto& [key, value] : p.bench.metadata) {
-      setup.emplace_back(key, metrics::JsonString(value));
-    }
+    auto set = [&setup](const std::string& key, std::string value) {
+      for (auto& [k, v] : setup) {
+        if (k == key) {
+          v = std::move(value);
+          return;
+        }
+      }
+      setup.emplace_back(key, std::move(value));
+    };
+    set("label", p.bench.label ? metrics::JsonString(*p.bench.label) : "null");
+    set("model_id", metrics::JsonString(model));
+    set("tokenizer_id", metrics::JsonString(tokenizer));
+    set("num_prompts", absl::StrCat(input.requests.size()));
+    for (const auto& [key, value] : p.bench.metadata) set(key, metrics::JsonString(value));
+    set("burstiness", metrics::JsonNumber(p.bench.burstiness));
   }
 
   const scenarios::EngineConfig& e = p.engine;

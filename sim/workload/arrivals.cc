@@ -67,7 +67,8 @@ absl::StatusOr<std::vector<int64_t>> RequestArrivalTimesNs(
     }
     return ArrivalTimesNs(config, n, ArrivalSeed(config.seed));
   }
-  if (config.burstiness_given) {
+  // --burstiness 1 (vllm's default) changes nothing and is let through.
+  if (config.burstiness_given && config.burstiness != 1.0) {
     return absl::InvalidArgumentError(
         "--bench: --burstiness: the trace keeps its own arrival pattern (--request-rate only "
         "rescales its clock)");

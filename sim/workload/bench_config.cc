@@ -249,9 +249,14 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
   if (flags.Has("--metadata")) {
     ASSIGN_OR_RETURN(std::vector<std::string> items, flags.GetStrings("--metadata"));
     for (const std::string& item : items) {
-      // vllm keeps KEY=VALUE items (split at '=') and ignores the rest.
-      std::vector<std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
-      if (kv.size() != 2) continue;
+      // As vllm: item.split("=") gives the key and the value (what follows
+      // a second '=' is dropped); an item without '=' is an error.
+      if (item.find('=') == std::string::npos) {
+        return Bad("--metadata", absl::StrCat("\"", item,
+                                              "\": Invalid metadata format. Please use KEY=VALUE "
+                                              "format."));
+      }
+      std::vector<std::string> kv = absl::StrSplit(item, '=');
       config.metadata.emplace_back(std::string(absl::StripAsciiWhitespace(kv[0])),
                                    std::string(absl::StripAsciiWhitespace(kv[1])));
     }

@@ -72,7 +72,9 @@ TEST(ParseBenchCommandTest, ReadsTheLiveRandomWorkloadFlags) {
 TEST(ParseBenchCommandTest, AcceptsEveryDocumentedNoEffectFlag) {
   std::string command = kLive;
   for (const IgnoredBenchFlag& flag : IgnoredBenchFlags()) {
-    command += " " + std::string(flag.name) + (flag.takes_value ? " x" : "");
+    // --metadata takes KEY=VALUE items (vllm refuses others).
+    const char* value = flag.name == std::string_view("--metadata") ? " k=v" : " x";
+    command += " " + std::string(flag.name) + (flag.takes_value ? value : "");
   }
   auto config = ParseBenchCommand(command);
   EXPECT_TRUE(config.ok()) << config.status();
@@ -87,16 +89,19 @@ TEST(ParseBenchCommandTest, ReadsGoodputSlos) {
 }
 
 // Echoed into the saved JSON only: --tokenizer, --label and --metadata's
-// KEY=VALUE items (split at the first '='; an item without one is dropped).
+// KEY=VALUE items, split as vllm splits them (item.split("=")[0] and [1]);
+// an item without '=' is vllm's error.
 TEST(ParseBenchCommandTest, KeepsTheResultFilesSetupFlags) {
   auto config = ParseBenchCommand(std::string(kLive) +
-                                  " --tokenizer tok --label run1 --metadata gpu=h200 note=a=b x");
+                                  " --tokenizer tok --label run1 --metadata gpu=h200 note=a=b");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->tokenizer, "tok");
   EXPECT_EQ(config->label, "run1");
   EXPECT_EQ(config->metadata, (std::vector<std::pair<std::string, std::string>>{
-                                  {"gpu", "h200"}, {"note", "a=b"}}));
+                                  {"gpu", "h200"}, {"note", "a"}}));
   EXPECT_FALSE(ParseBenchCommand(kLive)->label.has_value());
+  EXPECT_EQ(ParseBenchCommand(std::string(kLive) + " --metadata gpu=h200 x").status().message(),
+            "--bench: --metadata: \"x\": Invalid metadata format. Please use KEY=VALUE format.");
 }
 
 TEST(ParseBenchCommandTest, SaveResultPathIsDirAndFilename) {
