@@ -32,6 +32,7 @@ struct Op {
   double comm_bytes = 0;        // collectives: = x (all_reduce buffer, all_gather input shard,
                                 // reduce_scatter output shard, all_to_all bytes sent)
   int comm_group_gpus = 1;      // GPUs in the collective's group
+  bool comm_spans_nodes = false;  // its GPUs sit on more than one node (op_cost.h SpansNodes)
   bool fp8_math = false;        // tensor-core math in FP8 (else BF16/FP32)
   double longest_row = 0;       // topk: keys of the longest row selected; one thread block
                                 // selects a row, so the op takes at least that row's time

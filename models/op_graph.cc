@@ -127,6 +127,7 @@ class Builder {
     op.comm_bytes = 0;
     op.comm_group_gpus = 1;
     op.fp8_math = false;
+    op.comm_spans_nodes = false;
     op.longest_row = 0;
     op.repeat = repeat;
     op.phase = phase;
@@ -206,13 +207,16 @@ class Builder {
   }
 
   // A collective of `bytes` per GPU (x = comm_bytes) over `gpus` GPUs.
+  // `extent`: how many consecutive GPUs the group's members span (its size
+  // for a TP group; the whole replica for DP peers at one TP position).
   void Collective(std::string_view name, std::string_view kind, int gpus,
-                  int64_t bytes, int repeat) {
+                  int64_t bytes, int repeat, int extent = 0) {
     if (gpus <= 1 || bytes <= 0 || repeat <= 0) return;
     Op& op = Add(name, kind, {{"gpus", gpus}}, static_cast<double>(bytes), 0,
                  2.0 * bytes, OpPhase::kCommunication, repeat);
     op.comm_bytes = static_cast<double>(bytes);
     op.comm_group_gpus = gpus;
+    op.comm_spans_nodes = l_.node_gpus > 0 && std::max(extent, gpus) > l_.node_gpus;
   }
 
   // The GPUs one MoE all-gather / reduce-scatter spans (ParallelLayout::
@@ -447,7 +451,8 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
       SERVESIM_CHECK(group == l_.attn_tp * l_.attn_dp,
                      "all-gather MoE needs the MoE group to be attention TP x DP");
       moe_tokens = tokens_global;
-      Collective("moe_all_gather", "all_gather", MoeGatherGpus(group), shard_bytes, layers);
+      Collective("moe_all_gather", "all_gather", MoeGatherGpus(group), shard_bytes, layers,
+                 l_.gpus);
       break;
     case ParallelLayout::MoeComm::kAllToAll: {
       moe_tokens = tokens_global;
@@ -526,7 +531,7 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
       break;
     case ParallelLayout::MoeComm::kAllGatherReduceScatter:
       Collective("moe_reduce_scatter", "reduce_scatter", MoeGatherGpus(group), shard_bytes,
-                 layers);
+                 layers, l_.gpus);
       if (l_.moe_gather_in_dp_group) {
         Collective("moe_tp_all_reduce", "all_reduce", l_.attn_tp, shard_bytes, layers);
       }

@@ -134,6 +134,29 @@ TEST(OpGraphTest, VllmTp4Dp2GathersFromItsDpPeerOnly) {
   EXPECT_EQ(Find(ops, "experts_gate_up")->x, 20);  // both DP ranks' tokens
 }
 
+// vLLM -tp 2 -dp 8 --data-parallel-size-local 4: 8 GPUs on each of two
+// nodes. The DP peers at one TP position sit on both nodes, so their gather
+// crosses InfiniBand though the group has only 8 members; the TP pair's
+// all-reduce stays inside a node. -dp 8 -dpl 4 (4 GPUs a node) likewise.
+TEST(OpGraphTest, CollectivesKnowWhenTheirGpusSpanNodes) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  ParallelLayout l = Must(VllmLayout(spec, 2, 8, true, 16));
+  l.node_gpus = 8;
+  auto ops = BuildRankIterationOps(spec, l, Decodes(10, 1000), 80, {});
+  EXPECT_EQ(Find(ops, "moe_all_gather")->comm_group_gpus, 8);
+  EXPECT_TRUE(Find(ops, "moe_all_gather")->comm_spans_nodes);
+  EXPECT_TRUE(Find(ops, "moe_reduce_scatter")->comm_spans_nodes);
+  EXPECT_FALSE(Find(ops, "moe_tp_all_reduce")->comm_spans_nodes);
+  EXPECT_FALSE(Find(ops, "attn_all_reduce")->comm_spans_nodes);
+  ParallelLayout four_a_node = Must(VllmLayout(spec, 1, 8, true, 8));
+  four_a_node.node_gpus = 4;
+  ops = BuildRankIterationOps(spec, four_a_node, Decodes(10, 1000), 80, {});
+  EXPECT_TRUE(Find(ops, "moe_all_gather")->comm_spans_nodes);
+  four_a_node.node_gpus = 8;  // one node
+  ops = BuildRankIterationOps(spec, four_a_node, Decodes(10, 1000), 80, {});
+  EXPECT_FALSE(Find(ops, "moe_all_gather")->comm_spans_nodes);
+}
+
 // SGLang TP8 + DP-attention 8: gather / scatter around the dense FFN (TP8 by
 // default) and the MoE (TP8); the LM head is vocab-split over all 8 GPUs.
 TEST(OpGraphTest, SglangDpAttentionGathersAroundDenseAndMoe) {

@@ -37,6 +37,11 @@ struct ParallelLayout {
   // MoE group (SGLang, whose DP-attention gather is an all-reduce of every
   // rank's tokens over all GPUs, about as many bytes at --dp 4 of 8).
   bool moe_gather_in_dp_group = false;
+  // GPUs of this replica on one node (its NVLink domain), ranks placed in
+  // order with TP innermost: a collective whose GPUs reach further crosses
+  // InfiniBand. 0: unknown, then only a group larger than a node does
+  // (GpuRates::gpus_per_node).
+  int node_gpus = 0;
   // true: the LM head runs per attention-DP rank on its own tokens, vocab split
   // over attn_tp. false: vocab split over all `gpus` (hidden states gathered
   // across DP ranks when attn_dp > 1, as SGLang without --enable-dp-lm-head).

@@ -44,9 +44,11 @@ struct GpuRates {
   double kernel_floor_us = 3;
 };
 
-// A collective whose group is larger than a node: it crosses InfiniBand.
+// A collective whose GPUs sit on more than one node (the op graph says so
+// from the layout; a group larger than a node always does): it crosses
+// InfiniBand.
 inline bool SpansNodes(const models::Op& op, const GpuRates& rates = GpuRates{}) {
-  return op.comm_group_gpus > rates.gpus_per_node;
+  return op.comm_spans_nodes || op.comm_group_gpus > rates.gpus_per_node;
 }
 
 class OpCost {

@@ -165,6 +165,8 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
       return absl::InvalidArgumentError("engine not set");
   }
   if (setup.ok()) {
+    // An instance over several nodes puts an equal share of its GPUs on each.
+    setup->layout.node_gpus = setup->layout.gpus / std::max(config.nnodes(), 1);
     // What every engine's step model shares: the model and layout, CUDA-graph
     // sizes, speculation, and the fitted host costs.
     cost::StepPredictorConfig& p = setup->predictor;
@@ -193,8 +195,15 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
                       : " (no live run selects it)",
           ": priced as ", b.unfitted_pricing));
     }
+    const bool multi_node = setup->layout.node_gpus < setup->layout.gpus;
     for (const auto& [kind, scale] : setup->predictor.kind_time_scale) {
-      setup->notes.push_back(absl::StrCat("fitted backend factor: ", kind, " x", scale));
+      const bool collective = kind == "all_gather" || kind == "reduce_scatter" ||
+                              kind == "all_reduce" || kind == "all_to_all";
+      setup->notes.push_back(absl::StrCat(
+          "fitted backend factor: ", kind, " x", scale,
+          collective && multi_node ? " (not on collectives across nodes, which keep "
+                                     "InfiniBand's roofline)"
+                                   : ""));
     }
     for (const auto& [kind, scale] : setup->predictor.prefill_kind_time_scale) {
       setup->notes.push_back(
