@@ -52,6 +52,11 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
   const bool sparse = spec.has_indexer();
   const int64_t topk = sparse ? spec.indexer().index_topk() : 0;
   AttentionWork w;
+  // Rows longer than the top-k run the selection; one block takes each row.
+  auto select = [&w, topk](int64_t q, int64_t c) {
+    w.selected_keys += KeysOfRowsLongerThan(q, c, topk);
+    if (c + q > topk) w.longest_selected_row = std::max(w.longest_selected_row, c + q);
+  };
   for (const SequenceWork& s : batch.seqs) {
     SERVESIM_CHECK(s.query_tokens > 0 && s.context_before_tokens >= 0,
                    "sequence work needs query_tokens > 0 and context >= 0");
@@ -67,10 +72,7 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
       w.decode_keys_topk += !sparse                    ? keys
                             : o.sparse_decode_full_topk ? q * topk
                                                         : CappedPairs(q, c, topk);
-      if (sparse) {
-        w.selected_keys += KeysOfRowsLongerThan(q, c, topk);
-        if (c + q > topk) w.longest_selected_row = std::max(w.longest_selected_row, c + q);
-      }
+      if (sparse) select(q, c);
       if (o.decode_logits_width > 0) {
         // The rest of each row's logits is cleaned (a CUDA-graph filler row,
         // context 0, almost all of it).
@@ -90,8 +92,7 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
       w.sparse_prefill_pairs += CausalPairs(q, c);
       w.sparse_prefill_pairs_topk +=
           o.sparse_prefill_full_topk ? q * topk : CappedPairs(q, c, topk);
-      w.selected_keys += KeysOfRowsLongerThan(q, c, topk);
-      if (c + q > topk) w.longest_selected_row = std::max(w.longest_selected_row, c + q);
+      select(q, c);
     }
   }
   return w;

@@ -330,9 +330,26 @@ void RunIndexerSuite(Context& ctx) {
       ctx.rec->Add(t, pairs, st, 2.0 * kHeads * kDim * pairs, 0);
     }
   }
-  // topk: rows of indexer scores, k = 2048.
+  // topk: rows of indexer scores, k = 2048. Both tables time `rows` rows of
+  // `len` scores each, one block a row, on rotating copies of the scores.
+  const int k = 2048;
+  auto time_topk = [&](int rows, int len, uint64_t seed) {
+    ctx.arena->Reset();
+    const size_t n = size_t(rows) * len;
+    const int sets = RotatingSets(n * 4, ctx.cfg, 16);
+    auto* sc = static_cast<float*>(ctx.arena->Alloc(4 * n * sets));
+    auto* idx = static_cast<int32_t*>(ctx.arena->Alloc(4 * size_t(rows) * k * sets));
+    FillF32(sc, n * sets, seed, -3.0f, 3.0f, ctx.stream);
+    return TimeLaunches(
+        ctx.stream,
+        [&](int it) {
+          const int s2 = it % sets;
+          TopKKernel<<<rows, 1024, 0, ctx.stream>>>(sc + s2 * n, len, k, idx + s2 * size_t(rows) * k);
+          LAUNCH_CHECK();
+        },
+        ctx.cfg);
+  };
   {
-    const int k = 2048;
     // Several rows at every sum: one row alone is topk_row's (below), and a
     // sum reached by one long row there would price several short ones as
     // that row (8 x 16384 keys took 32 us, 64 x 4096 26 us).
@@ -351,21 +368,8 @@ void RunIndexerSuite(Context& ctx) {
       last_x = x;
       const int rows = s.first, len = s.second;
       if (ctx.cfg.quick && !(rows == 64 && len == 4096)) continue;
-      ctx.arena->Reset();
-      const size_t n = size_t(rows) * len;
-      const int sets = RotatingSets(n * 4, ctx.cfg, 16);
-      auto* sc = static_cast<float*>(ctx.arena->Alloc(4 * n * sets));
-      auto* idx = static_cast<int32_t*>(ctx.arena->Alloc(4 * size_t(rows) * k * sets));
-      FillF32(sc, n * sets, 801, -3.0f, 3.0f, ctx.stream);
-      Stats st = TimeLaunches(
-          ctx.stream,
-          [&](int it) {
-            const int s2 = it % sets;
-            TopKKernel<<<rows, 1024, 0, ctx.stream>>>(sc + s2 * n, len, k, idx + s2 * size_t(rows) * k);
-            LAUNCH_CHECK();
-          },
-          ctx.cfg);
-      ctx.rec->Add(t, x, st, 0, 4.0 * n + 4.0 * rows * k);
+      const Stats st = time_topk(rows, len, 801);
+      ctx.rec->Add(t, x, st, 0, 4.0 * rows * len + 4.0 * rows * k);
     }
   }
   // topk_row: one row alone, by its length. One block selects each row, so an
@@ -373,27 +377,13 @@ void RunIndexerSuite(Context& ctx) {
   // the table above, keyed by the sum, cannot say that (one 65536-key row
   // takes longer there than eight rows of 16384).
   {
-    const int k = 2048;
     const int t = ctx.rec->Table("topk_row", {{"k", k}}, "row_keys",
                                  "servesim radix select, one row in one 1024-thread block; the floor of a "
                                  "topk op whose longest row has this many keys; achieved_gbps counts one read");
     for (const int len : {4096, 8192, 16384, 32768, 65536, 131072, 163840, 262144}) {
       if (ctx.cfg.quick && len != 65536) continue;
-      ctx.arena->Reset();
-      const size_t n = size_t(len);
-      const int sets = RotatingSets(n * 4, ctx.cfg, 16);
-      auto* sc = static_cast<float*>(ctx.arena->Alloc(4 * n * sets));
-      auto* idx = static_cast<int32_t*>(ctx.arena->Alloc(4 * size_t(k) * sets));
-      FillF32(sc, n * sets, 802, -3.0f, 3.0f, ctx.stream);
-      Stats st = TimeLaunches(
-          ctx.stream,
-          [&](int it) {
-            const int s2 = it % sets;
-            TopKKernel<<<1, 1024, 0, ctx.stream>>>(sc + s2 * n, len, k, idx + s2 * size_t(k));
-            LAUNCH_CHECK();
-          },
-          ctx.cfg);
-      ctx.rec->Add(t, len, st, 0, 4.0 * n + 4.0 * k);
+      const Stats st = time_topk(1, len, 802);
+      ctx.rec->Add(t, len, st, 0, 4.0 * len + 4.0 * k);
     }
   }
   ctx.arena->Reset();

@@ -20,11 +20,6 @@ double WireBytesPerX(const std::string& kind, int gpus) {
   return 1;
 }
 
-bool IsCollective(const std::string& kind) {
-  return kind == "all_reduce" || kind == "all_gather" || kind == "reduce_scatter" ||
-         kind == "all_to_all";
-}
-
 // The profile table that prices an op kind. An op with no kernel of its own
 // in the profile is priced by a measured stand-in at equal work: SGLang's
 // whole-cache KV quantization is one elementwise pass over memory, which
@@ -44,6 +39,11 @@ constexpr char kTopk[] = "topk";
 constexpr char kTopkRow[] = "topk_row";
 
 }  // namespace
+
+bool IsCollective(const std::string& kind) {
+  return kind == "all_reduce" || kind == "all_gather" || kind == "reduce_scatter" ||
+         kind == "all_to_all";
+}
 
 std::string DescribeOpKey(const models::Op& op) {
   std::vector<std::string> parts;

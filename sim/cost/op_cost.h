@@ -44,6 +44,10 @@ struct GpuRates {
   double kernel_floor_us = 3;
 };
 
+// The collective op kinds (NCCL's): all_reduce, all_gather, reduce_scatter,
+// all_to_all.
+bool IsCollective(const std::string& kind);
+
 // A collective whose GPUs sit on more than one node (the op graph says so
 // from the layout; a group larger than a node always does): it crosses
 // InfiniBand.

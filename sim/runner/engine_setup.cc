@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "scenarios/serve_command.h"
+#include "sim/cost/op_cost.h"
 
 namespace servesim::runner {
 
@@ -197,13 +198,11 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
     }
     const bool multi_node = setup->layout.node_gpus < setup->layout.gpus;
     for (const auto& [kind, scale] : setup->predictor.kind_time_scale) {
-      const bool collective = kind == "all_gather" || kind == "reduce_scatter" ||
-                              kind == "all_reduce" || kind == "all_to_all";
       setup->notes.push_back(absl::StrCat(
           "fitted backend factor: ", kind, " x", scale,
-          collective && multi_node ? " (not on collectives across nodes, which keep "
-                                     "InfiniBand's roofline)"
-                                   : ""));
+          cost::IsCollective(kind) && multi_node ? " (not on collectives across nodes, which "
+                                                   "keep InfiniBand's roofline)"
+                                                 : ""));
     }
     for (const auto& [kind, scale] : setup->predictor.prefill_kind_time_scale) {
       setup->notes.push_back(
