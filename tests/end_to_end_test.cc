@@ -159,6 +159,27 @@ TEST(EndToEndTest, SavedSetupKeysAreOneDictAsVllmBuildsIt) {
   }
 }
 
+// A ramp-up: vllm's two lines before the run (in the header), no configured
+// rate line (the rate is inf), and its three setup keys after burstiness.
+TEST(EndToEndTest, RampUpIsAnnouncedAndSavedAsVllmDoes) {
+  const std::string path = testing::TempDir() + "/ramp.json";
+  Result r = Servesim(std::string("run ") + kServe +
+                      " --bench 'vllm bench serve --dataset-name random --random-input-len 100 "
+                      "--random-output-len 4 --num-prompts 20 --ramp-up-strategy linear "
+                      "--ramp-up-start-rps 1 --ramp-up-end-rps 10' --result-json " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("# Traffic ramp-up strategy: linear.\n# Will increase RPS from 1 to 10 RPS "
+                       "over the duration of the benchmark.\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("Request rate configured"), std::string::npos);
+  const std::string json = ReadFile(path);
+  EXPECT_NE(json.find("\"burstiness\": 1.0, \"ramp_up_strategy\": \"linear\", "
+                      "\"ramp_up_start_rps\": 1, \"ramp_up_end_rps\": 10, \"duration\": "),
+            std::string::npos)
+      << json.substr(0, 300);
+}
+
 TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
   // --save-result --result-dir D --result-filename F writes D/F as
   // --result-json does (without its trailing newline, as json.dump);

@@ -48,7 +48,8 @@ const std::vector<std::string>& BenchAxisFlags() {
       "--random-range-ratio", "--random-prefix-len", "--sharegpt-output-len",
       "--request-rate",      "--burstiness",         "--max-concurrency",
       "--trace-time-scale",  "--top-p",              "--top-k",
-      "--min-p",             "--temperature"};
+      "--min-p",             "--temperature",        "--ramp-up-strategy",
+      "--ramp-up-start-rps", "--ramp-up-end-rps"};
   return *kFlags;
 }
 

@@ -352,6 +352,13 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
     set("num_prompts", absl::StrCat(input.requests.size()));
     for (const auto& [key, value] : p.bench.metadata) set(key, metrics::JsonString(value));
     set("burstiness", metrics::JsonNumber(p.bench.burstiness));
+    if (p.bench.ramp_up.has_value()) {
+      // vllm's rps_change_events (wall-clock ISO times) are left out, as its date is.
+      set("ramp_up_strategy",
+          metrics::JsonString(std::string(workload::RampUpShapeName(p.bench.ramp_up->shape))));
+      set("ramp_up_start_rps", absl::StrCat(p.bench.ramp_up->start_rps));
+      set("ramp_up_end_rps", absl::StrCat(p.bench.ramp_up->end_rps));
+    }
   }
 
   const scenarios::EngineConfig& e = p.engine;
@@ -392,6 +399,14 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
                                           " not found; roofline of H200 datasheet rates"));
   }
   if (!notice.empty()) p.header.push_back(absl::StrCat("dataset: ", notice));
+  if (const auto& ramp = p.bench.ramp_up; ramp.has_value()) {
+    // vllm bench serve prints these two lines before the run.
+    p.header.push_back(
+        absl::StrCat("Traffic ramp-up strategy: ", std::string(workload::RampUpShapeName(ramp->shape)), "."));
+    p.header.push_back(absl::StrCat("Will increase RPS from ", ramp->start_rps, " to ",
+                                    ramp->end_rps,
+                                    " RPS over the duration of the benchmark."));
+  }
   if (p.simulation.rejected > 0) {
     p.header.push_back(absl::StrCat("rejected by the engine: ", p.simulation.rejected,
                                     " request(s), e.g. \"", p.simulation.first_reject_reason,

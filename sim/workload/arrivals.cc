@@ -1,5 +1,6 @@
 #include "sim/workload/arrivals.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -18,7 +19,39 @@ absl::Status CheckSpan(double last_s, const char* what) {
       kMaxArrivalSpanS / 86400, " days"));
 }
 
+// vllm's get_request with a ramp-up: each gap is drawn at the rate of the
+// request it precedes, and the sum is not rescaled (the ramp sets the pace).
+absl::StatusOr<std::vector<int64_t>> RampUpTimesNs(const BenchConfig& config, int64_t n,
+                                                   uint64_t seed) {
+  const RampUp& ramp = *config.ramp_up;
+  if (!(ramp.start_rps > 0 && ramp.end_rps >= ramp.start_rps) || !(config.burstiness > 0.0) ||
+      std::isinf(config.burstiness)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "arrivals: a ramp-up needs 0 < start <= end req/s and finite burstiness > 0, got ",
+        ramp.start_rps, ", ", ramp.end_rps, " and ", config.burstiness));
+  }
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> times_ns(n);
+  double t = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double rate = RampUpRate(ramp, i, n);
+    t += Gamma(rng, config.burstiness, 1.0 / (rate * config.burstiness));
+    if (absl::Status s = CheckSpan(t, "--ramp-up-strategy"); !s.ok()) return s;
+    times_ns[i] = std::llround(t * 1e9);
+  }
+  return times_ns;
+}
+
 }  // namespace
+
+double RampUpRate(const RampUp& ramp, int64_t index, int64_t n) {
+  const double progress =
+      static_cast<double>(index) / static_cast<double>(std::max<int64_t>(n - 1, 1));
+  const double start = static_cast<double>(ramp.start_rps);
+  const double end = static_cast<double>(ramp.end_rps);
+  if (ramp.shape == RampUp::Shape::kLinear) return start + (end - start) * progress;
+  return start * std::pow(end / start, progress);
+}
 
 uint64_t ArrivalSeed(int64_t bench_seed) {
   // 2^64 / golden ratio: any odd constant separates the streams; this one is
@@ -30,6 +63,7 @@ absl::StatusOr<std::vector<int64_t>> ArrivalTimesNs(const BenchConfig& config, i
                                                     uint64_t seed) {
   if (n < 0) return absl::InvalidArgumentError(absl::StrCat("arrivals: n must be >= 0, got ", n));
   std::vector<int64_t> times_ns(n, 0);
+  if (config.ramp_up.has_value() && n > 0) return RampUpTimesNs(config, n, seed);
   if (std::isinf(config.request_rate) || n == 0) return times_ns;
   if (!(config.request_rate > 0.0) || !(config.burstiness > 0.0) ||
       std::isinf(config.burstiness)) {
@@ -66,6 +100,11 @@ absl::StatusOr<std::vector<int64_t>> RequestArrivalTimesNs(
           "--request-rate)");
     }
     return ArrivalTimesNs(config, n, ArrivalSeed(config.seed));
+  }
+  if (config.ramp_up.has_value()) {
+    return absl::InvalidArgumentError(
+        "--bench: --ramp-up-strategy: the trace keeps its own arrival pattern (--request-rate "
+        "only rescales its clock)");
   }
   // --burstiness 1 (vllm's default) changes nothing and is let through.
   if (config.burstiness_given && config.burstiness != 1.0) {

@@ -20,8 +20,15 @@ namespace servesim::workload {
 // multiplied by (n / rate) / last so that the last request lands at exactly
 // n / rate seconds. Draws use std::mt19937_64(seed) and random_variates.h,
 // not numpy's stream, so individual times differ from vLLM's.
+// With a ramp-up (config.ramp_up) each gap is drawn at the rate of the request
+// it precedes (RampUpRate) and the times are not rescaled; --request-rate is
+// inf then (bench_config.cc refuses both).
 absl::StatusOr<std::vector<int64_t>> ArrivalTimesNs(const BenchConfig& config, int64_t n,
                                                     uint64_t seed);
+
+// The rate (req/s) at which request `index` of `n` is sent under a ramp-up:
+// vllm's _get_current_request_rate.
+double RampUpRate(const RampUp& ramp, int64_t index, int64_t n);
 
 // Send times of `requests` as the simulator should use them.
 // - sharegpt / random: ArrivalTimesNs(config, size, ArrivalSeed(config.seed)).
@@ -29,7 +36,7 @@ absl::StatusOr<std::vector<int64_t>> ArrivalTimesNs(const BenchConfig& config, i
 //   --request-rate R the trace keeps its shape but is stretched so the last
 //   request lands at n / R seconds, matching vLLM's rescaling rule (rate inf:
 //   all at 0). A trace whose requests all share one time stamp cannot be
-//   stretched: error.
+//   stretched: error. A ramp-up or a --burstiness other than 1 is refused.
 // Send times spanning more than kMaxArrivalSpanS: error.
 absl::StatusOr<std::vector<int64_t>> RequestArrivalTimesNs(
     const BenchConfig& config, const std::vector<BenchRequest>& requests);

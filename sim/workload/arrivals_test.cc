@@ -82,6 +82,46 @@ std::vector<BenchRequest> TraceRequests() {
   return requests;
 }
 
+RampUp Ramp(RampUp::Shape shape, int64_t start, int64_t end) {
+  RampUp ramp;
+  ramp.shape = shape;
+  ramp.start_rps = start;
+  ramp.end_rps = end;
+  return ramp;
+}
+
+// vllm's _get_current_request_rate, by hand: progress i / (n - 1).
+TEST(RampUpRateTest, LinearAndExponentialByHand) {
+  const RampUp linear = Ramp(RampUp::Shape::kLinear, 2, 10);
+  EXPECT_DOUBLE_EQ(RampUpRate(linear, 0, 5), 2.0);
+  EXPECT_DOUBLE_EQ(RampUpRate(linear, 1, 5), 4.0);
+  EXPECT_DOUBLE_EQ(RampUpRate(linear, 4, 5), 10.0);
+  const RampUp exponential = Ramp(RampUp::Shape::kExponential, 1, 16);
+  EXPECT_DOUBLE_EQ(RampUpRate(exponential, 0, 5), 1.0);
+  EXPECT_DOUBLE_EQ(RampUpRate(exponential, 2, 5), 4.0);  // 16^(1/2)
+  EXPECT_DOUBLE_EQ(RampUpRate(exponential, 4, 5), 16.0);
+  EXPECT_DOUBLE_EQ(RampUpRate(linear, 0, 1), 2.0);  // one request: the start rate
+}
+
+// Each gap is drawn at its request's rate and nothing is rescaled, so the
+// span is about sum_i 1 / rate_i; rising rates leave the late gaps short.
+TEST(ArrivalTimesNsTest, RampUpGapsFollowEachRequestsRate) {
+  constexpr int kN = 100000;
+  BenchConfig config;
+  config.ramp_up = Ramp(RampUp::Shape::kLinear, 1, 100);
+  auto times = ArrivalTimesNs(config, kN, 5);
+  ASSERT_TRUE(times.ok()) << times.status();
+  double expected_span_s = 0;
+  for (int i = 0; i < kN; ++i) expected_span_s += 1.0 / RampUpRate(*config.ramp_up, i, kN);
+  // Sum of 1e5 exponential gaps: relative sigma below 1 % here.
+  EXPECT_NEAR(times->back() * 1e-9, expected_span_s, 0.03 * expected_span_s);
+  for (size_t i = 1; i < times->size(); ++i) EXPECT_GE((*times)[i], (*times)[i - 1]);
+  // The first thousand requests go at ~1-2 req/s, the last thousand at ~99-100.
+  const double early_s = ((*times)[1000] - (*times)[0]) * 1e-9;
+  const double late_s = (times->back() - (*times)[kN - 1001]) * 1e-9;
+  EXPECT_GT(early_s / late_s, 30.0);
+}
+
 BenchConfig TraceConfig() {
   BenchConfig config;
   config.dataset_name = DatasetName::kTrace;
@@ -124,6 +164,14 @@ TEST(RequestArrivalTimesNsTest, BurstinessIsRefusedForATraceWithItsOwnClock) {
             "only rescales its clock)");
   config.burstiness = 1.0;  // vllm's default, often written out: changes nothing
   EXPECT_TRUE(RequestArrivalTimesNs(config, TraceRequests()).ok());
+}
+
+TEST(RequestArrivalTimesNsTest, RampUpIsRefusedForATraceWithItsOwnClock) {
+  BenchConfig config = TraceConfig();
+  config.ramp_up = Ramp(RampUp::Shape::kLinear, 1, 2);
+  EXPECT_EQ(RequestArrivalTimesNs(config, TraceRequests()).status().message(),
+            "--bench: --ramp-up-strategy: the trace keeps its own arrival pattern "
+            "(--request-rate only rescales its clock)");
 }
 
 // 50 requests at 1e-5 req/s arrive over 5e6 s (58 days): past the 30-day

@@ -22,6 +22,20 @@ enum class DatasetName { kSharegpt, kRandom, kTrace };
 
 std::string_view DatasetNameToString(DatasetName name);
 
+// vllm bench serve's --ramp-up-strategy: the request rate changes with each
+// request sent instead of staying at --request-rate (vllm/benchmarks/serve.py,
+// _get_current_request_rate). Request i of n is sent at the rate
+// start + (end - start) * i / (n - 1) (linear) or
+// start * (end / start)^(i / (n - 1)) (exponential).
+struct RampUp {
+  enum class Shape { kLinear, kExponential };
+  Shape shape = Shape::kLinear;
+  int64_t start_rps = 0;  // --ramp-up-start-rps (an integer in vllm's parser)
+  int64_t end_rps = 0;    // --ramp-up-end-rps
+};
+
+std::string_view RampUpShapeName(RampUp::Shape shape);
+
 // Defaults are vllm bench serve's (shared/reference/engine-defaults.md B1-B3).
 struct BenchConfig {
   // --dataset-name: sharegpt | random | trace. vLLM default: sharegpt.
@@ -57,6 +71,9 @@ struct BenchConfig {
   // --burstiness: gamma shape of the inter-arrival gaps (1 = Poisson). Default 1, > 0.
   double burstiness = 1.0;
   bool burstiness_given = false;
+  // --ramp-up-strategy with --ramp-up-start-rps and --ramp-up-end-rps. Unset:
+  // the rate is --request-rate throughout.
+  std::optional<RampUp> ramp_up;
   // --max-concurrency: at most this many requests in flight. Default: unset (no limit).
   std::optional<int64_t> max_concurrency;
   // --ignore-eos: sent to the server so every request generates its full

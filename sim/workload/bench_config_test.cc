@@ -191,6 +191,28 @@ TEST(ParseBenchCommandTest, EachBadFlagGivesOneLineNamingIt) {
       {"--top-p 0", "--bench: --top-p: must be in (0, 1], got 0"},
       {"--top-k 0", "--bench: --top-k: must be -1 (off) or >= 1, got 0"},
       {"--min-p 1.5", "--bench: --min-p: must be in [0, 1], got 1.5"},
+      {"--ramp-up-strategy step --ramp-up-start-rps 1 --ramp-up-end-rps 2",
+       "--bench: --ramp-up-strategy: invalid choice \"step\" (choose from linear, exponential)"},
+      {"--ramp-up-strategy linear --ramp-up-end-rps 2",
+       "--bench: --ramp-up-strategy: When using --ramp-up-strategy, both --ramp-up-start-rps "
+       "and --ramp-up-end-rps must be specified"},
+      {"--ramp-up-strategy linear --ramp-up-start-rps 1 --ramp-up-end-rps 2 --request-rate 4",
+       "--bench: --ramp-up-strategy: When using ramp-up, do not specify --request-rate. The "
+       "request rate will be controlled by ramp-up parameters. Please remove the --request-rate "
+       "argument."},
+      {"--ramp-up-strategy linear --ramp-up-start-rps -1 --ramp-up-end-rps 2",
+       "--bench: --ramp-up-start-rps: Ramp-up start and end RPS must be non-negative"},
+      {"--ramp-up-strategy linear --ramp-up-start-rps 5 --ramp-up-end-rps 2",
+       "--bench: --ramp-up-start-rps: Ramp-up start RPS must be less than end RPS"},
+      {"--ramp-up-strategy exponential --ramp-up-start-rps 0 --ramp-up-end-rps 2",
+       "--bench: --ramp-up-start-rps: For exponential ramp-up, the start RPS cannot be 0."},
+      {"--ramp-up-strategy linear --ramp-up-start-rps 0 --ramp-up-end-rps 2",
+       "--bench: --ramp-up-start-rps: 0: the first request would be sent at 0 req/s (vllm "
+       "bench serve stops on it: \"Obtained non-positive request rate\")"},
+      {"--ramp-up-strategy linear --ramp-up-start-rps 0.5 --ramp-up-end-rps 2",
+       "--bench: --ramp-up-start-rps: expected an integer, got \"0.5\""},
+      {"--ramp-up-end-rps 2",
+       "--bench: --ramp-up-end-rps: needs --ramp-up-strategy linear|exponential"},
       {"--frobnicate 0.7", "--bench: unknown flag --frobnicate"},
       {"--ignore-eos=yes", "--bench: --ignore-eos: is a switch and takes no value, got \"yes\""},
       {"--num-prompts", "--bench: --num-prompts: expected a value"},
@@ -203,6 +225,21 @@ TEST(ParseBenchCommandTest, EachBadFlagGivesOneLineNamingIt) {
     EXPECT_EQ(config.status().message(), c.message) << c.flags;
     EXPECT_EQ(std::string(config.status().message()).find('\n'), std::string::npos);
   }
+}
+
+TEST(ParseBenchCommandTest, ReadsARampUp) {
+  auto none = ParseBenchCommand("vllm bench serve");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->ramp_up.has_value());
+  // --request-rate inf is vllm's default written out, which vllm lets through.
+  auto ramp = ParseBenchCommand(
+      "vllm bench serve --ramp-up-strategy exponential --ramp-up-start-rps 2 "
+      "--ramp-up-end-rps 32 --request-rate inf");
+  ASSERT_TRUE(ramp.ok()) << ramp.status();
+  ASSERT_TRUE(ramp->ramp_up.has_value());
+  EXPECT_EQ(ramp->ramp_up->shape, RampUp::Shape::kExponential);
+  EXPECT_EQ(ramp->ramp_up->start_rps, 2);
+  EXPECT_EQ(ramp->ramp_up->end_rps, 32);
 }
 
 TEST(ParseBenchCommandTest, SamplingParametersAreSentOnlyWhenGiven) {
