@@ -136,6 +136,17 @@ TEST(VllmServeTest, UnknownFlagIsAnErrorNamingIt) {
   EXPECT_NE(c.status().message().find("--frobnicate"), std::string::npos);
 }
 
+// A real vLLM flag whose behaviour servesim does not model is Unimplemented
+// and named, not an unknown flag (an audit found it refused as unknown).
+TEST(VllmServeTest, WholePromptSchedulingIsNamedAsNotModelled) {
+  auto c = ParseV32ServeCommand(std::string(kVllmTp8) + " --no-enable-chunked-prefill");
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(c.status().message(),
+            "--serve: --no-enable-chunked-prefill is not modelled (servesim's vLLM V1 scheduler "
+            "chunks prefills, vLLM's default)");
+  EXPECT_TRUE(ParseV32ServeCommand(std::string(kVllmTp8) + " --enable-chunked-prefill").ok());
+}
+
 // vLLM's --block-size is an integer (argparse refuses others); FlashMLA
 // sparse then forces 64 whatever it was.
 TEST(VllmServeTest, BlockSizeMustBeAPositiveIntegerAndIsForcedTo64) {

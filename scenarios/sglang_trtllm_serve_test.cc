@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 #include "scenarios/mini_yaml.h"
 #include "scenarios/serve_command_for_test.h"
@@ -218,6 +219,27 @@ TEST_F(TrtllmYamlTest, ReadsTheOptionsThatMatter) {
   EXPECT_FALSE(c->overlap_schedule());
 }
 
+// The header's defaults are what ran: a value the YAML sets is no default
+// (found by an audit: max_batch_size: 32 ran, the header said 2048).
+TEST_F(TrtllmYamlTest, AValueTheYamlSetsIsNotNotedAsADefault) {
+  const std::string path = Write(
+      "max_batch_size: 32\n"
+      "enable_chunked_prefill: false\n"
+      "kv_cache_config:\n"
+      "  free_gpu_memory_fraction: 0.5\n"
+      "  tokens_per_block: 32\n");
+  auto c = ParseV32ServeCommand("trtllm-serve /m --tp_size 8 --config " + path);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->max_num_seqs(), 32);
+  const std::string defaults = absl::StrJoin(c->defaults_applied(), "; ");
+  for (const char* set : {"max_batch_size=2048", "free_gpu_memory_fraction=",
+                          "enable_chunked_prefill=", "tokens_per_block="}) {
+    EXPECT_EQ(defaults.find(set), std::string::npos) << set << " in: " << defaults;
+  }
+  EXPECT_NE(defaults.find("max_num_tokens=8192 (BuildConfig default)"), std::string::npos)
+      << defaults;
+}
+
 TEST_F(TrtllmYamlTest, BlockListOfBatchSizes) {
   const std::string path = Write("cuda_graph_config:\n  batch_sizes:\n    - 8\n    - 1\n    - 64\n");
   auto c = ParseV32ServeCommand("trtllm-serve /m --config " + path);
@@ -255,6 +277,17 @@ TEST(TrtllmServeTest, UnknownFlagAndEnvAreNamed) {
   EXPECT_NE(e.status().message().find("TRTLLM_FOO"), std::string::npos);
   auto missing = ParseV32ServeCommand("trtllm-serve --tp_size 8");
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(TrtllmServeTest, BeamWidthOneIsTheDefaultAndBeamSearchIsNotModelled) {
+  auto one = ParseV32ServeCommand("trtllm-serve /m --tp_size 8 --max_beam_width 1");
+  ASSERT_TRUE(one.ok()) << one.status();
+  auto beams = ParseV32ServeCommand("trtllm-serve /m --tp_size 8 --max_beam_width 4");
+  EXPECT_EQ(beams.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(beams.status().message(),
+            "--serve: --max_beam_width 4 (beam search) is not modelled (1)");
+  EXPECT_EQ(ParseV32ServeCommand("trtllm-serve /m --max_beam_width 0").status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(MiniYamlTest, RejectsTabsAndDuplicatesWithTheLine) {

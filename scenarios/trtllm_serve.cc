@@ -3,6 +3,10 @@
 // performance. Every default names its source in
 // shared/reference/engine-defaults.md §C3 (and docs/engines.md).
 #include <algorithm>
+#include <array>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -39,6 +43,7 @@ std::vector<FlagSpec> TrtllmFlagSpecs() {
       {"--extra_llm_api_options", {"--config"}},
       {"--enable_chunked_prefill", {}, false},
       {"--backend", {}},
+      {"--max_beam_width", {}},
   };
   for (const std::string& f : TrtllmIgnoredFlags()) {
     specs.push_back({f, {}, f != "--trust_remote_code"});
@@ -168,8 +173,13 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
       c.add_ignored_flags(f);
     }
   }
-  auto note_default = [&](const std::string& flag, const std::string& what) {
-    if (!flags.Has(flag)) c.add_defaults_applied(what);
+  // A default is noted once neither the flag nor the --extra_llm_api_options
+  // key that overrides it (`yaml_key`, "" for none) sets the value.
+  std::set<std::string> yaml_keys;
+  std::vector<std::array<std::string, 3>> defaults;  // flag, YAML key, note
+  auto note_default = [&](const std::string& flag, const std::string& yaml_key,
+                          const std::string& what) {
+    defaults.push_back({flag, yaml_key, what});
   };
   ASSIGN_OR_RETURN(std::string backend, flags.GetStringOr("--backend", "pytorch"));
   if (backend != "pytorch") {
@@ -177,6 +187,17 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
         "--serve: --backend ", backend, " is not modelled (pytorch)"));
   }
   if (flags.Has("--backend")) c.add_ignored_flags("--backend");
+  // Beam search (--max_beam_width > 1) is not modelled; 1 is the default.
+  ASSIGN_OR_RETURN(int64_t beams, flags.GetIntOr("--max_beam_width", 1));
+  if (beams < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--serve: --max_beam_width: must be >= 1, got ", beams));
+  }
+  if (beams > 1) {
+    return absl::UnimplementedError(
+        absl::StrCat("--serve: --max_beam_width ", beams, " (beam search) is not modelled (1)"));
+  }
+  if (flags.Has("--max_beam_width")) c.add_ignored_flags("--max_beam_width");
 
   // Environment: TRTLLM_DG_ENABLED=0 turns DeepGEMM off (FP8 GEMMs and MoE
   // fall back to TRT-LLM's own kernels); a kernel switch, not a refusal.
@@ -201,19 +222,19 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
   // --ep_size unset: moe_expert_parallel_size None -> the MoE runs TP
   // (Mapping: moe_tp = tp, moe_ep = 1).
   ASSIGN_OR_RETURN(int64_t ep, flags.GetIntOr("--ep_size", 1));
-  note_default("--ep_size", "moe ep_size=1 (unset: the MoE is tensor-parallel)");
+  note_default("--ep_size", "", "moe ep_size=1 (unset: the MoE is tensor-parallel)");
   ASSIGN_OR_RETURN(int64_t max_batch, flags.GetIntOr("--max_batch_size", 2048));
-  note_default("--max_batch_size", "max_batch_size=2048 (BuildConfig default)");
+  note_default("--max_batch_size", "max_batch_size", "max_batch_size=2048 (BuildConfig default)");
   ASSIGN_OR_RETURN(int64_t max_tokens, flags.GetIntOr("--max_num_tokens", 8192));
-  note_default("--max_num_tokens", "max_num_tokens=8192 (BuildConfig default)");
+  note_default("--max_num_tokens", "max_num_tokens", "max_num_tokens=8192 (BuildConfig default)");
   // max_seq_len None: the model's max_position_embeddings.
   ASSIGN_OR_RETURN(int64_t max_seq_len,
                    flags.GetIntOr("--max_seq_len", context.max_position_embeddings));
-  note_default("--max_seq_len", absl::StrCat("max_seq_len=", context.max_position_embeddings,
+  note_default("--max_seq_len", "max_seq_len", absl::StrCat("max_seq_len=", context.max_position_embeddings,
                                              " (model's max_position_embeddings)"));
   ASSIGN_OR_RETURN(double free_fraction,
                    flags.GetDoubleOr("--kv_cache_free_gpu_memory_fraction", 0.9));
-  note_default("--kv_cache_free_gpu_memory_fraction",
+  note_default("--kv_cache_free_gpu_memory_fraction", "kv_cache_config.free_gpu_memory_fraction",
                "free_gpu_memory_fraction=0.9 (of memory free after weights and buffers)");
   ASSIGN_OR_RETURN(bool chunked, flags.GetBool("--enable_chunked_prefill"));
 
@@ -233,6 +254,7 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
     ASSIGN_OR_RETURN(std::string text, ReadFile(path));
     ASSIGN_OR_RETURN(auto doc, ParseMiniYaml(text, absl::StrCat("--serve: ", path)));
     const YamlReader y{path, doc};
+    for (const auto& [key, value] : doc) yaml_keys.insert(key);
     for (const auto& [key, value] : doc) {
       if (std::find_if(std::begin(kYamlKeys), std::end(kYamlKeys),
                        [&](const char* k) { return key == k; }) == std::end(kYamlKeys)) {
@@ -311,6 +333,12 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
     }
   }
 
+  for (const auto& [flag, yaml_key, what] : defaults) {
+    if (!flags.Has(flag) && (yaml_key.empty() || !yaml_keys.count(yaml_key))) {
+      c.add_defaults_applied(what);
+    }
+  }
+
   for (auto [name, v] : {std::pair{"--tp_size", tp}, {"--ep_size", ep}, {"--pp_size", pp},
                          {"--max_batch_size", max_batch}, {"--max_num_tokens", max_tokens},
                          {"--max_seq_len", max_seq_len}, {"tokens_per_block", tokens_per_block}}) {
@@ -339,7 +367,7 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
   c.set_max_num_batched_tokens(max_tokens);
   c.set_max_model_len(max_seq_len);
   c.set_chunked_prefill(chunked);
-  if (!flags.Has("--enable_chunked_prefill")) {
+  if (!flags.Has("--enable_chunked_prefill") && !yaml_keys.count("enable_chunked_prefill")) {
     c.add_defaults_applied("enable_chunked_prefill=False (trtllm-serve default)");
   }
   c.set_schedule_policy(policy);
@@ -361,7 +389,7 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
         "--serve: kv_cache_config.dtype: \"", kv_dtype, "\" is not supported (auto, bfloat16, fp8)"));
   }
   c.set_kv_block_size(static_cast<int32_t>(tokens_per_block));
-  if (tokens_per_block == 32) {
+  if (!yaml_keys.count("kv_cache_config.tokens_per_block")) {
     c.add_defaults_applied(
         "tokens_per_block=32 (KvCacheConfig default; the DeepSeek README asks 64 for V3.2's DSA)");
   }

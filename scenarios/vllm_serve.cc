@@ -56,6 +56,7 @@ std::vector<FlagSpec> VllmFlagSpecs() {
       {"--enable-prefix-caching", {}, false},
       {"--no-enable-prefix-caching", {}, false},
       {"--enable-chunked-prefill", {}, false},
+      {"--no-enable-chunked-prefill", {}, false},
       {"--generation-config", {}},
   };
   for (const std::string& f : VllmIgnoredFlags()) specs.push_back({f, {}, !IsSwitch(f)});
@@ -145,6 +146,13 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
     if (v < 1) {
       return absl::InvalidArgumentError(absl::StrCat("--serve: ", name, ": must be >= 1, got ", v));
     }
+  }
+  if (flags.Has("--no-enable-chunked-prefill")) {
+    // vLLM V1 then schedules whole prompts only, with a token budget of at
+    // least max_model_len; servesim's vLLM scheduler chunks (the default).
+    return absl::UnimplementedError(
+        "--serve: --no-enable-chunked-prefill is not modelled (servesim's vLLM V1 scheduler "
+        "chunks prefills, vLLM's default)");
   }
   if (pp > 1) {
     return absl::UnimplementedError("--serve: --pipeline-parallel-size > 1 is not modelled yet");

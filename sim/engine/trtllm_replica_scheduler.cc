@@ -30,14 +30,26 @@ void TrtllmReplicaScheduler::Evict(RequestId id, RequestTable& requests) {
 
 void TrtllmReplicaScheduler::Admit(RequestTable& requests) {
   // Capacity scheduler: FCFS, stopping at the first request that does not fit.
+  // MAX_UTILIZATION reserves nothing ahead but counts, as it schedules, the
+  // blocks each request's next step takes (MaxUtilizationScheduler's running
+  // tally): a new prompt is admitted only if its blocks fit beside those of
+  // the active requests and of the prompts admitted before it.
+  int64_t next_step_blocks = 0;
+  if (config_.policy == TrtllmCapacityPolicy::kMaxUtilization) {
+    for (RequestId id : active_) {
+      next_step_blocks += kv_.ExtraBlocksFor(id, requests[id].known_tokens());
+    }
+  }
   while (!waiting_.empty() && static_cast<int64_t>(active_.size()) < config_.max_batch_size) {
     const RequestId id = waiting_.front();
     Request& r = requests[id];
     if (config_.policy == TrtllmCapacityPolicy::kGuaranteedNoEvict) {
       // The whole request's blocks are taken now, so it can never run short.
       if (!kv_.GrowTo(id, ReservedTokens(r))) break;
-    } else if (kv_.ExtraBlocksFor(id, r.known_tokens()) > kv_.free_blocks()) {
-      break;  // MAX_UTILIZATION admits what fits its context now
+    } else {
+      const int64_t blocks = kv_.ExtraBlocksFor(id, r.known_tokens());
+      if (next_step_blocks + blocks > kv_.free_blocks()) break;
+      next_step_blocks += blocks;
     }
     waiting_.pop_front();
     active_.push_back(id);

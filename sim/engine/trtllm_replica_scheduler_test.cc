@@ -110,5 +110,24 @@ TEST(TrtllmReplicaSchedulerTest, MaxUtilizationAdmitsMoreAndEvictsTheNewest) {
   EXPECT_EQ(b.seqs[0].id, 0);
 }
 
+// Found by an audit: every waiting prompt was checked against the free pool
+// alone, so a burst was admitted whole into a pool that held a few prompts,
+// and the newest were evicted after their prefill, step after step.
+TEST(TrtllmReplicaSchedulerTest, MaxUtilizationAdmitsOnlyThePromptsWhoseBlocksFitTogether) {
+  // 5 blocks of 32; 64-token prompts take 2 blocks each: two fit, not three.
+  RequestTable reqs = MakeRequests({{64, 10}, {64, 10}, {64, 10}});
+  TrtllmSchedulerConfig c = Config(8192, 5);
+  c.policy = TrtllmCapacityPolicy::kMaxUtilization;
+  TrtllmReplicaScheduler s(c, reqs.size());
+  for (RequestId id = 0; id < 3; ++id) s.Enqueue(id, reqs);
+  StepBatch b;
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 2u);
+  EXPECT_EQ(b.seqs[0].id, 0);
+  EXPECT_EQ(b.seqs[1].id, 1);
+  EXPECT_EQ(s.num_waiting(), 1);
+  EXPECT_EQ(s.num_evictions(), 0);
+}
+
 }  // namespace
 }  // namespace servesim::engine
