@@ -33,6 +33,8 @@ class Curve {
   // the per-unit cost of the last segment (or last time / last x when that
   // segment does not rise, or there is only one point).
   double Us(double x) const;
+  // The first sample point's x.
+  double first_x() const { return x_.front(); }
 
  private:
   std::vector<double> x_;

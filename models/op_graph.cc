@@ -35,13 +35,15 @@ struct AttentionWork {
   int64_t sampled_rows = 0;      // LM-head rows (1 per prefill, q per decode)
   int64_t decode_rows = 0;       // query rows of decodes
   int64_t decode_keys = 0;       // Σ keys over decode rows
-  int64_t decode_keys_topk = 0;  // same capped at index top-k
+  int64_t decode_keys_topk = 0;  // what the decode kernel walks (its whole top-k or the capped keys)
+  int64_t decode_keys_valid = 0;  // keys it reads: each row's keys capped at top-k
   double decode_logits_cleaned = 0;  // FP32 logits past each decode row's keys, to the width
   int64_t selected_keys = 0;     // keys of rows longer than top-k: what top-k sorts
   int64_t longest_selected_row = 0;  // keys of the longest of those rows
   int64_t sparse_prefill_tokens = 0;
   int64_t sparse_prefill_pairs = 0;       // causal pairs scored by the indexer
-  int64_t sparse_prefill_pairs_topk = 0;  // pairs attended after top-k
+  int64_t sparse_prefill_pairs_topk = 0;  // pairs the kernel walks after top-k
+  int64_t sparse_prefill_pairs_valid = 0;  // of them, the keys it reads (no padding slots)
   int64_t dense_prefill_tokens = 0;
   int64_t dense_prefill_pairs = 0;
   int64_t dense_prefill_kv_tokens = 0;  // context + chunk, expanded by kv_b
@@ -69,6 +71,7 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
       // Row i of the sequence scores c + i + 1 keys.
       const int64_t keys = CausalPairs(q, c);
       w.decode_keys += keys;
+      w.decode_keys_valid += sparse ? CappedPairs(q, c, topk) : keys;
       w.decode_keys_topk += !sparse                    ? keys
                             : o.sparse_decode_full_topk ? q * topk
                                                         : CappedPairs(q, c, topk);
@@ -90,6 +93,7 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
     } else {
       w.sparse_prefill_tokens += q;
       w.sparse_prefill_pairs += CausalPairs(q, c);
+      w.sparse_prefill_pairs_valid += CappedPairs(q, c, topk);
       w.sparse_prefill_pairs_topk +=
           o.sparse_prefill_full_topk ? q * topk : CappedPairs(q, c, topk);
       select(q, c);
@@ -325,16 +329,23 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
   const double mqa_flops_per_pair =
       2.0 * (latent + a.kv_lora_rank());  // QK^T over 576, PV over 512
   // The (rows, key pairs) each sparse kernel runs, as the engine routes them.
+  // The kernels' work is their walked pairs (flops); their traffic is the
+  // keys they read: a top-k slot past a short row's keys is padding (index
+  // -1), masked without a load.
   int64_t decode_kernel_rows = w.decode_rows, decode_kernel_pairs = w.decode_keys_topk;
+  int64_t decode_kernel_valid = w.decode_keys_valid;
   int64_t prefill_kernel_pairs = w.sparse_prefill_pairs_topk;
+  int64_t prefill_kernel_valid = w.sparse_prefill_pairs_valid;
   if (spec_.has_indexer()) {
     if (o_.sparse_kernel_routing == SparseKernelRouting::kAllOnPrefillKernel) {
       prefill_kernel_pairs += decode_kernel_pairs;
-      decode_kernel_rows = decode_kernel_pairs = 0;
+      prefill_kernel_valid += decode_kernel_valid;
+      decode_kernel_rows = decode_kernel_pairs = decode_kernel_valid = 0;
     } else if (o_.sparse_kernel_routing == SparseKernelRouting::kAllOnDecodeKernel) {
       decode_kernel_rows += w.sparse_prefill_tokens;
       decode_kernel_pairs += prefill_kernel_pairs;
-      prefill_kernel_pairs = 0;
+      decode_kernel_valid += prefill_kernel_valid;
+      prefill_kernel_pairs = prefill_kernel_valid = 0;
     }
   }
   if (decode_kernel_rows > 0) {
@@ -355,7 +366,7 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
           {{"heads", padded}, {"kv_fp8", kv_fp8}},
           static_cast<double>(decode_kernel_pairs),
           mqa_flops_per_pair * padded * decode_kernel_pairs,
-          static_cast<double>(decode_kernel_pairs) * kv_entry +
+          static_cast<double>(decode_kernel_valid) * kv_entry +
               static_cast<double>(decode_kernel_rows) * padded *
                   (latent + a.kv_lora_rank()) * kBf16Bytes,
           ph, layers);
@@ -375,7 +386,7 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
     Add("sparse_mla_prefill", "sparse_mla_prefill", {{"heads", padded}},
         static_cast<double>(prefill_kernel_pairs),
         mqa_flops_per_pair * padded * prefill_kernel_pairs,
-        static_cast<double>(prefill_kernel_pairs) * latent * kBf16Bytes,
+        static_cast<double>(prefill_kernel_valid) * latent * kBf16Bytes,
         ph, layers);
   }
   Bmm("attn_w_uv", heads, a.kv_lora_rank(), a.v_head_dim(), absorbed, layers);
@@ -481,8 +492,10 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
     SiluMul("shared_silu_mul", ws, ts, ph, layers);
     Gemm("shared_down_proj", h, ws, ts, true, ph, layers);
   }
-  // Routed experts: uniform routing spreads moe_tokens * top-k pairs evenly
-  // over the EP ranks; MoE TP splits each expert's width instead.
+  // Routed experts: moe_tokens * top-k pairs spread evenly over the EP
+  // ranks (the busiest EP rank at a handful of tokens reads more: group-
+  // limited routing puts a token's 8 experts on 4 ranks [U]); MoE TP splits
+  // each expert's width instead.
   const int64_t local_experts = e / l_.moe_ep;
   const int64_t w = m.expert_intermediate_size() / l_.moe_tp;
   const int64_t pairs = moe_tokens * topk / l_.moe_ep;
@@ -490,7 +503,9 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
     const bool fp8 = o_.fp8_gemms;
     const std::string_view kind = fp8 ? "grouped_gemm_fp8" : "grouped_gemm_bf16";
     const int64_t wbytes = fp8 ? 1 : kBf16Bytes;
-    const double touched = static_cast<double>(std::min(local_experts, pairs));
+    // Weights read: the experts the batch's pairs touch under random routing.
+    const double touched = ExpectedExpertsTouched(static_cast<double>(pairs),
+                                                  static_cast<double>(local_experts));
     // DeepEP dispatches FP8: the rank quantizes its own tokens before
     // sending; otherwise the tokens the experts see are quantized here.
     const bool all_to_all = l_.moe_comm == ParallelLayout::MoeComm::kAllToAll;

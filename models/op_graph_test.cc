@@ -1,5 +1,6 @@
 #include "models/op_graph.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -349,15 +350,31 @@ TEST(OpGraphTest, FullTopkKernelsChargeEveryRowTheWholeTopk) {
   EXPECT_EQ(Find(ops, "sparse_mla_decode")->x, 2048);
   // The indexer still scores only the real causal pairs.
   EXPECT_EQ(Find(ops, "indexer_prefill")->x, 500500);
+  // Its traffic is the keys read, not the padding slots: 500500 (prefill)
+  // and 501 (decode) latent entries of 576 BF16 values.
+  EXPECT_EQ(Find(ops, "sparse_mla_prefill")->hbm_bytes, 500500.0 * 1152);
   // One kernel for all rows: its op carries both rows' pairs, the other none.
   o.sparse_kernel_routing = SparseKernelRouting::kAllOnPrefillKernel;
   ops = BuildRankIterationOps(spec, l, b, 1001, o);
   EXPECT_EQ(Find(ops, "sparse_mla_prefill")->x, 1001 * 2048);
+  EXPECT_EQ(Find(ops, "sparse_mla_prefill")->hbm_bytes, (500500.0 + 501) * 1152);
   EXPECT_EQ(Find(ops, "sparse_mla_decode"), nullptr);
   o.sparse_kernel_routing = SparseKernelRouting::kAllOnDecodeKernel;
   ops = BuildRankIterationOps(spec, l, b, 1001, o);
   EXPECT_EQ(Find(ops, "sparse_mla_decode")->x, 1001 * 2048);
   EXPECT_EQ(Find(ops, "sparse_mla_prefill"), nullptr);
+}
+
+// Random routing: each of `experts` is missed with probability
+// (1 - 1/experts)^pairs ~ e^(-pairs/experts); by hand, 80 pairs on 256
+// experts touch 68.7.
+TEST(OpGraphTest, ExpectedExpertsTouchedByHand) {
+  EXPECT_NEAR(ExpectedExpertsTouched(80, 256), 256 * (1 - std::exp(-80.0 / 256)), 1e-9);
+  EXPECT_NEAR(ExpectedExpertsTouched(80, 256), 68.7, 0.05);
+  EXPECT_NEAR(ExpectedExpertsTouched(1, 32), 0.9846, 1e-4);
+  EXPECT_NEAR(ExpectedExpertsTouched(1e6, 256), 256, 1e-9);
+  EXPECT_EQ(ExpectedExpertsTouched(0, 256), 0);
+  EXPECT_LT(ExpectedExpertsTouched(256, 256), 256 * 0.64);  // 1 - 1/e of them
 }
 
 // One decode token on one GPU multiplies every active parameter once:

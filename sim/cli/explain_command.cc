@@ -246,8 +246,16 @@ int ExplainCommand(const CliArgs& args) {
   // The tables take the predictor's own graph options: --no-production-factors
   // changes how sparse attention is routed, not only its factors.
   const models::OpGraphOptions& graph = predictor.config().graph;
-  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, decode[0], kRefDecodeSeqs * ranks,
-                                              graph),
+  // The table lists the ops of the batch the CUDA graph runs, padding and all.
+  models::RankBatch decode_run = decode[0];
+  if (models::RankBatch padded; predictor.PadForCudaGraph(decode[0], padded)) {
+    absl::StrAppendFormat(&out, "  (run as the %d-sequence CUDA graph: %d padding rows)\n",
+                          padded.seqs.size(), padded.seqs.size() - decode[0].seqs.size());
+    decode_run = std::move(padded);
+  }
+  AppendOpTable(models::BuildRankIterationOps(
+                    spec, s.layout, decode_run,
+                    static_cast<int64_t>(decode_run.seqs.size()) * ranks, graph),
                 predictor, out);
   absl::StrAppendFormat(&out, "reference prefill step (%d fresh tokens in %d prompt(s) on one rank): %.3f ms "
                         "GPU; with the decode batch on every rank: %.3f ms\n",

@@ -89,11 +89,37 @@ const ProfileOpCost::Resolved& ProfileOpCost::Resolve(const models::Op& op) {
   return it->second;
 }
 
+namespace {
+
+bool IsGroupedGemm(const std::string& kind) {
+  return kind == "grouped_gemm_fp8" || kind == "grouped_gemm_bf16";
+}
+
+// The expert GEMMs' tables were measured with uniform routing: x pairs on
+// min(x, experts) experts (calibration/cuda/gemm_bench.cu), from x = 8. A
+// batch's pairs touch fewer experts at random (models::ExpectedExpertsTouched),
+// and the weights of the experts touched are most of a small batch's time:
+// the table's time is scaled by experts touched at random over experts the
+// table's point touched. Below the table's first point that point is scaled
+// the same way (an EP rank's one or two pairs had been priced as its eight).
+double GroupedGemmUs(const models::Op& op, const calibration::Curve& curve) {
+  double experts = 0;
+  for (const auto& [name, value] : op.key) {
+    if (name == "experts") experts = static_cast<double>(value);
+  }
+  const double x = std::max(op.x, curve.first_x());
+  if (experts <= 0) return curve.Us(x);
+  return curve.Us(x) * models::ExpectedExpertsTouched(op.x, experts) / std::min(x, experts);
+}
+
+}  // namespace
+
 double ProfileOpCost::TimeUs(const models::Op& op, const Resolved& r) {
   if (op.x <= 0) return 0;  // no work of this kind in the batch
   if (r.curve == nullptr) return roofline_.OpUs(op);
   if (IsCollective(op.kind) && op.comm_group_gpus <= 1) return 0;
   double us = r.curve->Us(op.x);
+  if (IsGroupedGemm(op.kind)) us = GroupedGemmUs(op, *r.curve);
   if (op.longest_row > 0 && op.kind == kTopk) {
     // One block selects a row: the op lasts at least as long as its longest
     // row alone, which a table keyed by the keys' sum cannot say. Without
@@ -105,7 +131,14 @@ double ProfileOpCost::TimeUs(const models::Op& op, const Resolved& r) {
                                      rates_.kernel_floor_us));
   }
   if (r.scale == 1.0) return us;
-  return std::max(us * r.scale, rates_.kernel_floor_us);
+  // A production kernel's published rate is a compute rate; the bytes it
+  // reads still move no faster than the measured copy ceiling (a decode
+  // row reuses none of its keys: at long contexts FlashMLA's sparse kernel
+  // is memory-bound, which a TFLOP/s figure alone would price below HBM).
+  const double copy_gbps = profile_.proto().ceilings().copy_gbps() > 0
+                               ? profile_.proto().ceilings().copy_gbps()
+                               : rates_.hbm_gbps;
+  return std::max({us * r.scale, op.hbm_bytes / (copy_gbps * 1e3), rates_.kernel_floor_us});
 }
 
 double ProfileOpCost::OpUs(const models::Op& op) { return TimeUs(op, Resolve(op)); }

@@ -25,6 +25,9 @@ struct GpuRates {
   // NCCL bus bandwidth without NVLS (ring, NVSwitch): ~370 GB/s on 8 x H100
   // (nccl-tests#212, NCCL maintainer); the H200 has the same NVLink 4.
   double nccl_bus_gbps = 370;
+  // NVLink 4 per GPU and direction (18 links x 25 GB/s): no all-gather or
+  // reduce-scatter receives or sends its shards faster (model-and-kernels.md §2).
+  double nvlink_gbps = 450;
   // Per-collective latency. Small-message latency on 8 x H200 was not found
   // [U]; 10 us is the order of NCCL's LL protocol and vLLM's custom
   // all-reduce for the 14 KB-per-token decode messages.
@@ -78,7 +81,8 @@ class RooflineOpCost : public OpCost {
 class ProfileOpCost : public OpCost {
  public:
   // `kind_scales`: production-kernel factors (production_kernels.h), applied
-  // to the measured time of ops of those kinds, floored at a kernel's floor.
+  // to the measured time of ops of those kinds, floored at a kernel's floor
+  // and at the op's bytes moved at the profile's copy ceiling.
   ProfileOpCost(const calibration::Profile& profile, const GpuRates& rates,
                 std::vector<std::pair<std::string, double>> kind_scales = {})
       : profile_(profile), roofline_(rates), rates_(rates), kind_scales_(std::move(kind_scales)) {}

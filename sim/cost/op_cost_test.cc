@@ -136,6 +136,50 @@ TEST(ProfileOpCostTest, KvCacheQuantizeIsPricedAsADeviceCopy) {
   EXPECT_TRUE(cost.fallbacks().empty());
 }
 
+// A production factor prices a kernel at its published compute rate; the
+// keys it reads still take their bytes at the copy ceiling (found by an
+// audit: vLLM TP8's long-context decode attention came out faster than HBM).
+TEST(ProfileOpCostTest, AProductionFactorIsFlooredAtTheBytesOverTheCopyCeiling) {
+  calibration::Profile profile =
+      OneTableProfile("sparse_mla_prefill", {{"heads", 64}}, {{1e3, 10.0}, {1e7, 10000.0}});
+  ProfileOpCost cost(profile, GpuRates{}, {{"sparse_mla_prefill", 0.1}});
+  models::Op attn;
+  attn.kind = "sparse_mla_prefill";
+  attn.key = {{"heads", 64}};
+  attn.x = 1e7;
+  attn.hbm_bytes = 1e6;  // 0.25 us at 4000 GB/s: the factor decides
+  EXPECT_DOUBLE_EQ(cost.OpUs(attn), 1000.0);
+  attn.hbm_bytes = 8e9;  // 2000 us at the profile's 4000 GB/s, above 10000 us x 0.1
+  EXPECT_DOUBLE_EQ(cost.OpUs(attn), 2000.0);
+}
+
+models::Op ExpertsGateUp(double pairs) {
+  models::Op op;
+  op.kind = "grouped_gemm_fp8";
+  op.key = {{"experts", 32}, {"k", 7168}, {"n", 4096}};
+  op.x = pairs;
+  return op;
+}
+
+// The grouped tables were measured with uniform routing (x pairs on min(x,
+// experts) experts, from x = 8); random routing touches
+// experts * (1 - e^(-x / experts)) of them, and the weights read scale with
+// that. Found by an audit: an EP8 rank with one pair was priced as eight.
+TEST(ProfileOpCostTest, ExpertGemmsScaleWithTheExpertsRandomRoutingTouches) {
+  calibration::Profile profile = OneTableProfile(
+      "grouped_gemm_fp8", {{"experts", 32}, {"k", 7168}, {"n", 4096}},
+      {{8, 58.0}, {4096, 235.0}});
+  ProfileOpCost cost(profile, GpuRates{});
+  // One pair: one expert's weights, 1/8 of the first point's eight (32 x
+  // (1 - e^(-1/32)) = 0.9846 experts expected).
+  EXPECT_NEAR(cost.OpUs(ExpertsGateUp(1)), 58.0 * 0.98459 / 8, 0.01);
+  // Eight pairs touch 32 x (1 - e^(-1/4)) = 7.08 experts, not 8.
+  EXPECT_NEAR(cost.OpUs(ExpertsGateUp(8)), 58.0 * 7.0784 / 8, 0.01);
+  // Many pairs per expert: every expert is touched, the table as measured.
+  EXPECT_NEAR(cost.OpUs(ExpertsGateUp(4096)), 235.0, 1e-6);
+  EXPECT_TRUE(cost.fallbacks().empty());
+}
+
 models::Op Topk(double sum_keys, double longest_row) {
   models::Op op;
   op.kind = "topk";

@@ -82,9 +82,41 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   return full + added;
 }
 
+bool StepPredictor::Graphed(const models::RankBatch& batch, bool all_decode,
+                            int64_t tokens) const {
+  if (config_.cuda_graph_sizes.empty()) return false;
+  if (!(all_decode || config_.graphs_cover_mixed_batches)) return false;
+  if (tokens > config_.cuda_graph_sizes.back()) return false;
+  return !config_.graphs_exact_sizes_only ||
+         std::binary_search(config_.cuda_graph_sizes.begin(), config_.cuda_graph_sizes.end(),
+                            static_cast<int>(batch.seqs.size()));
+}
+
+bool StepPredictor::PadForCudaGraph(const models::RankBatch& batch,
+                                    models::RankBatch& padded) const {
+  if (batch.seqs.empty()) return false;
+  bool all_decode = true;
+  int64_t tokens = 0;
+  for (const auto& s : batch.seqs) {
+    all_decode &= s.query_tokens <= 1 + config_.num_speculative_tokens;
+    tokens += s.query_tokens;
+  }
+  if (!Graphed(batch, all_decode, tokens)) return false;
+  // A decode batch pads its sequences to the captured size; a mixed batch
+  // under vLLM's piecewise graphs pads its tokens the same way (the padded
+  // tokens run the graphed GEMMs and MoE), here as one-token rows.
+  const int64_t size = all_decode ? static_cast<int64_t>(batch.seqs.size()) : tokens;
+  auto it = std::lower_bound(config_.cuda_graph_sizes.begin(), config_.cuda_graph_sizes.end(),
+                             size);
+  if (it == config_.cuda_graph_sizes.end() || *it <= size) return false;
+  padded = batch;
+  const models::SequenceWork filler{all_decode ? batch.seqs.front().query_tokens : int64_t{1},
+                                    0};
+  padded.seqs.insert(padded.seqs.end(), static_cast<size_t>(*it - size), filler);
+  return true;
+}
+
 double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks) {
-  const int largest_captured =
-      config_.cuda_graph_sizes.empty() ? 0 : config_.cuda_graph_sizes.back();
   // What each rank actually runs: an idle rank of a lockstep group runs a
   // dummy token through the MoE; a graphed decode batch is padded up to its
   // captured size.
@@ -116,25 +148,19 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
       run.decode_rows += decode && !run.idle ? 1 : 0;
       tokens += s.query_tokens;
     }
-    run.graphed = (run.all_decode || config_.graphs_cover_mixed_batches) &&
-                  tokens <= largest_captured;
-    if (run.graphed && config_.graphs_exact_sizes_only) {
-      run.graphed = std::binary_search(config_.cuda_graph_sizes.begin(),
-                                       config_.cuda_graph_sizes.end(),
-                                       static_cast<int>(run.batch->seqs.size()));
-    }
-    if (run.graphed && run.all_decode) {
-      const int64_t seqs = static_cast<int64_t>(run.batch->seqs.size());
-      auto it = std::lower_bound(config_.cuda_graph_sizes.begin(),
-                                 config_.cuda_graph_sizes.end(), seqs);
-      if (it != config_.cuda_graph_sizes.end() && *it > seqs) {
-        if (run.batch != &run.own) run.own = *run.batch;
-        const models::SequenceWork filler{run.own.seqs.front().query_tokens, 0};
-        for (int64_t i = seqs; i < *it; ++i) {
-          run.own.seqs.push_back(filler);
-          tokens += filler.query_tokens;
-        }
-        run.batch = &run.own;
+    run.graphed = Graphed(*run.batch, run.all_decode, tokens);
+    if (run.graphed) {
+      bool padded = false;
+      if (run.batch == &run.own) {
+        padded = PadForCudaGraph(run.own, scratch_padded_);
+        if (padded) std::swap(run.own, scratch_padded_);
+      } else {
+        padded = PadForCudaGraph(*run.batch, run.own);
+        if (padded) run.batch = &run.own;
+      }
+      if (padded) {
+        tokens = 0;
+        for (const auto& s : run.batch->seqs) tokens += s.query_tokens;
       }
     }
     run.tokens = tokens;

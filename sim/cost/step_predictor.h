@@ -33,8 +33,9 @@ struct StepPredictorConfig {
   models::ModelSpec spec;
   models::ParallelLayout layout;
   models::OpGraphOptions graph;
-  // Decode batches replayed from CUDA graphs pad to the next captured size;
-  // larger batches (and mixed batches over the largest size) run eagerly.
+  // Decode batches replayed from CUDA graphs pad to the next captured size
+  // (and mixed batches under graphs that cover them, by tokens); larger
+  // batches (and mixed batches over the largest size) run eagerly.
   std::vector<int> cuda_graph_sizes;  // ascending; empty = always eager
   // Only pure-decode batches are captured (SGLang, TRT-LLM); vLLM's piecewise
   // graphs also cover mixed batches up to the largest size.
@@ -87,6 +88,12 @@ class StepPredictor : public ExecutionTimePredictor {
   // for `explain` and the iteration check of calibration.
   double GpuStepUs(std::span<const models::RankBatch> ranks);
 
+  // `batch` as its CUDA graph runs it: padded to the next captured size
+  // (a decode batch's sequences; a mixed batch's tokens where graphs cover
+  // mixed batches, as one-token rows). False, and `padded` untouched, when
+  // it runs as given (eagerly, or at a captured size).
+  bool PadForCudaGraph(const models::RankBatch& batch, models::RankBatch& padded) const;
+
   OpCost& op_cost() { return *op_cost_; }
   const StepPredictorConfig& config() const { return config_; }
 
@@ -110,6 +117,9 @@ class StepPredictor : public ExecutionTimePredictor {
   double KindScale(const models::Op& op) const;
   // GPU time of the ranks' batches as measured (prefill unscaled).
   double MeasuredGpuStepUs(std::span<const models::RankBatch> ranks);
+  // Whether a batch of these tokens replays a captured CUDA graph.
+  bool Graphed(const models::RankBatch& batch, bool all_decode, int64_t tokens) const;
+  models::RankBatch scratch_padded_;  // padding of a rank whose batch is already its own
 };
 
 }  // namespace servesim::cost

@@ -76,13 +76,18 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
   // TensorRT-LLM gather each rank's own tokens: pad_moe_tokens_to_max_rank). Those
   // collectives run on the roofline (one H200 cannot measure them; their
   // small-message latency on 8 x H200 was not found, model-and-kernels.md
-  // §3 [U]); the factor is the path's time relative to it. Its lower bound:
-  // NVLS all-reduce reaches 475 GB/s of bus bandwidth on 8 x H200
-  // (nccl-tests#272) against the roofline's 370, so nothing runs much below
-  // 0.75x. TP layouts' all-reduces are not scaled.
+  // §3 [U]); the factor is the path's time relative to it. Its lower bound is
+  // the wire: an all-gather's shards arrive, and a reduce-scatter's leave,
+  // over the GPU's NVLink at 450 GB/s per direction at most, 370/450 = 0.82x
+  // the roofline (NVLS all-reduce's 475 GB/s of bus bandwidth on 8 x H200,
+  // nccl-tests#272, reduces in the switch, which a gather cannot; the bound
+  // was 0.75x on that figure until an audit found the fit at 489 GB/s).
+  // TP layouts' all-reduces are not scaled.
   if (layout.moe_comm == models::ParallelLayout::MoeComm::kAllGatherReduceScatter) {
+    const cost::GpuRates rates;
     out.push_back({"moe_comm=allgather_reducescatter", {"all_gather", "reduce_scatter"},
-                   /*prefill_only=*/false, /*min_time_scale=*/0.75,
+                   /*prefill_only=*/false,
+                   /*min_time_scale=*/rates.nccl_bus_gbps / rates.nvlink_gbps,
                    /*unfitted_pricing=*/absl::StrCat("the roofline (NCCL at ",
                                                       cost::GpuRates{}.nccl_bus_gbps,
                                                       " GB/s of bus bandwidth)")});
