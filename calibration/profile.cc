@@ -59,6 +59,9 @@ absl::Status CheckDevice(const ProfileProto& p, const std::string& origin) {
   return absl::OkStatus();
 }
 
+// The longest time one measured kernel or collective point may take: 10 s.
+constexpr double kMaxPointUs = 1e7;
+
 // The ceilings set production-kernel factors (sim/cost/production_kernels.cc):
 // each must be a measured rate. The upper bound, a thousand times an H200's,
 // keeps a factor derived from it from rounding a kernel's time to nothing.
@@ -161,8 +164,16 @@ absl::StatusOr<Profile> Profile::FromProto(ProfileProto proto, std::string_view 
     std::vector<double> xs, us;
     for (int pi = 0; pi < t.points_size(); ++pi) {
       const Point& pt = t.points(pi);
-      if (!PositiveFinite(pt.x())) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": x must be > 0, got ", pt.x()));
+      // x counts tokens, rows, keys or bytes; a kernel of 10 s is no
+      // measurement. Past these the interpolation leaves doubles (a table
+      // with x scaled by 1e-300 extrapolated to infinite steps).
+      if (!PositiveFinite(pt.x()) || pt.x() < 1) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": x must be >= 1, got ", pt.x()));
+      }
+      if (pt.median_us() > kMaxPointUs || pt.p90_us() > kMaxPointUs) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": times must be <= ",
+                                                       kMaxPointUs, " us, got ", pt.median_us(), " (p90 ",
+                                                       pt.p90_us(), ")"));
       }
       if (pi > 0 && !(pt.x() > t.points(pi - 1).x())) {
         return absl::InvalidArgumentError(absl::StrCat(where, ": x not strictly ascending at point ", pi, " (",

@@ -33,6 +33,13 @@ const Op* Find(const std::vector<Op>& ops, const std::string& name) {
   }
   return nullptr;
 }
+// The pointer points into `ops`: a temporary list would be gone before it is
+// read (ASan found two tests doing so).
+const Op* Find(std::vector<Op>&& ops, const std::string& name) = delete;
+
+bool Has(const std::vector<Op>& ops, const std::string& name) {
+  return Find(ops, name) != nullptr;
+}
 
 struct Coll {
   std::string name, kind;
@@ -221,11 +228,9 @@ TEST(OpGraphTest, Bf16CacheQuantizedWholeBeforeFlashMlaKvDecode) {
 
   RankBatch prefill;
   prefill.seqs = {{4096, 0}};
-  EXPECT_EQ(Find(BuildRankIterationOps(spec, layout, prefill, 4096, o), "kv_cache_quantize"),
-            nullptr);
+  EXPECT_FALSE(Has(BuildRankIterationOps(spec, layout, prefill, 4096, o), "kv_cache_quantize"));
   o.kv_dtype = KvCacheDtype::kFp8DsMla;
-  EXPECT_EQ(Find(BuildRankIterationOps(spec, layout, Decodes(3, 100), 3, o), "kv_cache_quantize"),
-            nullptr);
+  EXPECT_FALSE(Has(BuildRankIterationOps(spec, layout, Decodes(3, 100), 3, o), "kv_cache_quantize"));
 }
 
 // vLLM's decode indexer logits are [rows, width] FP32, cleaned to -inf past
@@ -239,8 +244,8 @@ TEST(OpGraphTest, DecodeIndexerLogitsCleanedPastEachRowsContext) {
   const ParallelLayout layout = Must(VllmLayout(spec, 8, 1, false, 8));
   OpGraphOptions o;
   o.decode_logits_width = 1000;
-  const Op* clean = Find(BuildRankIterationOps(spec, layout, Decodes(3, 100), 3, o),
-                         "indexer_logits_clean");
+  std::vector<Op> ops = BuildRankIterationOps(spec, layout, Decodes(3, 100), 3, o);
+  const Op* clean = Find(ops, "indexer_logits_clean");
   ASSERT_NE(clean, nullptr);
   EXPECT_EQ(clean->hbm_bytes, 2697 * 4);
   EXPECT_EQ(clean->x, 2697 * 4 / 2);
@@ -249,7 +254,8 @@ TEST(OpGraphTest, DecodeIndexerLogitsCleanedPastEachRowsContext) {
   o.num_speculative_tokens = 1;
   RankBatch verify;
   verify.seqs = {{2, 100}};
-  clean = Find(BuildRankIterationOps(spec, layout, verify, 2, o), "indexer_logits_clean");
+  ops = BuildRankIterationOps(spec, layout, verify, 2, o);
+  clean = Find(ops, "indexer_logits_clean");
   ASSERT_NE(clean, nullptr);
   EXPECT_EQ(clean->hbm_bytes, (2 * 1000 - 101 - 102) * 4);
 
@@ -258,18 +264,16 @@ TEST(OpGraphTest, DecodeIndexerLogitsCleanedPastEachRowsContext) {
   o.num_speculative_tokens = 0;
   RankBatch mixed_lengths;
   mixed_lengths.seqs = {{1, 100}, {1, 5000}};
-  clean = Find(BuildRankIterationOps(spec, layout, mixed_lengths, 2, o), "indexer_logits_clean");
+  ops = BuildRankIterationOps(spec, layout, mixed_lengths, 2, o);
+  clean = Find(ops, "indexer_logits_clean");
   ASSERT_NE(clean, nullptr);
   EXPECT_EQ(clean->hbm_bytes, (1000 - 101) * 4);
 
   RankBatch prefill;
   prefill.seqs = {{4096, 0}};
-  EXPECT_EQ(Find(BuildRankIterationOps(spec, layout, prefill, 4096, o), "indexer_logits_clean"),
-            nullptr);
+  EXPECT_FALSE(Has(BuildRankIterationOps(spec, layout, prefill, 4096, o), "indexer_logits_clean"));
   o.decode_logits_width = 0;
-  EXPECT_EQ(Find(BuildRankIterationOps(spec, layout, Decodes(3, 100), 3, o),
-                 "indexer_logits_clean"),
-            nullptr);
+  EXPECT_FALSE(Has(BuildRankIterationOps(spec, layout, Decodes(3, 100), 3, o), "indexer_logits_clean"));
 }
 
 // Decode x: keys scored by the indexer = context + 1; keys attended = min(that,
@@ -305,9 +309,11 @@ TEST(OpGraphTest, TopKCarriesItsLongestRow) {
   const ParallelLayout l = Must(VllmLayout(spec, 1, 1, false, 8));
   RankBatch b;
   b.seqs = {{1, 100}, {1, 99999}, {1, 3000}};
-  EXPECT_EQ(Find(BuildRankIterationOps(spec, l, b, 3, {}), "index_topk")->longest_row, 100000);
+  std::vector<Op> ops = BuildRankIterationOps(spec, l, b, 3, {});
+  EXPECT_EQ(Find(ops, "index_topk")->longest_row, 100000);
   b.seqs = {{1, 100}, {4096, 8192}};  // a chunk after 8192 tokens of its prompt
-  EXPECT_EQ(Find(BuildRankIterationOps(spec, l, b, 4097, {}), "index_topk")->longest_row, 12288);
+  ops = BuildRankIterationOps(spec, l, b, 4097, {});
+  EXPECT_EQ(Find(ops, "index_topk")->longest_row, 12288);
 }
 
 // A 1000-token prompt: dense MHA under a 2048 threshold (SGLang), sparse MLA
@@ -452,15 +458,13 @@ TEST(OpGraphTest, Fp8GemmsQuantizeTheirInputsBf16GemmsDoNot) {
 TEST(OpGraphTest, TopKExpertOutputsAreReducedUnlessDeepEpCombines) {
   const ModelSpec spec = Load("deepseek_v32.textproto");
   ParallelLayout l = Must(VllmLayout(spec, 8, 1, false, 8));
-  const Op* r = Find(BuildRankIterationOps(spec, l, Decodes(10, 100), 10, {}),
-                     "experts_topk_reduce");
+  const std::vector<Op> tp_ops = BuildRankIterationOps(spec, l, Decodes(10, 100), 10, {});
+  const Op* r = Find(tp_ops, "experts_topk_reduce");
   ASSERT_NE(r, nullptr);
   EXPECT_DOUBLE_EQ(r->x, (80.0 * kHiddenBytes + 10.0 * kHiddenBytes) / 2);
   EXPECT_EQ(r->repeat, 58);
   l.moe_comm = ParallelLayout::MoeComm::kAllToAll;
-  EXPECT_EQ(Find(BuildRankIterationOps(spec, l, Decodes(10, 100), 10, {}),
-                 "experts_topk_reduce"),
-            nullptr);
+  EXPECT_FALSE(Has(BuildRankIterationOps(spec, l, Decodes(10, 100), 10, {}), "experts_topk_reduce"));
 }
 
 // A sorting sampler is priced by its own table, once per sampled row; the
@@ -469,14 +473,14 @@ TEST(OpGraphTest, TopPSamplerSortsSampledRowsButDraftsDoNot) {
   const ModelSpec spec = Load("deepseek_v32.textproto");
   const ParallelLayout tp8 = Must(VllmLayout(spec, 8, 1, false, 8));
   OpGraphOptions o;
-  EXPECT_EQ(Find(BuildRankIterationOps(spec, tp8, Decodes(5, 100), 5, o), "sampling")->kind,
-            "sampling");
+  const auto argmax = BuildRankIterationOps(spec, tp8, Decodes(5, 100), 5, o);
+  EXPECT_EQ(Find(argmax, "sampling")->kind, "sampling");
   o.sampler_sorts_vocab = true;
   const auto ops = BuildRankIterationOps(spec, tp8, Decodes(5, 100), 5, o);
   EXPECT_EQ(Find(ops, "sampling")->kind, "sampling_top_p");
   EXPECT_EQ(Find(ops, "sampling")->x, 5);
-  EXPECT_EQ(Find(BuildMtpDraftOps(spec, tp8, Decodes(5, 100), 5, o), "sampling")->kind,
-            "sampling");
+  const auto draft = BuildMtpDraftOps(spec, tp8, Decodes(5, 100), 5, o);
+  EXPECT_EQ(Find(draft, "sampling")->kind, "sampling");
 }
 
 TEST(OpGraphTest, EmptyBatchHasNoOps) {

@@ -77,6 +77,11 @@ std::string CanonicalServeFlag(std::string_view command, const std::string& flag
 // accept (on Hopper).
 std::vector<std::string> SglangNsaBackends();
 
+// The largest integer a serve flag takes (2^31 - 1, the engines' int32 proto
+// fields): token budgets, lengths and GPU counts past it are typos, and their
+// products (budget x length, batch x vocabulary) would leave int64.
+inline constexpr int64_t kMaxServeInt = 2147483647;
+
 // The most draft tokens per step servesim models. Published MTP and EAGLE
 // settings use 1-7; far more is a typo, and each draft is a pass of the
 // model the simulator builds every step.

@@ -2,6 +2,7 @@
 // DeepSeek-V3.2 on H200. Every default names its source in
 // shared/reference/engine-defaults.md §C2 (and docs/engines.md).
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 #include "absl/strings/ascii.h"
@@ -105,6 +106,7 @@ std::vector<std::string> SglangNsaBackends() {
 absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& args,
                                               const EnvVars& env, const ServeContext& context) {
   workload::FlagParseOptions options;
+  options.max_int = kMaxServeInt;
   options.context = "--serve";
   ASSIGN_OR_RETURN(workload::ParsedFlags flags, workload::ParseFlags(args, SglangFlagSpecs(), options));
 
@@ -158,6 +160,10 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   ASSIGN_OR_RETURN(int64_t nnodes, flags.GetIntOr("--nnodes", 1));
   ASSIGN_OR_RETURN(int64_t ep, flags.GetIntOr("--ep-size", 1));
   ASSIGN_OR_RETURN(int64_t moe_dense_tp, flags.GetIntOr("--moe-dense-tp-size", 0));
+  if (flags.Has("--moe-dense-tp-size") && moe_dense_tp < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--serve: --moe-dense-tp-size: must be >= 1, got ", moe_dense_tp));
+  }
   for (auto [name, v] : {std::pair{"--tp-size", tp}, {"--dp-size", dp}, {"--ep-size", ep},
                          {"--nnodes", nnodes}}) {
     if (v < 1) {
@@ -318,8 +324,10 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   }
   c.set_schedule_policy(policy);
   ASSIGN_OR_RETURN(double conservativeness, flags.GetDoubleOr("--schedule-conservativeness", 1.0));
-  if (!(conservativeness > 0)) {
-    return absl::InvalidArgumentError("--serve: --schedule-conservativeness: must be > 0");
+  if (!(conservativeness > 0) || !std::isfinite(conservativeness)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--serve: --schedule-conservativeness: must be finite and > 0, got ",
+                     conservativeness));
   }
   if (dp_attention) {
     conservativeness *= 0.3;

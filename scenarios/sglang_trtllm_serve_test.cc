@@ -279,6 +279,29 @@ TEST(TrtllmServeTest, UnknownFlagAndEnvAreNamed) {
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// Found by fuzzing: values that overflowed int64 products or passed as
+// settings no engine takes.
+TEST(ServeCommandTest, AbsurdIntegersAndSettingsAreRefusedByName) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"vllm serve m -tp 8 --max-model-len 9223372036854775807",
+       "--serve: --max-model-len: must be within +-2147483647, got 9223372036854775807"},
+      {"vllm serve m -tp 9223372036854775807",
+       "--serve: --tensor-parallel-size: must be within +-2147483647, got 9223372036854775807"},
+      {"trtllm-serve m --tp_size 8 --max_batch_size 9223372036854775807",
+       "--serve: --max_batch_size: must be within +-2147483647, got 9223372036854775807"},
+      {"python3 -m sglang.launch_server --model-path m --tp-size 8 --moe-dense-tp-size 0",
+       "--serve: --moe-dense-tp-size: must be >= 1, got 0"},
+      {"python3 -m sglang.launch_server --model-path m --tp-size 8 "
+       "--schedule-conservativeness inf",
+       "--serve: --schedule-conservativeness: must be finite and > 0, got inf"},
+  };
+  for (const auto& [command, message] : cases) {
+    auto c = ParseV32ServeCommand(command);
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << command;
+    EXPECT_EQ(c.status().message(), message) << command;
+  }
+}
+
 TEST(TrtllmServeTest, BeamWidthOneIsTheDefaultAndBeamSearchIsNotModelled) {
   auto one = ParseV32ServeCommand("trtllm-serve /m --tp_size 8 --max_beam_width 1");
   ASSERT_TRUE(one.ok()) << one.status();

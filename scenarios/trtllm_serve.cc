@@ -154,6 +154,7 @@ std::vector<workload::FlagSpec> TrtllmServeFlagSpecs() { return TrtllmFlagSpecs(
 absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& args,
                                               const EnvVars& env, const ServeContext& context) {
   workload::FlagParseOptions options;
+  options.max_int = kMaxServeInt;
   options.context = "--serve";
   options.underscores_match_dashes = true;
   options.allow_positionals = true;

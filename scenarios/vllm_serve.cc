@@ -108,6 +108,7 @@ std::vector<workload::FlagSpec> VllmServeFlagSpecs() { return VllmFlagSpecs(); }
 absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args,
                                             const EnvVars& env, const ServeContext& context) {
   workload::FlagParseOptions options;
+  options.max_int = kMaxServeInt;
   options.context = "--serve";
   options.underscores_match_dashes = true;
   options.allow_positionals = true;

@@ -342,6 +342,9 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
       "--slo-tpot-mean-ms 50 --candidate 'vllm serve m -tp 8' --slowdown 20%",
       "plan --bench 'vllm bench serve --num-prompts 5' --slo-ttft-p99-ms 2000 "
       "--slo-tpot-mean-ms 50 --candidate 'vllm serve m -tp 8' --slowdown -0.2",
+      // A node bound whose doubling left int (found by UBSan).
+      "plan --bench 'vllm bench serve --num-prompts 5' --slo-ttft-p99-ms 2000 "
+      "--slo-tpot-mean-ms 50 --candidate 'vllm serve m -tp 8' --max-nodes 2147483647",
       // An MTP acceptance needs MTP, a finite value and no more than the drafts.
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --num-prompts 5' "
       "--mtp-acceptance 0.5",

@@ -356,6 +356,13 @@ int PlanCommand(const CliArgs& args) {
   options.workload_note = workload_note;
   absl::StatusOr<int> max_nodes = IntFlag(args, "--max-nodes", 64, 1);
   if (!max_nodes.ok()) return ReportError(max_nodes.status());
+  // The search doubles the node count and simulates each trial; a bound
+  // past ten thousand nodes of 8 GPUs is a typo (2^31 overflowed the doubling).
+  constexpr int kMaxPlanNodes = 10000;
+  if (*max_nodes > kMaxPlanNodes) {
+    return ReportError(absl::InvalidArgumentError(absl::StrCat(
+        "--max-nodes: at most ", kMaxPlanNodes, " nodes, got ", *max_nodes)));
+  }
   options.max_nodes = *max_nodes;
   absl::StatusOr<int> threads = IntFlag(args, "--threads", DefaultThreads(), 1);
   if (!threads.ok()) return ReportError(threads.status());

@@ -272,6 +272,10 @@ sim::SimTime StepPredictor::PredictStep(std::span<const engine::StepBatch> rank_
   const double cpu_us = o.step_cpu_us + o.per_seq_cpu_us * static_cast<double>(most_seqs);
   const double step_us = (o.overlap_cpu ? std::max(gpu_us, cpu_us) : gpu_us + cpu_us) *
                          config_.step_time_scale;
+  // A step past a day (a profile or parameters of absurd times) is returned
+  // as no time, which the simulation reports as an error, before its
+  // nanoseconds leave int64.
+  if (!(step_us <= kMaxStepUs)) return sim::Nanoseconds(0);
   return sim::Microseconds(std::max(step_us, 1.0));
 }
 

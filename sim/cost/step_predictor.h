@@ -80,6 +80,10 @@ double KindTimeScale(const StepPredictorConfig& config, const std::string& kind)
 
 class StepPredictor : public ExecutionTimePredictor {
  public:
+  // The longest step PredictStep returns: one day. A longer or non-finite
+  // step comes back as zero time (serving_simulation.cc refuses it).
+  static constexpr double kMaxStepUs = 86400e6;
+
   StepPredictor(StepPredictorConfig config, std::unique_ptr<OpCost> op_cost);
 
   sim::SimTime PredictStep(std::span<const engine::StepBatch> rank_batches) override;

@@ -269,6 +269,18 @@ TEST(StepPredictorTest, LockstepStepIsGatedByTheBusiestRank) {
   EXPECT_GT(p.PredictStep(one_busy).ns(), 0);
 }
 
+// A step past a day comes back as no time, which the simulation refuses,
+// before its nanoseconds could leave int64.
+TEST(StepPredictorTest, AStepPastADayComesBackAsNoTime) {
+  StepPredictorConfig c = Config(8, 1, false);
+  c.overheads.step_cpu_us = StepPredictor::kMaxStepUs * 2;
+  StepPredictor slow(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  EXPECT_EQ(slow.PredictStep(Decodes(1, 4, 100)).ns(), 0);
+  c.overheads.step_cpu_us = 1000;
+  StepPredictor ok(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  EXPECT_GT(ok.PredictStep(Decodes(1, 4, 100)).ns(), 1'000'000);
+}
+
 TEST(StepPredictorTest, CudaGraphPaddingRoundsDecodeBatchesUp) {
   StepPredictorConfig c = Config(8, 1, false);
   StepPredictor eager(c, std::make_unique<RooflineOpCost>(GpuRates{}));

@@ -249,7 +249,11 @@ absl::Status Simulation::StartStep(int instance, SimTime now) {
   }
   inst.busy = true;
   const SimTime dt = predictor_.PredictStep(inst.batches);
-  SERVESIM_CHECK(dt.ns() > 0, "an iteration must take time");
+  if (dt.ns() <= 0) {
+    return absl::InvalidArgumentError(
+        "a step's predicted time is not a positive number of at most a day: the profile or the "
+        "parameters give kernel times no GPU has");
+  }
   ++result_.steps;
   if (input_.record_steps) RecordStep(instance, now, dt);
   events_.Push(Event{now + dt, EventPhase::kStepEnd, 0, EventType::kStepEnd, instance});

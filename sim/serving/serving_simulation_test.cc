@@ -50,6 +50,19 @@ TEST(ServingSimulationTest, EveryRequestedTokenIsProducedExactlyOnce) {
   EXPECT_GT(result->preempted_or_retracted, 0);
 }
 
+// A predictor that gives no time (StepPredictor's answer to a step past a
+// day) is an error naming the cause, not an abort (found by fuzzing
+// profiles of absurd times).
+TEST(ServingSimulationTest, AStepOfNoTimeIsAnError) {
+  cost::FakeExecutionTimePredictor none(sim::SimTime::Zero(), sim::SimTime::Zero(),
+                                        sim::SimTime::Zero());
+  auto result = RunServingSimulation(VllmTopology(1, false, 600), none, Burst(3));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().message(),
+            "a step's predicted time is not a positive number of at most a day: the profile or "
+            "the parameters give kernel times no GPU has");
+}
+
 // The engine prefills the chat template too, but the client reports only the
 // tokens it counted: the records carry the client's count.
 TEST(ServingSimulationTest, RecordsKeepTheClientsPromptCount) {

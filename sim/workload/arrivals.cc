@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "sim/workload/random_variates.h"
 
 namespace servesim::workload {
@@ -17,6 +18,24 @@ absl::Status CheckSpan(double last_s, const char* what) {
       "--bench: ", what, ": the requests would be sent over ", absl::SixDigits(last_s),
       " s; servesim simulates benchmarks whose requests are sent within ",
       kMaxArrivalSpanS / 86400, " days"));
+}
+
+// One gamma gap, or an error when rate x burstiness leaves doubles (a
+// burstiness of 1e-320 or a rate and burstiness of 1e200 each): the draw
+// would be NaN or its scale 0, and a send time INT64_MIN.
+absl::StatusOr<double> GammaGapS(std::mt19937_64& rng, double rate, double burstiness) {
+  const double scale_s = 1.0 / (rate * burstiness);
+  if (!(scale_s > 0.0) || !std::isfinite(scale_s)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--bench: --burstiness: ", burstiness, " at ", rate,
+        " req/s gives arrival gaps of no finite scale (1 / (rate x burstiness))"));
+  }
+  const double gap = Gamma(rng, burstiness, scale_s);
+  if (!std::isfinite(gap)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--bench: --burstiness: ", burstiness, " gives arrival gaps that are not finite"));
+  }
+  return gap;
 }
 
 // vllm's get_request with a ramp-up: each gap is drawn at the rate of the
@@ -34,8 +53,9 @@ absl::StatusOr<std::vector<int64_t>> RampUpTimesNs(const BenchConfig& config, in
   std::vector<int64_t> times_ns(n);
   double t = 0.0;
   for (int64_t i = 0; i < n; ++i) {
-    const double rate = RampUpRate(ramp, i, n);
-    t += Gamma(rng, config.burstiness, 1.0 / (rate * config.burstiness));
+    ASSIGN_OR_RETURN(const double gap,
+                     GammaGapS(rng, RampUpRate(ramp, i, n), config.burstiness));
+    t += gap;
     if (absl::Status s = CheckSpan(t, "--ramp-up-strategy"); !s.ok()) return s;
     times_ns[i] = std::llround(t * 1e9);
   }
@@ -72,11 +92,11 @@ absl::StatusOr<std::vector<int64_t>> ArrivalTimesNs(const BenchConfig& config, i
                      config.request_rate, " and ", config.burstiness));
   }
   std::mt19937_64 rng(seed);
-  const double scale_s = 1.0 / (config.request_rate * config.burstiness);
   std::vector<double> times_s(n);
   double t = 0.0;
   for (int64_t i = 0; i < n; ++i) {
-    t += Gamma(rng, config.burstiness, scale_s);
+    ASSIGN_OR_RETURN(const double gap, GammaGapS(rng, config.request_rate, config.burstiness));
+    t += gap;
     times_s[i] = t;
   }
   const double target_last_s = static_cast<double>(n) / config.request_rate;

@@ -62,6 +62,16 @@ TEST(ArrivalTimesNsTest, PoissonGapsHaveMeanOneOverRateAndUnitCv) {
   EXPECT_NEAR(GapCv(*bursty), 2.0, 0.1);
 }
 
+// rate x burstiness past doubles: the gaps' scale is 0 or infinite, which
+// had given NaN gaps and a send time of INT64_MIN (found by UBSan).
+TEST(ArrivalTimesNsTest, GapsOfNoFiniteScaleAreAnError) {
+  EXPECT_EQ(ArrivalTimesNs(RateConfig(1e200, 1e200), 5, 1).status().message(),
+            "--bench: --burstiness: 1e+200 at 1e+200 req/s gives arrival gaps of no finite "
+            "scale (1 / (rate x burstiness))");
+  EXPECT_FALSE(ArrivalTimesNs(RateConfig(1.0, 1e-320), 5, 1).ok());
+  EXPECT_TRUE(ArrivalTimesNs(RateConfig(1.0, 0.01), 5, 1).ok());
+}
+
 TEST(ArrivalTimesNsTest, SameSeedSameTimesOtherSeedOthers) {
   auto a = ArrivalTimesNs(RateConfig(5.0, 1.0), 100, 3);
   auto b = ArrivalTimesNs(RateConfig(5.0, 1.0), 100, 3);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/decimal.h"
 #include "base/status_macros.h"
 #include "sim/workload/command_line.h"
 #include "sim/workload/string_view_compat.h"
@@ -340,7 +341,7 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
     config.metric_percentiles.clear();
     for (absl::string_view item : absl::StrSplit(text, ',')) {
       double p;
-      if (!absl::SimpleAtod(item, &p) || !(p >= 0.0 && p <= 100.0)) {
+      if (!ParseDecimal(item, &p) || !(p >= 0.0 && p <= 100.0)) {
         return Bad("--metric-percentiles",
                    absl::StrCat("expected numbers in [0, 100], got \"", item, "\""));
       }
@@ -355,7 +356,7 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
     for (const std::string& item : items) {
       std::vector<std::string> kv = absl::StrSplit(item, ':');
       double ms = 0;
-      if (kv.size() != 2 || !absl::SimpleAtod(kv[1], &ms)) {
+      if (kv.size() != 2 || !ParseDecimal(kv[1], &ms)) {
         return Bad("--goodput", absl::StrCat("expected KEY:VALUE pairs such as ttft:500, got \"",
                                              item, "\""));
       }

@@ -142,6 +142,7 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& words,
   };
   ParsedFlags parsed;
   parsed.context_ = options.context;
+  parsed.max_int_ = options.max_int;
   std::map<std::string, const FlagSpec*> by_spelling;
   for (const FlagSpec& spec : specs) {
     ParsedFlags::Entry entry;
@@ -255,6 +256,10 @@ absl::StatusOr<int64_t> ParsedFlags::GetInt(std::string_view name) const {
   if (!absl::SimpleAtoi(*text, &value)) {
     return absl::InvalidArgumentError(
         absl::StrCat(Prefix(context_, name), "expected an integer, got \"", *text, "\""));
+  }
+  if (value > max_int_ || value < -max_int_) {
+    return absl::InvalidArgumentError(absl::StrCat(Prefix(context_, name), "must be within +-",
+                                                   max_int_, ", got ", value));
   }
   return value;
 }

@@ -4,6 +4,7 @@
 #define SERVESIM_SIM_WORKLOAD_COMMAND_LINE_H_
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -48,6 +49,9 @@ struct FlagParseOptions {
   // Words that are not flags or flag values (e.g. `vllm serve MODEL`); when
   // false they are an error.
   bool allow_positionals = false;
+  // Integer values past this (either sign) are refused: an engine setting of
+  // 2^31 tokens or GPUs is a typo, and its products would leave int64.
+  int64_t max_int = std::numeric_limits<int64_t>::max();
 };
 
 // The flags found on one command line. Getters take the canonical name; a
@@ -89,6 +93,7 @@ class ParsedFlags {
   absl::StatusOr<std::string> Single(std::string_view name) const;
 
   std::string context_;
+  int64_t max_int_ = std::numeric_limits<int64_t>::max();
   std::map<std::string, Entry, std::less<>> entries_;  // by canonical name
   std::vector<std::string> given_;
   std::vector<std::string> positionals_;

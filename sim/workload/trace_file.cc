@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/json_scanner.h"
+#include "base/decimal.h"
 #include "base/read_file.h"
 #include "base/status_macros.h"
 #include "sim/workload/string_view_compat.h"
@@ -61,7 +62,10 @@ class JsonRow {
           double value;
           if (!absl::SimpleAtod(in_.Span("+-.eE0123456789"), &value)) return Error("bad number");
           (*numbers)[key] = value;
-        } else if (hash_ids != nullptr && key == "hash_ids" && next == '[') {
+        } else if (hash_ids != nullptr && key == "hash_ids") {
+          // The prompt's blocks: anything but an array would drop the
+          // sharing the trace records without a word.
+          if (next != '[') return Error("hash_ids must be an array of whole numbers");
           RETURN_IF_ERROR(ReadWholeNumbers(hash_ids));
         } else {
           RETURN_IF_ERROR(SkipValue());
@@ -118,10 +122,15 @@ class JsonRow {
   JsonScanner in_;
 };
 
+// A request's token count past this is no request any model takes, and would
+// overflow the length arithmetic (prompt + output, KV blocks): 2^30, as
+// vllm bench serve's length flags are capped (bench_config.cc).
+constexpr int64_t kMaxTraceTokens = int64_t{1} << 30;
+
 absl::StatusOr<int64_t> ToCount(double value, absl::string_view key) {
-  if (!(value >= 1.0) || value != std::floor(value) || value > 1e15) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(key, " must be a whole number >= 1, got ", value));
+  if (!(value >= 1.0) || value != std::floor(value) || value > kMaxTraceTokens) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        key, " must be a whole number in [1, ", kMaxTraceTokens, "], got ", value));
   }
   return static_cast<int64_t>(value);
 }
@@ -132,15 +141,16 @@ absl::StatusOr<int64_t> ParseCount(absl::string_view field, absl::string_view co
     return absl::InvalidArgumentError(
         absl::StrCat(column, ": expected an integer, got \"", field, "\""));
   }
-  if (value < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(column, " must be >= 1, got ", value));
+  if (value < 1 || value > kMaxTraceTokens) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(column, " must be in [1, ", kMaxTraceTokens, "], got ", value));
   }
   return value;
 }
 
 absl::StatusOr<int64_t> SecondsToNs(absl::string_view field, absl::string_view column) {
   double seconds;
-  if (!absl::SimpleAtod(field, &seconds) || !std::isfinite(seconds) || seconds < 0 ||
+  if (!ParseDecimal(field, &seconds) || !std::isfinite(seconds) || seconds < 0 ||
       seconds > 9e9) {
     return absl::InvalidArgumentError(
         absl::StrCat(column, ": expected seconds >= 0, got \"", field, "\""));
@@ -175,11 +185,18 @@ absl::StatusOr<int64_t> ParseDateTimeNsImpl(absl::string_view stamp) {
     return bad();
   }
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return bad();
+  // Nanoseconds since 1970 leave int64 past 2262: a trace's clock is recent.
+  if (y < 1970 || y > 2200) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("time stamp year ", y, " outside 1970-2200: \"", stamp, "\""));
+  }
   const int64_t seconds = DaysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
   return seconds * 1'000'000'000 + frac_ns;
 }
 
 absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::string_view name) {
+  // A UTF-8 byte-order mark (what spreadsheet tools write) is no header.
+  absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
   TraceFile trace;
   std::optional<Format> format;
   int64_t first_ns = 0;

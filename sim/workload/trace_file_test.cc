@@ -98,7 +98,7 @@ TEST(ParseTraceTextTest, MalformedRowsNameTheLine) {
   const Case cases[] = {
       {"arrival_s,input_tokens,output_tokens\n0,1,1\n1,2\n",
        "t:3: expected 3 comma-separated fields, got 2"},
-      {"arrival_s,input_tokens,output_tokens\n0,1,1\n1,0,5\n", "t:3: input tokens must be >= 1, got 0"},
+      {"arrival_s,input_tokens,output_tokens\n0,1,1\n1,0,5\n", "t:3: input tokens must be in [1, 1073741824], got 0"},
       {"arrival_s,input_tokens,output_tokens\n0,1,1\n1,2,x\n",
        "t:3: output tokens: expected an integer, got \"x\""},
       {"arrival_s,input_tokens,output_tokens\n2,1,1\n1,2,3\n",
@@ -106,7 +106,7 @@ TEST(ParseTraceTextTest, MalformedRowsNameTheLine) {
       {"{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1}\n{\"timestamp\": 1}\n",
        "t:2: missing number \"input_length\""},
       {"{\"timestamp\": 0, \"input_length\": 5.5, \"output_length\": 1}\n",
-       "t:1: input_length must be a whole number >= 1, got 5.5"},
+       "t:1: input_length must be a whole number in [1, 1073741824], got 5.5"},
       {"{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1\n",
        "t:1: malformed JSON (expected ',' or '}' at column 55)"},
       {"{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1, \"x\": tru}\n",
@@ -129,12 +129,33 @@ TEST(ParseTraceTextTest, MalformedRowsNameTheLine) {
                                "arrival_s,input_tokens,output_tokens or "
                                "num_prefill_tokens,num_decode_tokens,...)"},
       {"arrival_s,input_tokens,output_tokens\n", "t: no trace rows"},
+      // Past 2^30 tokens or outside 1970-2200 a row would overflow the
+      // length and nanosecond arithmetic (found by UBSan); hex is no number
+      // of a CSV, and hash_ids is the prompt's block list or nothing.
+      {"arrival_s,input_tokens,output_tokens\n0,9223372036854775807,1\n",
+       "t:2: input tokens must be in [1, 1073741824], got 9223372036854775807"},
+      {"{\"timestamp\": 0, \"input_length\": 1e18, \"output_length\": 1}\n",
+       "t:1: input_length must be a whole number in [1, 1073741824], got 1e+18"},
+      {"TIMESTAMP,ContextTokens,GeneratedTokens\n3000-01-01 00:00:00.0,100,10\n",
+       "t:2: time stamp year 3000 outside 1970-2200: \"3000-01-01 00:00:00.0\""},
+      {"arrival_s,input_tokens,output_tokens\n0x10,1,1\n",
+       "t:2: arrival: expected seconds >= 0, got \"0x10\""},
+      {"{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1, \"hash_ids\": \"x\"}\n",
+       "t:1: malformed JSON (hash_ids must be an array of whole numbers at column 69)"},
   };
   for (const Case& c : cases) {
     auto trace = ParseTraceText(c.text, "t");
     ASSERT_FALSE(trace.ok()) << c.text;
     EXPECT_EQ(trace.status().message(), c.message);
   }
+}
+
+TEST(ParseTraceTextTest, AByteOrderMarkIsNotPartOfTheHeader) {
+  auto trace = ParseTraceText("\xEF\xBB\xBF{\"timestamp\": 0, \"input_length\": 5, "
+                              "\"output_length\": 1}\n",
+                              "t");
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_EQ(trace->format, "mooncake-jsonl");
 }
 
 TEST(ReadTraceFileTest, ReadsThePublicTracesWhole) {
