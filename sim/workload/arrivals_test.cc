@@ -92,21 +92,13 @@ std::vector<BenchRequest> TraceRequests() {
   return requests;
 }
 
-RampUp Ramp(RampUp::Shape shape, int64_t start, int64_t end) {
-  RampUp ramp;
-  ramp.shape = shape;
-  ramp.start_rps = start;
-  ramp.end_rps = end;
-  return ramp;
-}
-
 // vllm's _get_current_request_rate, by hand: progress i / (n - 1).
 TEST(RampUpRateTest, LinearAndExponentialByHand) {
-  const RampUp linear = Ramp(RampUp::Shape::kLinear, 2, 10);
+  const RampUp linear = RampUp{RampUp::Shape::kLinear, 2, 10};
   EXPECT_DOUBLE_EQ(RampUpRate(linear, 0, 5), 2.0);
   EXPECT_DOUBLE_EQ(RampUpRate(linear, 1, 5), 4.0);
   EXPECT_DOUBLE_EQ(RampUpRate(linear, 4, 5), 10.0);
-  const RampUp exponential = Ramp(RampUp::Shape::kExponential, 1, 16);
+  const RampUp exponential = RampUp{RampUp::Shape::kExponential, 1, 16};
   EXPECT_DOUBLE_EQ(RampUpRate(exponential, 0, 5), 1.0);
   EXPECT_DOUBLE_EQ(RampUpRate(exponential, 2, 5), 4.0);  // 16^(1/2)
   EXPECT_DOUBLE_EQ(RampUpRate(exponential, 4, 5), 16.0);
@@ -118,7 +110,7 @@ TEST(RampUpRateTest, LinearAndExponentialByHand) {
 TEST(ArrivalTimesNsTest, RampUpGapsFollowEachRequestsRate) {
   constexpr int kN = 100000;
   BenchConfig config;
-  config.ramp_up = Ramp(RampUp::Shape::kLinear, 1, 100);
+  config.ramp_up = RampUp{RampUp::Shape::kLinear, 1, 100};
   auto times = ArrivalTimesNs(config, kN, 5);
   ASSERT_TRUE(times.ok()) << times.status();
   double expected_span_s = 0;
@@ -178,7 +170,7 @@ TEST(RequestArrivalTimesNsTest, BurstinessIsRefusedForATraceWithItsOwnClock) {
 
 TEST(RequestArrivalTimesNsTest, RampUpIsRefusedForATraceWithItsOwnClock) {
   BenchConfig config = TraceConfig();
-  config.ramp_up = Ramp(RampUp::Shape::kLinear, 1, 2);
+  config.ramp_up = RampUp{RampUp::Shape::kLinear, 1, 2};
   EXPECT_EQ(RequestArrivalTimesNs(config, TraceRequests()).status().message(),
             "--bench: --ramp-up-strategy: the trace keeps its own arrival pattern "
             "(--request-rate only rescales its clock)");
