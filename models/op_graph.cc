@@ -43,7 +43,10 @@ struct AttentionWork {
   int64_t sparse_prefill_tokens = 0;
   int64_t sparse_prefill_pairs = 0;       // causal pairs scored by the indexer
   int64_t sparse_prefill_pairs_topk = 0;  // pairs the kernel walks after top-k
-  int64_t sparse_prefill_pairs_valid = 0;  // of them, the keys it reads (no padding slots)
+  int64_t sparse_prefill_pairs_valid = 0;  // of them, the keys selected (no padding slots)
+  int64_t sparse_prefill_kv_tokens = 0;    // keys a sparse prefill reads from HBM: its
+                                           // prompt's context + chunk once (rows of one
+                                           // prompt share keys, which stay in L2)
   int64_t dense_prefill_tokens = 0;
   int64_t dense_prefill_pairs = 0;
   int64_t dense_prefill_kv_tokens = 0;  // context + chunk, expanded by kv_b
@@ -94,11 +97,14 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
       w.sparse_prefill_tokens += q;
       w.sparse_prefill_pairs += CausalPairs(q, c);
       w.sparse_prefill_pairs_valid += CappedPairs(q, c, topk);
+      w.sparse_prefill_kv_tokens += c + q;
       w.sparse_prefill_pairs_topk +=
           o.sparse_prefill_full_topk ? q * topk : CappedPairs(q, c, topk);
       select(q, c);
     }
   }
+  // Padding tokens of a piecewise CUDA graph: token-linear work only.
+  w.tokens += batch.padding_tokens;
   return w;
 }
 
@@ -329,13 +335,15 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
   const double mqa_flops_per_pair =
       2.0 * (latent + a.kv_lora_rank());  // QK^T over 576, PV over 512
   // The (rows, key pairs) each sparse kernel runs, as the engine routes them.
-  // The kernels' work is their walked pairs (flops); their traffic is the
-  // keys they read: a top-k slot past a short row's keys is padding (index
-  // -1), masked without a load.
+  // The kernels' work is their walked pairs (flops); their HBM traffic is
+  // the keys they read: a top-k slot past a short row's keys is padding
+  // (index -1), masked without a load; a decode row's keys are its own
+  // sequence's, read once per row; a prefill's rows share their prompt's
+  // keys, read from HBM once.
   int64_t decode_kernel_rows = w.decode_rows, decode_kernel_pairs = w.decode_keys_topk;
   int64_t decode_kernel_valid = w.decode_keys_valid;
   int64_t prefill_kernel_pairs = w.sparse_prefill_pairs_topk;
-  int64_t prefill_kernel_valid = w.sparse_prefill_pairs_valid;
+  int64_t prefill_kernel_valid = w.sparse_prefill_kv_tokens;
   if (spec_.has_indexer()) {
     if (o_.sparse_kernel_routing == SparseKernelRouting::kAllOnPrefillKernel) {
       prefill_kernel_pairs += decode_kernel_pairs;

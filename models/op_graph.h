@@ -25,6 +25,10 @@ struct SequenceWork {
 // The sequences one attention-DP rank runs this iteration.
 struct RankBatch {
   std::vector<SequenceWork> seqs;
+  // Tokens a CUDA graph pads the batch with that only its graphed,
+  // token-linear ops see (GEMMs, MoE, norms, collectives): vLLM's piecewise
+  // graphs run attention, the sampler and the LM head on the real rows alone.
+  int64_t padding_tokens = 0;
 };
 
 enum class SparseKernelRouting {

@@ -356,14 +356,18 @@ TEST(OpGraphTest, FullTopkKernelsChargeEveryRowTheWholeTopk) {
   EXPECT_EQ(Find(ops, "sparse_mla_decode")->x, 2048);
   // The indexer still scores only the real causal pairs.
   EXPECT_EQ(Find(ops, "indexer_prefill")->x, 500500);
-  // Its traffic is the keys read, not the padding slots: 500500 (prefill)
-  // and 501 (decode) latent entries of 576 BF16 values.
-  EXPECT_EQ(Find(ops, "sparse_mla_prefill")->hbm_bytes, 500500.0 * 1152);
+  // Its HBM traffic is the keys read, not the padding slots: the prompt's
+  // 1000 keys once (its rows share them) and the decode row's 501, latent
+  // entries of 576 BF16 values.
+  EXPECT_EQ(Find(ops, "sparse_mla_prefill")->hbm_bytes, 1000.0 * 1152);
+  // The decode row: its 501 keys, and its 128 heads' q and output (576 + 512
+  // BF16 values each).
+  EXPECT_EQ(Find(ops, "sparse_mla_decode")->hbm_bytes, 501.0 * 1152 + 128.0 * 1088 * 2);
   // One kernel for all rows: its op carries both rows' pairs, the other none.
   o.sparse_kernel_routing = SparseKernelRouting::kAllOnPrefillKernel;
   ops = BuildRankIterationOps(spec, l, b, 1001, o);
   EXPECT_EQ(Find(ops, "sparse_mla_prefill")->x, 1001 * 2048);
-  EXPECT_EQ(Find(ops, "sparse_mla_prefill")->hbm_bytes, (500500.0 + 501) * 1152);
+  EXPECT_EQ(Find(ops, "sparse_mla_prefill")->hbm_bytes, (1000.0 + 501) * 1152);
   EXPECT_EQ(Find(ops, "sparse_mla_decode"), nullptr);
   o.sparse_kernel_routing = SparseKernelRouting::kAllOnDecodeKernel;
   ops = BuildRankIterationOps(spec, l, b, 1001, o);

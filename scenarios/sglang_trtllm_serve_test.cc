@@ -240,6 +240,18 @@ TEST_F(TrtllmYamlTest, AValueTheYamlSetsIsNotNotedAsADefault) {
       << defaults;
 }
 
+// The YAML's integers are capped as the command line's are (a review found
+// max_batch_size: 2^63 - 1 reaching the int64 products the flags' cap closed).
+TEST_F(TrtllmYamlTest, AbsurdIntegersAreRefusedWithTheLine) {
+  const std::string path = Write("max_batch_size: 9223372036854775807\n");
+  auto c = ParseV32ServeCommand("trtllm-serve /m --tp_size 8 --config " + path);
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find(
+                "max_batch_size: must be within +-2147483647, got 9223372036854775807"),
+            std::string::npos)
+      << c.status();
+}
+
 TEST_F(TrtllmYamlTest, BlockListOfBatchSizes) {
   const std::string path = Write("cuda_graph_config:\n  batch_sizes:\n    - 8\n    - 1\n    - 64\n");
   auto c = ParseV32ServeCommand("trtllm-serve /m --config " + path);

@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/decimal.h"
 #include "base/read_file.h"
 #include "base/status_macros.h"
 #include "scenarios/mini_yaml.h"
@@ -87,15 +88,22 @@ struct YamlReader {
     return absl::InvalidArgumentError(
         absl::StrCat(Where(key), ": expected true or false, got \"", doc.at(key).scalar, "\""));
   }
+  // Integers within +-kMaxServeInt, as the command line's (serve_command.h).
   absl::StatusOr<int64_t> Int(const std::string& key) const {
     int64_t v = 0;
-    if (!doc.at(key).is_list && absl::SimpleAtoi(doc.at(key).scalar, &v)) return v;
-    return absl::InvalidArgumentError(
-        absl::StrCat(Where(key), ": expected an integer, got \"", doc.at(key).scalar, "\""));
+    if (doc.at(key).is_list || !absl::SimpleAtoi(doc.at(key).scalar, &v)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Where(key), ": expected an integer, got \"", doc.at(key).scalar, "\""));
+    }
+    if (v > kMaxServeInt || v < -kMaxServeInt) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Where(key), ": must be within +-", kMaxServeInt, ", got ", v));
+    }
+    return v;
   }
   absl::StatusOr<double> Double(const std::string& key) const {
     double v = 0;
-    if (!doc.at(key).is_list && absl::SimpleAtod(doc.at(key).scalar, &v)) return v;
+    if (!doc.at(key).is_list && ParseDecimal(doc.at(key).scalar, &v)) return v;
     return absl::InvalidArgumentError(
         absl::StrCat(Where(key), ": expected a number, got \"", doc.at(key).scalar, "\""));
   }
@@ -372,7 +380,7 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
     c.add_defaults_applied("enable_chunked_prefill=False (trtllm-serve default)");
   }
   c.set_schedule_policy(policy);
-  if (policy == "GUARANTEED_NO_EVICT") {
+  if (!yaml_keys.count("scheduler_config.capacity_scheduler_policy")) {
     c.add_defaults_applied("capacity_scheduler_policy=GUARANTEED_NO_EVICT (trtllm-serve SchedulerConfig)");
   }
   c.set_overlap_schedule(overlap);

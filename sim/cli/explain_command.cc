@@ -260,7 +260,14 @@ int ExplainCommand(const CliArgs& args) {
   absl::StrAppendFormat(&out, "reference prefill step (%d fresh tokens in %d prompt(s) on one rank): %.3f ms "
                         "GPU; with the decode batch on every rank: %.3f ms\n",
                         *prefill_tokens, *prefill_seqs, prefill_us / 1e3, mixed_us / 1e3);
-  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, prefill, *prefill_tokens, graph),
+  models::RankBatch prefill_run = prefill;
+  if (models::RankBatch padded; predictor.PadForCudaGraph(prefill, padded)) {
+    absl::StrAppendFormat(&out, "  (run in the %d-token piecewise CUDA graph: %d padding tokens)\n",
+                          *prefill_tokens + padded.padding_tokens, padded.padding_tokens);
+    prefill_run = std::move(padded);
+  }
+  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, prefill_run,
+                                              *prefill_tokens + prefill_run.padding_tokens, graph),
                 predictor, out);
   std::fputs(out.c_str(), stdout);
   return 0;

@@ -95,24 +95,27 @@ bool StepPredictor::Graphed(const models::RankBatch& batch, bool all_decode,
 bool StepPredictor::PadForCudaGraph(const models::RankBatch& batch,
                                     models::RankBatch& padded) const {
   if (batch.seqs.empty()) return false;
-  bool all_decode = true;
-  int64_t tokens = 0;
+  bool all_decode = batch.padding_tokens == 0;
+  int64_t tokens = batch.padding_tokens;
   for (const auto& s : batch.seqs) {
     all_decode &= s.query_tokens <= 1 + config_.num_speculative_tokens;
     tokens += s.query_tokens;
   }
   if (!Graphed(batch, all_decode, tokens)) return false;
-  // A decode batch pads its sequences to the captured size; a mixed batch
-  // under vLLM's piecewise graphs pads its tokens the same way (the padded
-  // tokens run the graphed GEMMs and MoE), here as one-token rows.
+  // A decode batch pads its sequences to the captured size (a full graph:
+  // the filler rows run attention too); a mixed batch under vLLM's piecewise
+  // graphs pads its tokens, which only the graphed token-linear ops see.
   const int64_t size = all_decode ? static_cast<int64_t>(batch.seqs.size()) : tokens;
   auto it = std::lower_bound(config_.cuda_graph_sizes.begin(), config_.cuda_graph_sizes.end(),
                              size);
   if (it == config_.cuda_graph_sizes.end() || *it <= size) return false;
   padded = batch;
-  const models::SequenceWork filler{all_decode ? batch.seqs.front().query_tokens : int64_t{1},
-                                    0};
-  padded.seqs.insert(padded.seqs.end(), static_cast<size_t>(*it - size), filler);
+  if (all_decode) {
+    const models::SequenceWork filler{batch.seqs.front().query_tokens, 0};
+    padded.seqs.insert(padded.seqs.end(), static_cast<size_t>(*it - size), filler);
+  } else {
+    padded.padding_tokens = *it - size;
+  }
   return true;
 }
 
@@ -141,7 +144,7 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
       run.own.seqs.push_back({1, 0});
       run.batch = &run.own;
     }
-    int64_t tokens = 0;
+    int64_t tokens = run.batch->padding_tokens;
     for (const auto& s : run.batch->seqs) {
       const bool decode = s.query_tokens <= 1 + config_.num_speculative_tokens;
       run.all_decode &= decode;
@@ -159,7 +162,7 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
         if (padded) run.batch = &run.own;
       }
       if (padded) {
-        tokens = 0;
+        tokens = run.batch->padding_tokens;
         for (const auto& s : run.batch->seqs) tokens += s.query_tokens;
       }
     }

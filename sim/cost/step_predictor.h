@@ -94,8 +94,8 @@ class StepPredictor : public ExecutionTimePredictor {
 
   // `batch` as its CUDA graph runs it: padded to the next captured size
   // (a decode batch's sequences; a mixed batch's tokens where graphs cover
-  // mixed batches, as one-token rows). False, and `padded` untouched, when
-  // it runs as given (eagerly, or at a captured size).
+  // mixed batches, as RankBatch::padding_tokens). False, and `padded`
+  // untouched, when it runs as given (eagerly, or at a captured size).
   bool PadForCudaGraph(const models::RankBatch& batch, models::RankBatch& padded) const;
 
   OpCost& op_cost() { return *op_cost_; }

@@ -296,20 +296,31 @@ TEST(StepPredictorTest, CudaGraphPaddingRoundsDecodeBatchesUp) {
 // vLLM's piecewise graphs pad a mixed batch's tokens to the captured size as
 // its full graphs pad a decode batch's sequences (found by an audit: 8
 // decodes + a 2-token prompt came out 15 % cheaper than 9 decodes, which pad
-// to 16). A mixed batch of 10 tokens runs as 16: as 8 decodes + a 2-token
-// prompt + 6 one-token fillers, and never below the unpadded batch.
+// to 16). A mixed batch of 10 tokens runs as 16: its 6 padding tokens go
+// through the token-linear ops only, not attention or the sampler.
 TEST(StepPredictorTest, PiecewiseGraphsPadAMixedBatchsTokens) {
   StepPredictorConfig c = Config(8, 1, false);
   c.cuda_graph_sizes = {1, 2, 4, 8, 16, 24, 32};
-  StepPredictor unpadded(c, std::make_unique<RooflineOpCost>(GpuRates{}));
   c.graphs_cover_mixed_batches = true;
-  StepPredictor padded(c, std::make_unique<RooflineOpCost>(GpuRates{}));
-  std::vector<engine::StepBatch> mixed = Decodes(1, 8, 2048);
-  mixed[0].seqs.push_back({8, 2, 0, false});
-  std::vector<engine::StepBatch> by_hand = mixed;
-  for (int i = 0; i < 6; ++i) by_hand[0].seqs.push_back({9 + i, 1, 0, true});
-  EXPECT_EQ(padded.PredictStep(mixed), unpadded.PredictStep(by_hand));
-  EXPECT_GT(padded.PredictStep(mixed), unpadded.PredictStep(mixed));
+  StepPredictor predictor(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  models::RankBatch mixed;
+  for (int i = 0; i < 8; ++i) mixed.seqs.push_back({1, 2048});
+  mixed.seqs.push_back({2, 0});
+  models::RankBatch padded;
+  ASSERT_TRUE(predictor.PadForCudaGraph(mixed, padded));
+  EXPECT_EQ(padded.seqs.size(), 9u);
+  EXPECT_EQ(padded.padding_tokens, 6);
+  c.cuda_graph_sizes.clear();
+  StepPredictor eager(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  const double as_padded = eager.GpuStepUs(std::vector<models::RankBatch>{padded});
+  EXPECT_DOUBLE_EQ(predictor.GpuStepUs(std::vector<models::RankBatch>{mixed}), as_padded);
+  EXPECT_GT(as_padded, eager.GpuStepUs(std::vector<models::RankBatch>{mixed}));
+  // A decode batch pads with whole rows: 9 decodes run as 16.
+  models::RankBatch decodes;
+  for (int i = 0; i < 9; ++i) decodes.seqs.push_back({1, 2048});
+  ASSERT_TRUE(predictor.PadForCudaGraph(decodes, padded));
+  EXPECT_EQ(padded.seqs.size(), 16u);
+  EXPECT_EQ(padded.padding_tokens, 0);
 }
 
 // TensorRT-LLM without cuda_graph_config.enable_padding replays a graph only

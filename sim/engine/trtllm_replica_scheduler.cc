@@ -37,7 +37,11 @@ void TrtllmReplicaScheduler::Admit(RequestTable& requests) {
   int64_t next_step_blocks = 0;
   if (config_.policy == TrtllmCapacityPolicy::kMaxUtilization) {
     for (RequestId id : active_) {
-      next_step_blocks += kv_.ExtraBlocksFor(id, requests[id].known_tokens());
+      const Request& r = requests[id];
+      // A decoding request's next step holds its new token and its drafts.
+      const bool decoding = r.output_tokens > 0;
+      next_step_blocks += kv_.ExtraBlocksFor(
+          id, r.known_tokens() + (decoding ? config_.spec.num_draft_tokens : 0));
     }
   }
   while (!waiting_.empty() && static_cast<int64_t>(active_.size()) < config_.max_batch_size) {

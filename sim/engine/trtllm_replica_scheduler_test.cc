@@ -129,5 +129,29 @@ TEST(TrtllmReplicaSchedulerTest, MaxUtilizationAdmitsOnlyThePromptsWhoseBlocksFi
   EXPECT_EQ(s.num_evictions(), 0);
 }
 
+// The tally counts a decoding request's drafts too: with 3 MTP drafts a
+// decode at 30 tokens grows to 34, a second 32-token block, so a 32-token
+// prompt that would fit beside a bare decode waits (a review found the
+// drafts left out, which let the engine run short and evict).
+TEST(TrtllmReplicaSchedulerTest, MaxUtilizationCountsTheDraftsOfADecodingRequest) {
+  RequestTable reqs = MakeRequests({{29, 10}, {32, 10}});
+  TrtllmSchedulerConfig c = Config(8192, 2);
+  c.policy = TrtllmCapacityPolicy::kMaxUtilization;
+  c.spec.num_draft_tokens = 3;
+  TrtllmReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  StepBatch b;
+  StepOutcome out;
+  s.Schedule(reqs, &b);  // request 0's prompt: one block
+  ASSERT_EQ(b.seqs.size(), 1u);
+  s.Complete(b, reqs, &out);
+  s.Enqueue(1, reqs);
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 1u);
+  EXPECT_EQ(b.seqs[0].id, 0);
+  EXPECT_EQ(s.num_waiting(), 1);
+  EXPECT_EQ(s.num_evictions(), 0);
+}
+
 }  // namespace
 }  // namespace servesim::engine

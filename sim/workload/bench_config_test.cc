@@ -150,6 +150,8 @@ TEST(ParseBenchCommandTest, EachBadFlagGivesOneLineNamingIt) {
       {"--num-prompts abc", "--bench: --num-prompts: expected an integer, got \"abc\""},
       {"--num-prompts 1000001", "--bench: --num-prompts: must be <= 1000000, got 1000001"},
       {"--seed -1", "--bench: --seed: must be >= 0, got -1"},
+      {"--seed -9223372036854775808",
+       "--bench: --seed: must be >= 0, got -9223372036854775808"},
       {"--random-range-ratio 1", "--bench: --random-range-ratio: must be in [0, 1), got 1"},
       {"--random-range-ratio -0.1", "--bench: --random-range-ratio: must be in [0, 1), got -0.1"},
       {"--random-input-len 0", "--bench: --random-input-len: must be >= 1, got 0"},

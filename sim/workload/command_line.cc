@@ -257,7 +257,7 @@ absl::StatusOr<int64_t> ParsedFlags::GetInt(std::string_view name) const {
     return absl::InvalidArgumentError(
         absl::StrCat(Prefix(context_, name), "expected an integer, got \"", *text, "\""));
   }
-  if (value > max_int_ || value < -max_int_) {
+  if (max_int_ != std::numeric_limits<int64_t>::max() && (value > max_int_ || value < -max_int_)) {
     return absl::InvalidArgumentError(absl::StrCat(Prefix(context_, name), "must be within +-",
                                                    max_int_, ", got ", value));
   }
