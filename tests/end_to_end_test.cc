@@ -140,14 +140,21 @@ TEST(EndToEndTest, HeaderSaysWhenTheServedNameIsNotTheModelSpec) {
 // The saved JSON's setup keys are one dict, as vllm builds it: --metadata
 // replaces a key it names in place (label, num_prompts; a repeated key keeps
 // its last value), burstiness is set after it and wins; each key once.
+// Runs a short random benchmark with `bench_flags` added; returns the result
+// JSON it saved (empty on failure) and its output in `run`.
+std::string RunSavingJson(const std::string& bench_flags, const std::string& name, Result& run) {
+  const std::string path = testing::TempDir() + "/" + name;
+  run = Servesim(std::string("run ") + kServe +
+                 " --bench 'vllm bench serve --dataset-name random --random-input-len 100 "
+                 "--random-output-len 4 " + bench_flags + "' --result-json " + path);
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  return run.exit_code == 0 ? ReadFile(path) : "";
+}
+
 TEST(EndToEndTest, SavedSetupKeysAreOneDictAsVllmBuildsIt) {
-  const std::string path = testing::TempDir() + "/setup.json";
-  Result r = Servesim(std::string("run ") + kServe +
-                      " --bench 'vllm bench serve --dataset-name random --random-input-len 100 "
-                      "--random-output-len 4 --num-prompts 2 --metadata num_prompts=5 "
-                      "burstiness=3 a=1 a=2 label=L' --result-json " + path);
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  const std::string json = ReadFile(path);
+  Result r;
+  const std::string json = RunSavingJson(
+      "--num-prompts 2 --metadata num_prompts=5 burstiness=3 a=1 a=2 label=L", "setup.json", r);
   EXPECT_EQ(json.rfind("{\"label\": \"L\", \"model_id\": \"deepseek-ai/DeepSeek-V3.2\", "
                        "\"tokenizer_id\": \"deepseek-ai/DeepSeek-V3.2\", \"num_prompts\": \"5\", "
                        "\"burstiness\": 1.0, \"a\": \"2\", \"duration\": ",
@@ -162,18 +169,15 @@ TEST(EndToEndTest, SavedSetupKeysAreOneDictAsVllmBuildsIt) {
 // A ramp-up: vllm's two lines before the run (in the header), no configured
 // rate line (the rate is inf), and its three setup keys after burstiness.
 TEST(EndToEndTest, RampUpIsAnnouncedAndSavedAsVllmDoes) {
-  const std::string path = testing::TempDir() + "/ramp.json";
-  Result r = Servesim(std::string("run ") + kServe +
-                      " --bench 'vllm bench serve --dataset-name random --random-input-len 100 "
-                      "--random-output-len 4 --num-prompts 20 --ramp-up-strategy linear "
-                      "--ramp-up-start-rps 1 --ramp-up-end-rps 10' --result-json " + path);
-  ASSERT_EQ(r.exit_code, 0) << r.out;
+  Result r;
+  const std::string json = RunSavingJson(
+      "--num-prompts 20 --ramp-up-strategy linear --ramp-up-start-rps 1 --ramp-up-end-rps 10",
+      "ramp.json", r);
   EXPECT_NE(r.out.find("# Traffic ramp-up strategy: linear.\n# Will increase RPS from 1 to 10 RPS "
                        "over the duration of the benchmark.\n"),
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("Request rate configured"), std::string::npos);
-  const std::string json = ReadFile(path);
   EXPECT_NE(json.find("\"burstiness\": 1.0, \"ramp_up_strategy\": \"linear\", "
                       "\"ramp_up_start_rps\": 1, \"ramp_up_end_rps\": 10, \"duration\": "),
             std::string::npos)
