@@ -74,10 +74,9 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
       // Row i of the sequence scores c + i + 1 keys.
       const int64_t keys = CausalPairs(q, c);
       w.decode_keys += keys;
-      w.decode_keys_valid += sparse ? CappedPairs(q, c, topk) : keys;
-      w.decode_keys_topk += !sparse                    ? keys
-                            : o.sparse_decode_full_topk ? q * topk
-                                                        : CappedPairs(q, c, topk);
+      const int64_t read = sparse ? CappedPairs(q, c, topk) : keys;
+      w.decode_keys_valid += read;
+      w.decode_keys_topk += sparse && o.sparse_decode_full_topk ? q * topk : read;
       if (sparse) select(q, c);
       if (o.decode_logits_width > 0) {
         // The rest of each row's logits is cleaned (a CUDA-graph filler row,

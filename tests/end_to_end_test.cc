@@ -62,7 +62,9 @@ StepTable ParseStepTable(const std::string& out, const std::string& heading,
     if (line.rfind("reference ", 0) == 0) {
       inside = line.rfind(heading, 0) == 0;
       if (inside) t.total_ms = std::stod(line.substr(line.find("): ") + 3));
-    } else if (inside && line.rfind("  ", 0) == 0 && line.find("us total") == std::string::npos) {
+    } else if (inside && line.rfind("  ", 0) == 0 && line.rfind("  (", 0) != 0 &&
+               line.find("us total") == std::string::npos) {
+      // (A "  (run as the N-... CUDA graph ...)" line is a note, not an op.)
       t.sum_us += std::stod(line.substr(line.find_last_of(' ') + 1));
       t.saw_op |= line.find(op_substring) != std::string::npos;
     }
@@ -103,6 +105,28 @@ TEST(EndToEndTest, ExplainOwnKernelOpsAddUpToTheStep) {
       "--prefill-tokens 512 --prefill-seqs 2 --no-production-factors";
   ExpectOpsAddUp(args, "reference decode step", "sparse_mla");
   ExpectOpsAddUp(args, "reference prefill step", "sparse_mla");
+}
+
+// A batch below a CUDA-graph size runs padded, and explain lists the padded
+// batch's ops: 9 decodes as the 16-row graph, 5 one-token prompts as the
+// 8-row one, 10 prompt tokens as 16 with 6 padding tokens (found by the
+// sanitizer re-check: one-token prompts padded as rows had aborted explain).
+TEST(EndToEndTest, ExplainPaddedBatchesAddUpToTheirSteps) {
+  for (const char* prefill : {"--prefill-tokens 5 --prefill-seqs 5", "--prefill-tokens 10"}) {
+    const std::string args = std::string(
+        "--serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8' --decode-seqs 9 --context 7 ") +
+        prefill;
+    ExpectOpsAddUp(args, "reference decode step", "sparse_mla");
+    ExpectOpsAddUp(args, "reference prefill step", "sparse_mla");
+  }
+  Result r = Servesim(
+      "explain --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8' --decode-seqs 9 --context 7 "
+      "--prefill-tokens 10");
+  EXPECT_NE(r.out.find("  (run as the 16-sequence CUDA graph: 7 padding rows)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  (run as the 16-token CUDA graph: 6 padding tokens)\n"), std::string::npos)
+      << r.out;
 }
 
 TEST(EndToEndTest, SameInputsGiveByteIdenticalReportAndJson) {

@@ -82,6 +82,15 @@ void AppendOpTable(const std::vector<models::Op>& ops, cost::StepPredictor& pred
   }
 }
 
+// The tokens a rank's batch runs, its CUDA-graph padding included: the MoE
+// sees them all (prompts of one token pad as decode rows, longer ones as
+// padding tokens).
+int64_t Tokens(const models::RankBatch& batch) {
+  int64_t tokens = batch.padding_tokens;
+  for (const models::SequenceWork& s : batch.seqs) tokens += s.query_tokens;
+  return tokens;
+}
+
 }  // namespace
 
 int ExplainCommand(const CliArgs& args) {
@@ -253,21 +262,20 @@ int ExplainCommand(const CliArgs& args) {
                           padded.seqs.size(), padded.seqs.size() - decode[0].seqs.size());
     decode_run = std::move(padded);
   }
-  AppendOpTable(models::BuildRankIterationOps(
-                    spec, s.layout, decode_run,
-                    static_cast<int64_t>(decode_run.seqs.size()) * ranks, graph),
+  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, decode_run,
+                                              Tokens(decode_run) * ranks, graph),
                 predictor, out);
   absl::StrAppendFormat(&out, "reference prefill step (%d fresh tokens in %d prompt(s) on one rank): %.3f ms "
                         "GPU; with the decode batch on every rank: %.3f ms\n",
                         *prefill_tokens, *prefill_seqs, prefill_us / 1e3, mixed_us / 1e3);
   models::RankBatch prefill_run = prefill;
   if (models::RankBatch padded; predictor.PadForCudaGraph(prefill, padded)) {
-    absl::StrAppendFormat(&out, "  (run in the %d-token piecewise CUDA graph: %d padding tokens)\n",
-                          *prefill_tokens + padded.padding_tokens, padded.padding_tokens);
+    absl::StrAppendFormat(&out, "  (run as the %d-token CUDA graph: %d padding tokens)\n",
+                          Tokens(padded), Tokens(padded) - Tokens(prefill));
     prefill_run = std::move(padded);
   }
-  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, prefill_run,
-                                              *prefill_tokens + prefill_run.padding_tokens, graph),
+  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, prefill_run, Tokens(prefill_run),
+                                              graph),
                 predictor, out);
   std::fputs(out.c_str(), stdout);
   return 0;

@@ -35,6 +35,10 @@ const std::string& TableKind(const std::string& kind) {
   return streaming ? kCopy : kind;
 }
 
+bool IsGroupedGemm(const std::string& kind) {
+  return kind == "grouped_gemm_fp8" || kind == "grouped_gemm_bf16";
+}
+
 constexpr char kTopk[] = "topk";
 constexpr char kTopkRow[] = "topk_row";
 
@@ -74,6 +78,11 @@ const ProfileOpCost::Resolved& ProfileOpCost::Resolve(const models::Op& op) {
   if (inserted) {
     it->second.curve = profile_.FindCurve(TableKind(op.kind), op.key);
     if (it->second.curve == nullptr) fallbacks_.insert(DescribeOpKey(op));
+    if (IsGroupedGemm(op.kind)) {
+      for (const auto& [name, value] : op.key) {
+        if (name == "experts") it->second.grouped_experts = static_cast<double>(value);
+      }
+    }
     if (op.kind == kTopk) {
       it->second.row_floor = profile_.FindCurve(kTopkRow, op.key);
       if (it->second.row_floor == nullptr) {
@@ -91,10 +100,6 @@ const ProfileOpCost::Resolved& ProfileOpCost::Resolve(const models::Op& op) {
 
 namespace {
 
-bool IsGroupedGemm(const std::string& kind) {
-  return kind == "grouped_gemm_fp8" || kind == "grouped_gemm_bf16";
-}
-
 // The expert GEMMs' tables were measured with uniform routing: x pairs on
 // min(x, experts) experts (calibration/cuda/gemm_bench.cu), from x = 8. A
 // batch's pairs touch fewer experts at random (models::ExpectedExpertsTouched),
@@ -102,11 +107,7 @@ bool IsGroupedGemm(const std::string& kind) {
 // the table's time is scaled by experts touched at random over experts the
 // table's point touched. Below the table's first point that point is scaled
 // the same way (an EP rank's one or two pairs had been priced as its eight).
-double GroupedGemmUs(const models::Op& op, const calibration::Curve& curve) {
-  double experts = 0;
-  for (const auto& [name, value] : op.key) {
-    if (name == "experts") experts = static_cast<double>(value);
-  }
+double GroupedGemmUs(const models::Op& op, const calibration::Curve& curve, double experts) {
   const double x = std::max(op.x, curve.first_x());
   if (experts <= 0) return curve.Us(x);
   return curve.Us(x) * models::ExpectedExpertsTouched(op.x, experts) / std::min(x, experts);
@@ -119,7 +120,7 @@ double ProfileOpCost::TimeUs(const models::Op& op, const Resolved& r) {
   if (r.curve == nullptr) return roofline_.OpUs(op);
   if (IsCollective(op.kind) && op.comm_group_gpus <= 1) return 0;
   double us = r.curve->Us(op.x);
-  if (IsGroupedGemm(op.kind)) us = GroupedGemmUs(op, *r.curve);
+  if (r.grouped_experts > 0) us = GroupedGemmUs(op, *r.curve, r.grouped_experts);
   if (op.longest_row > 0 && op.kind == kTopk) {
     // One block selects a row: the op lasts at least as long as its longest
     // row alone, which a table keyed by the keys' sum cannot say. Without

@@ -104,6 +104,9 @@ class ProfileOpCost : public OpCost {
     // topk: the one-row table (topk_row) that floors the op at its longest
     // row's time; nullptr when the profile lacks it (the row's roofline then).
     const calibration::Curve* row_floor = nullptr;
+    // Expert GEMMs: the local experts of the table's key (0 for other ops),
+    // resolved once so the step's hot path compares no strings.
+    double grouped_experts = 0;
   };
   const Resolved& Resolve(const models::Op& op);
   double TimeUs(const models::Op& op, const Resolved& r);

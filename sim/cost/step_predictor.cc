@@ -101,7 +101,11 @@ bool StepPredictor::PadForCudaGraph(const models::RankBatch& batch,
     all_decode &= s.query_tokens <= 1 + config_.num_speculative_tokens;
     tokens += s.query_tokens;
   }
-  if (!Graphed(batch, all_decode, tokens)) return false;
+  return Graphed(batch, all_decode, tokens) && PadGraphed(batch, all_decode, tokens, padded);
+}
+
+bool StepPredictor::PadGraphed(const models::RankBatch& batch, bool all_decode, int64_t tokens,
+                               models::RankBatch& padded) const {
   // A decode batch pads its sequences to the captured size (a full graph:
   // the filler rows run attention too); a mixed batch under vLLM's piecewise
   // graphs pads its tokens, which only the graphed token-linear ops see.
@@ -155,10 +159,10 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
     if (run.graphed) {
       bool padded = false;
       if (run.batch == &run.own) {
-        padded = PadForCudaGraph(run.own, scratch_padded_);
+        padded = PadGraphed(run.own, run.all_decode, tokens, scratch_padded_);
         if (padded) std::swap(run.own, scratch_padded_);
       } else {
-        padded = PadForCudaGraph(*run.batch, run.own);
+        padded = PadGraphed(*run.batch, run.all_decode, tokens, run.own);
         if (padded) run.batch = &run.own;
       }
       if (padded) {

@@ -123,6 +123,10 @@ class StepPredictor : public ExecutionTimePredictor {
   double MeasuredGpuStepUs(std::span<const models::RankBatch> ranks);
   // Whether a batch of these tokens replays a captured CUDA graph.
   bool Graphed(const models::RankBatch& batch, bool all_decode, int64_t tokens) const;
+  // PadForCudaGraph for a graphed batch whose shape is known (the step's
+  // hot path, which has counted it already).
+  bool PadGraphed(const models::RankBatch& batch, bool all_decode, int64_t tokens,
+                  models::RankBatch& padded) const;
   models::RankBatch scratch_padded_;  // padding of a rank whose batch is already its own
 };
 
