@@ -59,8 +59,12 @@ absl::Status CheckDevice(const ProfileProto& p, const std::string& origin) {
   return absl::OkStatus();
 }
 
-// The longest time one measured kernel or collective point may take: 10 s.
+// The times and sizes a measured point may have: no kernel or collective
+// runs under 10 ns or over 10 s, and no table sweeps past 10^15 tokens,
+// keys or bytes (a terabyte per op).
+constexpr double kMinPointUs = 0.01;
 constexpr double kMaxPointUs = 1e7;
+constexpr double kMaxPointX = 1e15;
 
 // The ceilings set production-kernel factors (sim/cost/production_kernels.cc):
 // each must be a measured rate. The upper bound, a thousand times an H200's,
@@ -167,12 +171,15 @@ absl::StatusOr<Profile> Profile::FromProto(ProfileProto proto, std::string_view 
       // x counts tokens, rows, keys or bytes; a kernel of 10 s is no
       // measurement. Past these the interpolation leaves doubles (a table
       // with x scaled by 1e-300 extrapolated to infinite steps).
-      if (!PositiveFinite(pt.x()) || pt.x() < 1) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": x must be >= 1, got ", pt.x()));
+      if (!PositiveFinite(pt.x()) || pt.x() < 1 || pt.x() > kMaxPointX) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": x must be in [1, ",
+                                                       kMaxPointX, "], got ", pt.x()));
       }
-      if (pt.median_us() > kMaxPointUs || pt.p90_us() > kMaxPointUs) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": times must be <= ",
-                                                       kMaxPointUs, " us, got ", pt.median_us(), " (p90 ",
+      if (pt.median_us() > kMaxPointUs || pt.p90_us() > kMaxPointUs ||
+          pt.p10_us() < kMinPointUs) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": times must be in [",
+                                                       kMinPointUs, ", ", kMaxPointUs, "] us, got ",
+                                                       pt.median_us(), " (p10 ", pt.p10_us(), ", p90 ",
                                                        pt.p90_us(), ")"));
       }
       if (pi > 0 && !(pt.x() > t.points(pi - 1).x())) {

@@ -196,18 +196,30 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"DescendingX", [](ProfileProto* p) { p->mutable_tables(0)->mutable_points(2)->set_x(3); },
                   "x not strictly ascending at point 2"},
         Malformed{"ZeroX", [](ProfileProto* p) { p->mutable_tables(0)->mutable_points(0)->set_x(0); },
-                  "x must be >= 1"},
+                  "x must be in [1, 1e+15], got 0"},
         // Past these the interpolation leaves doubles (found by fuzzing).
         Malformed{"FractionalX",
                   [](ProfileProto* p) { p->mutable_tables(0)->mutable_points(0)->set_x(1e-300); },
-                  "x must be >= 1, got 1e-300"},
+                  "x must be in [1, 1e+15], got 1e-300"},
+        Malformed{"HugeX",
+                  [](ProfileProto* p) {
+                    p->mutable_tables(0)->mutable_points(2)->set_x(1e296);
+                  },
+                  "x must be in [1, 1e+15], got 1e+296"},
+        Malformed{"TinyTime",
+                  [](ProfileProto* p) {
+                    auto* pt = p->mutable_tables(0)->mutable_points(0);
+                    pt->set_p10_us(1e-300);
+                    pt->set_median_us(1e-300);
+                  },
+                  "times must be in [0.01, 1e+07] us, got 1e-300"},
         Malformed{"TenSecondKernel",
                   [](ProfileProto* p) {
                     auto* pt = p->mutable_tables(0)->mutable_points(1);
                     pt->set_median_us(1e300);
                     pt->set_p90_us(1e300);
                   },
-                  "times must be <= 1e+07 us, got 1e+300"},
+                  "times must be in [0.01, 1e+07] us, got 1e+300"},
         Malformed{"NegativeTime",
                   [](ProfileProto* p) { p->mutable_tables(0)->mutable_points(1)->set_median_us(-1); },
                   "median_us must be > 0"},
