@@ -43,7 +43,6 @@ struct AttentionWork {
   int64_t sparse_prefill_tokens = 0;
   int64_t sparse_prefill_pairs = 0;       // causal pairs scored by the indexer
   int64_t sparse_prefill_pairs_topk = 0;  // pairs the kernel walks after top-k
-  int64_t sparse_prefill_pairs_valid = 0;  // of them, the keys selected (no padding slots)
   int64_t sparse_prefill_kv_tokens = 0;    // keys a sparse prefill reads from HBM: its
                                            // prompt's context + chunk once (rows of one
                                            // prompt share keys, which stay in L2)
@@ -95,7 +94,6 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
     } else {
       w.sparse_prefill_tokens += q;
       w.sparse_prefill_pairs += CausalPairs(q, c);
-      w.sparse_prefill_pairs_valid += CappedPairs(q, c, topk);
       w.sparse_prefill_kv_tokens += c + q;
       w.sparse_prefill_pairs_topk +=
           o.sparse_prefill_full_topk ? q * topk : CappedPairs(q, c, topk);

@@ -29,6 +29,13 @@ struct RankBatch {
   // token-linear ops see (GEMMs, MoE, norms, collectives): vLLM's piecewise
   // graphs run attention, the sampler and the LM head on the real rows alone.
   int64_t padding_tokens = 0;
+
+  // Every token the batch runs through its token-linear ops, padding included.
+  int64_t Tokens() const {
+    int64_t tokens = padding_tokens;
+    for (const SequenceWork& s : seqs) tokens += s.query_tokens;
+    return tokens;
+  }
 };
 
 enum class SparseKernelRouting {

@@ -82,15 +82,6 @@ void AppendOpTable(const std::vector<models::Op>& ops, cost::StepPredictor& pred
   }
 }
 
-// The tokens a rank's batch runs, its CUDA-graph padding included: the MoE
-// sees them all (prompts of one token pad as decode rows, longer ones as
-// padding tokens).
-int64_t Tokens(const models::RankBatch& batch) {
-  int64_t tokens = batch.padding_tokens;
-  for (const models::SequenceWork& s : batch.seqs) tokens += s.query_tokens;
-  return tokens;
-}
-
 }  // namespace
 
 int ExplainCommand(const CliArgs& args) {
@@ -263,7 +254,7 @@ int ExplainCommand(const CliArgs& args) {
     decode_run = std::move(padded);
   }
   AppendOpTable(models::BuildRankIterationOps(spec, s.layout, decode_run,
-                                              Tokens(decode_run) * ranks, graph),
+                                              decode_run.Tokens() * ranks, graph),
                 predictor, out);
   absl::StrAppendFormat(&out, "reference prefill step (%d fresh tokens in %d prompt(s) on one rank): %.3f ms "
                         "GPU; with the decode batch on every rank: %.3f ms\n",
@@ -271,10 +262,10 @@ int ExplainCommand(const CliArgs& args) {
   models::RankBatch prefill_run = prefill;
   if (models::RankBatch padded; predictor.PadForCudaGraph(prefill, padded)) {
     absl::StrAppendFormat(&out, "  (run as the %d-token CUDA graph: %d padding tokens)\n",
-                          Tokens(padded), Tokens(padded) - Tokens(prefill));
+                          padded.Tokens(), padded.Tokens() - prefill.Tokens());
     prefill_run = std::move(padded);
   }
-  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, prefill_run, Tokens(prefill_run),
+  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, prefill_run, prefill_run.Tokens(),
                                               graph),
                 predictor, out);
   std::fputs(out.c_str(), stdout);

@@ -136,10 +136,7 @@ double ProfileOpCost::TimeUs(const models::Op& op, const Resolved& r) {
   // reads still move no faster than the measured copy ceiling (a decode
   // row reuses none of its keys: at long contexts FlashMLA's sparse kernel
   // is memory-bound, which a TFLOP/s figure alone would price below HBM).
-  const double copy_gbps = profile_.proto().ceilings().copy_gbps() > 0
-                               ? profile_.proto().ceilings().copy_gbps()
-                               : rates_.hbm_gbps;
-  return std::max({us * r.scale, op.hbm_bytes / (copy_gbps * 1e3), rates_.kernel_floor_us});
+  return std::max({us * r.scale, op.hbm_bytes / (copy_gbps_ * 1e3), rates_.kernel_floor_us});
 }
 
 double ProfileOpCost::OpUs(const models::Op& op) { return TimeUs(op, Resolve(op)); }

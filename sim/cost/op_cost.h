@@ -85,7 +85,13 @@ class ProfileOpCost : public OpCost {
   // and at the op's bytes moved at the profile's copy ceiling.
   ProfileOpCost(const calibration::Profile& profile, const GpuRates& rates,
                 std::vector<std::pair<std::string, double>> kind_scales = {})
-      : profile_(profile), roofline_(rates), rates_(rates), kind_scales_(std::move(kind_scales)) {}
+      : profile_(profile),
+        roofline_(rates),
+        rates_(rates),
+        kind_scales_(std::move(kind_scales)),
+        copy_gbps_(profile.proto().ceilings().copy_gbps() > 0
+                       ? profile.proto().ceilings().copy_gbps()
+                       : rates.hbm_gbps) {}
   double OpUs(const models::Op& op) override;
   double OpUsAt(const models::Op& op, size_t slot) override;
 
@@ -97,6 +103,7 @@ class ProfileOpCost : public OpCost {
   RooflineOpCost roofline_;
   GpuRates rates_;
   std::vector<std::pair<std::string, double>> kind_scales_;
+  double copy_gbps_;  // the profile's measured copy ceiling (the datasheet's HBM without one)
   std::set<std::string> fallbacks_;
   struct Resolved {
     const calibration::Curve* curve = nullptr;

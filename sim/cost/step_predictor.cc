@@ -165,10 +165,7 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
         padded = PadGraphed(*run.batch, run.all_decode, tokens, run.own);
         if (padded) run.batch = &run.own;
       }
-      if (padded) {
-        tokens = run.batch->padding_tokens;
-        for (const auto& s : run.batch->seqs) tokens += s.query_tokens;
-      }
+      if (padded) tokens = run.batch->Tokens();
     }
     run.tokens = tokens;
     sum += tokens;

@@ -121,16 +121,18 @@ absl::StatusOr<std::vector<int64_t>> RequestArrivalTimesNs(
     }
     return ArrivalTimesNs(config, n, ArrivalSeed(config.seed));
   }
+  // A ramp or a gap shape would be ignored; --burstiness 1 (vllm's default)
+  // changes nothing and is let through.
+  const char* shaping = nullptr;
   if (config.ramp_up.has_value()) {
-    return absl::InvalidArgumentError(
-        "--bench: --ramp-up-strategy: the trace keeps its own arrival pattern (--request-rate "
-        "only rescales its clock)");
+    shaping = "--ramp-up-strategy";
+  } else if (config.burstiness_given && config.burstiness != 1.0) {
+    shaping = "--burstiness";
   }
-  // --burstiness 1 (vllm's default) changes nothing and is let through.
-  if (config.burstiness_given && config.burstiness != 1.0) {
-    return absl::InvalidArgumentError(
-        "--bench: --burstiness: the trace keeps its own arrival pattern (--request-rate only "
-        "rescales its clock)");
+  if (shaping != nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--bench: ", shaping,
+        ": the trace keeps its own arrival pattern (--request-rate only rescales its clock)"));
   }
   std::vector<int64_t> times_ns(n, 0);
   if (n == 0) return times_ns;
