@@ -10,10 +10,16 @@ constexpr int kNumPhases = 6;
 
 int PhaseIndex(models::OpPhase p) { return static_cast<int>(p); }
 
-bool IsAttentionKind(const std::string& kind) {
+// Work the prefill factor never stretches: attention and the indexer, whose
+// cost grows with the prompt and is already at production-kernel speed, and
+// the BF16 cache's quantize pass before a decode pass, whose cost is the
+// pool's (a prefill-only step has none, while the filler rows of its
+// baseline would have run it: counted, it would shrink what the chunks add).
+bool IsNotTokenLinearKind(const std::string& kind) {
   static const auto* kKinds = new std::vector<std::string>{
-      "dense_mha_prefill", "dense_mla_decode", "indexer_decode", "indexer_prefill",
-      "sparse_mla_decode", "sparse_mla_prefill", "topk", "indexer_logits_clean"};
+      "dense_mha_prefill", "dense_mla_decode",   "indexer_decode",       "indexer_prefill",
+      "sparse_mla_decode", "sparse_mla_prefill", "topk",                 "indexer_logits_clean",
+      "kv_cache_quantize"};
   return std::find(kKinds->begin(), kKinds->end(), kind) != kKinds->end();
 }
 
@@ -25,7 +31,11 @@ int64_t WeightReadingRows(const models::ModelSpec& spec) {
 }
 
 StepPredictor::StepPredictor(StepPredictorConfig config, std::unique_ptr<OpCost> op_cost)
-    : config_(std::move(config)), op_cost_(std::move(op_cost)) {}
+    : config_(std::move(config)), op_cost_(std::move(op_cost)), idle_graph_(config_.graph) {
+  // An idle rank's dummy token only keeps the MoE collectives in step: it is
+  // no decode pass, so it does not quantize the KV pool for one.
+  idle_graph_.decode_quantizes_kv_pool_tokens = 0;
+}
 
 double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   const double full = MeasuredGpuStepUs(ranks);
@@ -61,7 +71,7 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   // Only the token-linear work (GEMMs, MoE, norms, collectives) is scaled:
   // attention and the indexer, whose cost grows with the prompt, are already
   // charged at production-kernel speed (production_kernels.h).
-  skip_attention_ = true;
+  linear_only_ = true;
   evaluation_ = 1;
   const double linear_full = MeasuredGpuStepUs(ranks);
   evaluation_ = 2;
@@ -78,7 +88,7 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   }
   only_kind_ = nullptr;
   evaluation_ = 0;
-  skip_attention_ = false;
+  linear_only_ = false;
   return full + added;
 }
 
@@ -204,7 +214,7 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
       }
     };
     models::BuildRankIterationOps(config_.spec, config_.layout, *run.batch, moe_tokens,
-                                  config_.graph, ops_);
+                                  run.idle ? idle_graph_ : config_.graph, ops_);
     add_ops(ops_);
     const int k = config_.num_speculative_tokens;
     if (k > 0 && !run.idle) {
@@ -233,7 +243,7 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
     for (int p = 0; p < kNumPhases; ++p) slowest[p] = std::max(slowest[p], phase[p]);
     // The launch floor is host time: it belongs to the whole step, not to
     // the token-linear part that the prefill factors stretch.
-    if (!run.graphed && only_kind_ == nullptr && !skip_attention_) {
+    if (!run.graphed && only_kind_ == nullptr && !linear_only_) {
       eager_floor_us = std::max(eager_floor_us,
                                 static_cast<double>(launches) * config_.overheads.eager_launch_us);
     }
@@ -256,7 +266,7 @@ double StepPredictor::KindScale(const models::Op& op) const {
   // NVLink runs, and no multi-node run measured them.
   const bool internode = SpansNodes(op);
   if (only_kind_ != nullptr) return op.kind == *only_kind_ && !internode ? 1.0 : 0.0;
-  if (skip_attention_ && (internode || IsAttentionKind(op.kind))) return 0.0;
+  if (linear_only_ && (internode || IsNotTokenLinearKind(op.kind))) return 0.0;
   return internode ? 1.0 : KindTimeScale(config_, op.kind);
 }
 

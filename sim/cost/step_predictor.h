@@ -104,10 +104,11 @@ class StepPredictor : public ExecutionTimePredictor {
  private:
   StepPredictorConfig config_;
   std::unique_ptr<OpCost> op_cost_;
+  models::OpGraphOptions idle_graph_;  // config_.graph for an idle rank's dummy token
   std::vector<models::RankBatch> scratch_;
   std::vector<models::RankBatch> baseline_scratch_;
   std::vector<models::Op> ops_;  // the op list being timed, its storage reused
-  bool skip_attention_ = false;  // MeasuredGpuStepUs leaves attention ops out
+  bool linear_only_ = false;  // MeasuredGpuStepUs prices only token-linear ops
   const std::string* only_kind_ = nullptr;  // ... or times only this kind, no eager floor
   // OpCost's per-slot cache is keyed by an op's position in its list. The
   // step's whole batch, its token-linear part and its baseline (decodes and

@@ -165,6 +165,38 @@ TEST(StepPredictorTest, PrefillFactorLeavesTheDecodeLogitsCleanAlone) {
   EXPECT_NEAR(added_by_factor(163840), without, 1e-6 * without);
 }
 
+// SGLang's flashmla_kv on a BF16 cache quantizes the whole pool before each
+// decode pass. A prefill-only step runs no such pass, so its time cannot
+// depend on the pool's size; its baseline's filler rows, were they priced
+// with the pass, would shrink what the factor stretches (by 11 % of an
+// 8192-token SGLang DP8 prefill step at a 223k-token pool).
+TEST(StepPredictorTest, PrefillFactorLeavesTheDecodePoolQuantizeAlone) {
+  auto prefill_step = [](int64_t pool_tokens) {
+    StepPredictorConfig c = Config(8, 1, false);
+    c.graph.decode_quantizes_kv_pool_tokens = pool_tokens;
+    c.prefill_time_scale = 3.0;
+    StepPredictor p(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+    return p.GpuStepUs(std::vector<models::RankBatch>{models::RankBatch{{{8192, 0}}}});
+  };
+  const double without = prefill_step(0);
+  ASSERT_GT(without, 0);
+  EXPECT_DOUBLE_EQ(prefill_step(223360), without);
+}
+
+// An idle DP rank joins the MoE collectives with a dummy token; that is no
+// decode pass, so it does not quantize its pool: a step where one rank
+// prefills and the other idles takes the same with and without the pass.
+TEST(StepPredictorTest, AnIdleRankRunsNoDecodePoolQuantize) {
+  auto prefill_beside_idle = [](int64_t pool_tokens) {
+    StepPredictorConfig c = Config(4, 2, true);
+    c.graph.decode_quantizes_kv_pool_tokens = pool_tokens;
+    StepPredictor p(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+    return p.GpuStepUs(
+        std::vector<models::RankBatch>{models::RankBatch{{{512, 0}}}, models::RankBatch{}});
+  };
+  EXPECT_DOUBLE_EQ(prefill_beside_idle(223360), prefill_beside_idle(0));
+}
+
 // 2 x 256 experts / top-8: 64 one-token rows route to ~86 % of the experts.
 TEST(StepPredictorTest, WeightReadingRowsForDeepSeekV32) {
   EXPECT_EQ(WeightReadingRows(Config(8, 1, false).spec), 64);
