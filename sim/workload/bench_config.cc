@@ -65,10 +65,19 @@ std::vector<FlagSpec> BenchFlagSpecs() {
       {"--append-result", {}, false},
       {"--result-dir", {}, true},
       {"--result-filename", {}, true},
+      {"--num-warmups", {}, true},
+      {"--random-batch-size", {}, true},
+      {"--frequency-penalty", {}, true},
+      {"--presence-penalty", {}, true},
+      {"--repetition-penalty", {}, true},
+      {"--use-beam-search", {}, false},
+      {"--logprobs", {}, true},
+      {"--profile", {}, false},
+      {"--lora-modules", {}, true, /*multiple_values=*/true},
   };
   for (const IgnoredBenchFlag& flag : IgnoredBenchFlags()) {
     specs.push_back({std::string(flag.name), {}, flag.takes_value,
-                     /*multiple_values=*/flag.name == "--metadata"});
+                     /*multiple_values=*/flag.name == "--metadata" || flag.name == "--header"});
   }
   return specs;
 }
@@ -93,6 +102,41 @@ absl::Status ReadInt(const ParsedFlags& flags, std::string_view name, int64_t mi
     return Bad(name, absl::StrCat("must be <= ", max_value, ", got ", value));
   }
   *out = value;
+  return absl::OkStatus();
+}
+
+absl::Status NotModelled(std::string_view flag, std::string_view what) {
+  return absl::UnimplementedError(
+      absl::StrCat(kContext, ": ", ToAbsl(flag), " ", ToAbsl(what), " is not modelled"));
+}
+
+// Flags of vllm bench serve that change what the engine computes per token
+// or per request in ways servesim does not price: refused by name rather than
+// run as if absent. Each one's neutral value (vLLM's default) is accepted.
+absl::Status RefuseUnmodelledGeneration(const ParsedFlags& flags) {
+  if (flags.Has("--random-batch-size")) {
+    int64_t batch = 1;
+    RETURN_IF_ERROR(ReadInt(flags, "--random-batch-size", 1, &batch));
+    if (batch != 1) return NotModelled("--random-batch-size", "> 1 (batched embedding prompts)");
+  }
+  for (const auto& [flag, neutral] :
+       {std::pair<const char*, double>{"--frequency-penalty", 0.0}, {"--presence-penalty", 0.0},
+        {"--repetition-penalty", 1.0}}) {
+    if (!flags.Has(flag)) continue;
+    ASSIGN_OR_RETURN(double value, flags.GetDouble(flag));
+    if (!std::isfinite(value)) return Bad(flag, absl::StrCat("must be finite, got ", value));
+    if (value != neutral) {
+      return NotModelled(flag, absl::StrCat("other than ", neutral, " (the sampler's penalties)"));
+    }
+  }
+  ASSIGN_OR_RETURN(bool beam_search, flags.GetBool("--use-beam-search"));
+  if (beam_search) return NotModelled("--use-beam-search", "(beam search)");
+  if (flags.Has("--logprobs")) {
+    return NotModelled("--logprobs", "(the sampler's log-probabilities per token)");
+  }
+  ASSIGN_OR_RETURN(bool profile, flags.GetBool("--profile"));
+  if (profile) return NotModelled("--profile", "(the server's torch profiler during the run)");
+  if (flags.Has("--lora-modules")) return NotModelled("--lora-modules", "(LoRA adapters)");
   return absl::OkStatus();
 }
 
@@ -187,6 +231,7 @@ const std::vector<IgnoredBenchFlag>& IgnoredBenchFlags() {
       {"--ready-check-timeout-sec", true,
        "server readiness probe before the timed run (engine-defaults.md B3)"},
       {"--request-id-prefix", true, "request-id text only"},
+      {"--header", true, "HTTP headers sent with every request"},
   };
   return *kFlags;
 }
@@ -381,6 +426,9 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
     ASSIGN_OR_RETURN(std::string dir, flags.GetStringOr("--result-dir", ""));
     config.save_result_path = dir.empty() ? name : absl::StrCat(dir, "/", name);
   }
+
+  RETURN_IF_ERROR(ReadInt(flags, "--num-warmups", 0, &config.num_warmups, kMaxPrompts));
+  RETURN_IF_ERROR(RefuseUnmodelledGeneration(flags));
 
   ASSIGN_OR_RETURN(config.trace_time_scale, flags.GetDoubleOr("--trace-time-scale", 1.0));
   if (!(config.trace_time_scale > 0.0) || std::isinf(config.trace_time_scale)) {

@@ -119,6 +119,9 @@ struct BenchConfig {
   bool trace_time_scale_given = false;
   // Whether --request-rate was given (a trace keeps its own clock otherwise).
   bool request_rate_given = false;
+  // --num-warmups: requests vllm sends and waits for before the timed run;
+  // they leave the measured figures alone (engine-defaults.md B3).
+  int64_t num_warmups = 0;
 };
 
 // Flags accepted because they do not change the simulated workload; each is

@@ -80,6 +80,37 @@ TEST(ParseBenchCommandTest, AcceptsEveryDocumentedNoEffectFlag) {
   EXPECT_TRUE(config.ok()) << config.status();
 }
 
+// Warm-up requests finish before vllm starts the clock: accepted, and an
+// integer >= 0 as vllm's parser wants.
+TEST(ParseBenchCommandTest, AcceptsWarmupsAndHeaders) {
+  auto config = ParseBenchCommand(std::string(kLive) + " --num-warmups 5 --header a=1 b=2");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->num_warmups, 5);
+  EXPECT_FALSE(ParseBenchCommand(std::string(kLive) + " --num-warmups -1").ok());
+  EXPECT_FALSE(ParseBenchCommand(std::string(kLive) + " --num-warmups two").ok());
+}
+
+// Flags that change the engine's work per token or per request are refused
+// by name, at any value but vLLM's neutral one.
+TEST(ParseBenchCommandTest, RefusesUnmodelledGenerationFlagsByName) {
+  for (const char* flag :
+       {" --use-beam-search", " --logprobs 5", " --profile", " --lora-modules a b",
+        " --frequency-penalty 0.5", " --presence-penalty -1", " --repetition-penalty 1.1",
+        " --random-batch-size 4"}) {
+    auto config = ParseBenchCommand(std::string(kLive) + flag);
+    ASSERT_FALSE(config.ok()) << flag;
+    EXPECT_EQ(config.status().code(), absl::StatusCode::kUnimplemented) << flag;
+    const std::string name = std::string(flag).substr(1, std::string(flag).find(' ', 1) - 1);
+    EXPECT_NE(config.status().message().find(name + " "), std::string::npos)
+        << config.status().message();
+    EXPECT_NE(config.status().message().find("is not modelled"), std::string::npos);
+  }
+  for (const char* neutral : {" --frequency-penalty 0", " --presence-penalty 0.0",
+                              " --repetition-penalty 1", " --random-batch-size 1"}) {
+    EXPECT_TRUE(ParseBenchCommand(std::string(kLive) + neutral).ok()) << neutral;
+  }
+}
+
 TEST(ParseBenchCommandTest, ReadsGoodputSlos) {
   auto config = ParseBenchCommand(std::string(kLive) + " --goodput ttft:500 tpot:50.5 --seed 1");
   ASSERT_TRUE(config.ok()) << config.status();
