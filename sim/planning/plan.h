@@ -95,6 +95,7 @@ struct CandidateResult {
 struct PlanResult {
   std::string bench_command;
   int64_t num_requests = 0;
+  double arrival_span_s = 0;  // first to last request's send time; 0 for a burst
   // Meeting candidates first (fewest nodes, then fewest GPU-hours per
   // million tokens, then input order), then failing, then refused/error.
   std::vector<CandidateResult> ranked;

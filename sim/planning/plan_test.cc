@@ -268,5 +268,33 @@ TEST(PlanTest, ReportPrintsTheWorkloadNote) {
   EXPECT_EQ(FormatPlanReport(result, ChatSlo(), options).find("a P99 here is"), std::string::npos);
 }
 
+// Requests sent over 50 s, each living 0.5 s + 99 x 40 ms = 4.46 s: eleven
+// lifetimes, a settled load. Over 20 s it is 4.5 lifetimes, which the report
+// flags; a burst (no span) is what was asked and is not flagged.
+TEST(PlanTest, ReportFlagsArrivalsSpanningFewRequestLifetimes) {
+  PlanResult result;
+  result.bench_command = "vllm bench serve";
+  result.num_requests = 10000;
+  CandidateResult best;
+  best.nodes = 2;
+  best.answer.nodes = 2;
+  best.answer.figures.completed = 100;
+  best.answer.figures.total_output_tokens = 10000;
+  best.answer.figures.mean_ttft_ms = 500;
+  best.answer.figures.mean_tpot_ms = 40;
+  result.ranked.push_back(best);
+  PlanOptions options;
+  const std::string kFlag = "the load never settles";
+  result.arrival_span_s = 50;
+  EXPECT_EQ(FormatPlanReport(result, ChatSlo(), options).find(kFlag), std::string::npos);
+  result.arrival_span_s = 20;
+  const std::string report = FormatPlanReport(result, ChatSlo(), options);
+  EXPECT_NE(report.find("arrive over 20.0 s, 4.5 times a request's mean latency here (4.5 s)"),
+            std::string::npos)
+      << report;
+  result.arrival_span_s = 0;
+  EXPECT_EQ(FormatPlanReport(result, ChatSlo(), options).find(kFlag), std::string::npos);
+}
+
 }  // namespace
 }  // namespace servesim::planning

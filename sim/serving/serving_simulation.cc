@@ -167,7 +167,10 @@ void Simulation::Send(RequestId id, SimTime now) {
       ++result_.rejected;
       if (result_.first_reject_reason.empty()) result_.first_reject_reason = std::move(reason);
       --outstanding_;
-      ReleaseClientSlot(now);
+      // Its slot is free again; ReleaseClientSlot refills it from the
+      // backlog in a loop (a call back from here recursed once per rejected
+      // request queued behind it, and overflowed the stack).
+      --in_flight_;
       return;
     }
   }
@@ -302,7 +305,9 @@ void Simulation::RecordStep(int instance, SimTime now, SimTime dt) {
 
 void Simulation::ReleaseClientSlot(SimTime now) {
   --in_flight_;
-  if (!client_backlog_.empty()) {
+  // A request the server rejects frees its slot at once, so one release can
+  // send several queued requests.
+  while (!client_backlog_.empty() && in_flight_ < input_.max_concurrency.value_or(0)) {
     const RequestId next = client_backlog_.front();
     client_backlog_.pop_front();
     Send(next, now);

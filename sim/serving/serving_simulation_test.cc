@@ -146,6 +146,31 @@ TEST(ServingSimulationTest, RejectedRequestsFailAtOnce) {
   EXPECT_GT(failed, 0);
 }
 
+// Behind a concurrency limit of 1, a long run of requests the server rejects
+// is sent one after another at the same instant as the slot frees: each
+// fails, the one accepted request after them succeeds, and the run ends (it
+// had recursed once per rejected request and overflowed the stack).
+TEST(ServingSimulationTest, ManyRejectedRequestsQueuedBehindOneSlot) {
+  auto predictor = Fake();
+  EngineTopology t = VllmTopology(1, false, 1000);
+  t.reject_reason = [](const ClientRequest& c) {
+    return c.prompt_tokens > 150 ? std::string("too long") : std::string();
+  };
+  SimulationInput in;
+  in.max_concurrency = 1;
+  in.requests.push_back({100, 5, 0, sim::SimTime::Zero()});
+  constexpr int kRejected = 300000;
+  for (int i = 0; i < kRejected; ++i) in.requests.push_back({1000, 5, 0, sim::Microseconds(1)});
+  in.requests.push_back({100, 5, 0, sim::Microseconds(2)});
+  auto result = RunServingSimulation(t, predictor, in);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->rejected, kRejected);
+  EXPECT_TRUE(result->records.front().success);
+  EXPECT_TRUE(result->records.back().success);
+  // The last request starts when the first ends: the rejections took no time.
+  EXPECT_EQ(result->records.back().start, result->records.front().chunk_times.back());
+}
+
 TEST(ServingSimulationTest, RoundRobinSpreadsABurstEvenly) {
   auto predictor = Fake();
   EngineTopology t = VllmTopology(8, true, 1000);
