@@ -37,6 +37,8 @@ struct Op {
   bool fp8_math = false;        // tensor-core math in FP8 (else BF16/FP32)
   double longest_row = 0;       // topk: keys of the longest row selected; one thread block
                                 // selects a row, so the op takes at least that row's time
+  double routed_pairs = 0;      // grouped GEMMs: token-expert pairs whose routing sets the
+                                // experts read, where more than x; 0 = x
   int repeat = 1;               // times it runs per iteration (layers of this kind)
   OpPhase phase = OpPhase::kOther;
 };

@@ -508,8 +508,10 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
     const bool fp8 = o_.fp8_gemms;
     const std::string_view kind = fp8 ? "grouped_gemm_fp8" : "grouped_gemm_bf16";
     const int64_t wbytes = fp8 ? 1 : kBf16Bytes;
-    // Weights read: the experts the batch's pairs touch under random routing.
-    const double touched = ExpectedExpertsTouched(static_cast<double>(pairs),
+    // Weights read: the experts the batch's pairs touch under random routing
+    // (or, for a step's baseline, the whole step's pairs).
+    const int64_t routed = std::max(pairs, o_.moe_routing_tokens * topk / l_.moe_ep);
+    const double touched = ExpectedExpertsTouched(static_cast<double>(routed),
                                                   static_cast<double>(local_experts));
     // DeepEP dispatches FP8: the rank quantizes its own tokens before
     // sending; otherwise the tokens the experts see are quantized here.
@@ -526,6 +528,7 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
                 static_cast<double>(pairs) * (h * wbytes + 2 * w * kBf16Bytes),
             ph, layers);
     up.fp8_math = fp8;
+    up.routed_pairs = static_cast<double>(routed);
     SiluMul("experts_silu_mul", w, pairs, ph, layers);
     if (fp8) ActivationQuant("experts_down", pairs, w, ph, layers);
     Op& down = Add("experts_down", kind,
@@ -535,6 +538,7 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
                                                   (w * wbytes + h * kBf16Bytes),
                    ph, layers);
     down.fp8_math = fp8;
+    down.routed_pairs = static_cast<double>(routed);
     // Each token's top-k expert outputs come back as separate rows and are
     // summed with the router weights (vLLM moe_sum / unpermute-and-reduce,
     // SGLang's and TensorRT-LLM's finalize); DeepEP's combine does the sum

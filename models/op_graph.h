@@ -20,6 +20,9 @@ namespace servesim::models {
 struct SequenceWork {
   int64_t query_tokens = 0;
   int64_t context_before_tokens = 0;
+  // A one-token row StepPredictor adds to a step's decodes to read the
+  // weights (WeightReadingRows), not a sequence: it runs no MTP draft passes.
+  bool weight_reading_row = false;
 };
 
 // The sequences one attention-DP rank runs this iteration.
@@ -79,6 +82,10 @@ struct OpGraphOptions {
   // layer's whole KV buffer (this many tokens, one DP rank's pool, used or
   // not) into it and then runs the FP8 kernel. 0 = no such pass.
   int64_t decode_quantizes_kv_pool_tokens = 0;
+  // Tokens whose routing sets which experts the MoE reads, where more than
+  // the batch's own: StepPredictor's baseline of a step reads the experts
+  // the whole step reads. 0: the batch's.
+  int64_t moe_routing_tokens = 0;
   // The sampler sorts every sampled row over the vocabulary (vLLM's
   // PyTorch-native top-p path, the `sampling_top_p` table); false: one
   // softmax pass and an exponential race (`sampling`), the cost of a sampler

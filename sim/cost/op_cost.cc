@@ -110,7 +110,8 @@ namespace {
 double GroupedGemmUs(const models::Op& op, const calibration::Curve& curve, double experts) {
   const double x = std::max(op.x, curve.first_x());
   if (experts <= 0) return curve.Us(x);
-  return curve.Us(x) * models::ExpectedExpertsTouched(op.x, experts) / std::min(x, experts);
+  return curve.Us(x) * models::ExpectedExpertsTouched(std::max(op.x, op.routed_pairs), experts) /
+         std::min(x, experts);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -177,6 +178,11 @@ TEST(ProfileOpCostTest, ExpertGemmsScaleWithTheExpertsRandomRoutingTouches) {
   EXPECT_NEAR(cost.OpUs(ExpertsGateUp(8)), 58.0 * 7.0784 / 8, 0.01);
   // Many pairs per expert: every expert is touched, the table as measured.
   EXPECT_NEAR(cost.OpUs(ExpertsGateUp(4096)), 235.0, 1e-6);
+  // Eight pairs routed as 4096 are (a step's baseline reads the experts the
+  // whole step reads): all 32 experts' weights, 4x the first point's eight.
+  models::Op baseline = ExpertsGateUp(8);
+  baseline.routed_pairs = 4096;
+  EXPECT_NEAR(cost.OpUs(baseline), 58.0 * 32 * -std::expm1(-4096.0 / 32) / 8, 0.01);
   EXPECT_TRUE(cost.fallbacks().empty());
 }
 

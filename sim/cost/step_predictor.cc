@@ -11,16 +11,23 @@ constexpr int kNumPhases = 6;
 int PhaseIndex(models::OpPhase p) { return static_cast<int>(p); }
 
 // Work the prefill factor never stretches: attention and the indexer, whose
-// cost grows with the prompt and is already at production-kernel speed, and
-// the BF16 cache's quantize pass before a decode pass, whose cost is the
-// pool's (a prefill-only step has none, while the filler rows of its
-// baseline would have run it: counted, it would shrink what the chunks add).
-bool IsNotTokenLinearKind(const std::string& kind) {
+// cost grows with the prompt and is already at production-kernel speed (MLA's
+// absorbed BMMs with it, which the dense-MHA prefill path does not run); the
+// BF16 cache's quantize pass before a decode pass, whose cost is the pool's;
+// and the LM head, its gathers and the sampler, run per sequence, not per
+// token. The baseline's weight-reading rows would run each of these where a
+// prefill-only step does not, shrinking what the chunks add.
+bool IsNotTokenLinear(const models::Op& op) {
   static const auto* kKinds = new std::vector<std::string>{
       "dense_mha_prefill", "dense_mla_decode",   "indexer_decode",       "indexer_prefill",
       "sparse_mla_decode", "sparse_mla_prefill", "topk",                 "indexer_logits_clean",
-      "kv_cache_quantize"};
-  return std::find(kKinds->begin(), kKinds->end(), kind) != kKinds->end();
+      "kv_cache_quantize", "batched_gemm_bf16"};
+  static const auto* kPerSequence = new std::vector<std::string>{
+      "lm_head", "lm_head_hidden_all_gather", "logits_all_gather", "sampling"};
+  return std::find(kKinds->begin(), kKinds->end(), op.kind) != kKinds->end() ||
+         (op.phase == models::OpPhase::kHead || op.phase == models::OpPhase::kCommunication) &&
+             std::find(kPerSequence->begin(), kPerSequence->end(), op.name) !=
+                 kPerSequence->end();
 }
 
 }  // namespace
@@ -31,7 +38,10 @@ int64_t WeightReadingRows(const models::ModelSpec& spec) {
 }
 
 StepPredictor::StepPredictor(StepPredictorConfig config, std::unique_ptr<OpCost> op_cost)
-    : config_(std::move(config)), op_cost_(std::move(op_cost)), idle_graph_(config_.graph) {
+    : config_(std::move(config)),
+      op_cost_(std::move(op_cost)),
+      graph_(config_.graph),
+      idle_graph_(config_.graph) {
   // An idle rank's dummy token only keeps the MoE collectives in step: it is
   // no decode pass, so it does not quantize the KV pool for one.
   idle_graph_.decode_quantizes_kv_pool_tokens = 0;
@@ -60,7 +70,7 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
     }
     const int64_t rows = std::min(tokens, weight_rows);
     while (static_cast<int64_t>(baseline_scratch_[r].seqs.size()) < rows) {
-      baseline_scratch_[r].seqs.push_back({1, 0});
+      baseline_scratch_[r].seqs.push_back({1, 0, /*weight_reading_row=*/true});
     }
   }
   if (!any_prefill) return full;
@@ -74,6 +84,9 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   linear_only_ = true;
   evaluation_ = 1;
   const double linear_full = MeasuredGpuStepUs(ranks);
+  // The baseline reads the experts the whole step's tokens route to: its 64
+  // rows reach only ~86 % of them, and the rest would count as chunk work.
+  baseline_routing_tokens_ = last_moe_tokens_;
   evaluation_ = 2;
   const double linear_baseline = any_baseline ? MeasuredGpuStepUs(baseline_scratch_) : 0.0;
   const double s = config_.prefill_time_scale;
@@ -89,6 +102,7 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   only_kind_ = nullptr;
   evaluation_ = 0;
   linear_only_ = false;
+  baseline_routing_tokens_ = 0;
   return full + added;
 }
 
@@ -190,6 +204,7 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
                : total;
   };
   const int64_t moe_tokens = group_tokens(largest, sum);
+  last_moe_tokens_ = moe_tokens;
   // The same for a draft pass of one token per decoding sequence.
   const int64_t decode_moe_tokens = group_tokens(largest_decode, decode_sum);
 
@@ -213,8 +228,12 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
         launches += op.repeat;
       }
     };
-    models::BuildRankIterationOps(config_.spec, config_.layout, *run.batch, moe_tokens,
-                                  run.idle ? idle_graph_ : config_.graph, ops_);
+    models::OpGraphOptions& graph = run.idle ? idle_graph_ : graph_;
+    graph.moe_routing_tokens =
+        std::max(config_.graph.moe_routing_tokens,
+                 evaluation_ == 2 ? baseline_routing_tokens_ : int64_t{0});
+    models::BuildRankIterationOps(config_.spec, config_.layout, *run.batch, moe_tokens, graph,
+                                  ops_);
     add_ops(ops_);
     const int k = config_.num_speculative_tokens;
     if (k > 0 && !run.idle) {
@@ -222,13 +241,13 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
       // vLLM's EagleProposer takes all of the step's target tokens, prefill
       // chunks included (they fill the draft's KV cache), as SGLang's draft
       // extend does. Then k - 1 more passes of one token per decoding sequence.
-      models::BuildMtpDraftOps(config_.spec, config_.layout, *run.batch, moe_tokens,
-                               config_.graph, ops_);
+      models::BuildMtpDraftOps(config_.spec, config_.layout, *run.batch, moe_tokens, graph,
+                               ops_);
       add_ops(ops_);
       if (k > 1) {
         models::RankBatch next;
         for (const models::SequenceWork& s : run.batch->seqs) {
-          if (s.query_tokens > 1 + k) continue;
+          if (s.query_tokens > 1 + k || s.weight_reading_row) continue;
           next.seqs.push_back({1, s.context_before_tokens + s.query_tokens});
         }
         if (!next.seqs.empty()) {
@@ -266,7 +285,7 @@ double StepPredictor::KindScale(const models::Op& op) const {
   // NVLink runs, and no multi-node run measured them.
   const bool internode = SpansNodes(op);
   if (only_kind_ != nullptr) return op.kind == *only_kind_ && !internode ? 1.0 : 0.0;
-  if (linear_only_ && (internode || IsNotTokenLinearKind(op.kind))) return 0.0;
+  if (linear_only_ && (internode || IsNotTokenLinear(op))) return 0.0;
   return internode ? 1.0 : KindTimeScale(config_, op.kind);
 }
 

@@ -104,7 +104,12 @@ class StepPredictor : public ExecutionTimePredictor {
  private:
   StepPredictorConfig config_;
   std::unique_ptr<OpCost> op_cost_;
-  models::OpGraphOptions idle_graph_;  // config_.graph for an idle rank's dummy token
+  // config_.graph, with the MoE's routing tokens set for a baseline; and the
+  // same for an idle rank's dummy token.
+  models::OpGraphOptions graph_;
+  models::OpGraphOptions idle_graph_;
+  int64_t last_moe_tokens_ = 0;          // MoE tokens of the last MeasuredGpuStepUs
+  int64_t baseline_routing_tokens_ = 0;  // the whole step's, while its baseline is timed
   std::vector<models::RankBatch> scratch_;
   std::vector<models::RankBatch> baseline_scratch_;
   std::vector<models::Op> ops_;  // the op list being timed, its storage reused

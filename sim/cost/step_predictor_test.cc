@@ -41,13 +41,15 @@ DecodesAndChunk DecodesWithAndWithoutAChunk() {
   return {{decodes}, {mixed}};
 }
 
-// The attention and indexer kinds priced at zero: what is left is a step's
-// token-linear work.
+// The attention and indexer kinds (MLA's absorbed BMMs with them) and the
+// sampler priced at zero: what is left is a step's token-linear work, and
+// the LM head's (equal in two steps that sample as many rows).
 StepPredictorConfig LinearOnly(StepPredictorConfig c) {
   c.prefill_time_scale = 1.0;
   c.kind_time_scale = {{"dense_mha_prefill", 0}, {"dense_mla_decode", 0}, {"indexer_decode", 0},
                        {"indexer_prefill", 0},   {"sparse_mla_decode", 0}, {"sparse_mla_prefill", 0},
-                       {"topk", 0}};
+                       {"topk", 0},              {"batched_gemm_bf16", 0}, {"sampling", 0},
+                       {"sampling_top_p", 0}};
   return c;
 }
 
@@ -93,11 +95,17 @@ TEST(StepPredictorTest, PrefillTimeScaleStretchesOnlyTheChunksLinearWork) {
   // Decode-only steps are untouched.
   EXPECT_DOUBLE_EQ(slow_prefill.GpuStepUs(d), decode_us);
   // The same step with attention and the indexer priced at zero gives the
-  // linear work; what the chunk adds to it is tripled, nothing else.
+  // linear work; what the chunk adds to it, against the decodes reading the
+  // experts the whole step reads, is tripled, nothing else.
   StepPredictor linear_only(LinearOnly(c), std::make_unique<RooflineOpCost>(GpuRates{}));
-  const double linear_added = linear_only.GpuStepUs(m) - linear_only.GpuStepUs(d);
+  StepPredictorConfig routed = LinearOnly(c);
+  routed.graph.moe_routing_tokens = 64 + 4096;
+  StepPredictor decodes_routed_as_mixed(routed, std::make_unique<RooflineOpCost>(GpuRates{}));
+  const double linear_added = linear_only.GpuStepUs(m) - decodes_routed_as_mixed.GpuStepUs(d);
   ASSERT_GT(linear_added, 0);
-  EXPECT_NEAR(slow_prefill.GpuStepUs(m), mixed_us + 2.0 * linear_added, 1e-6);
+  // Up to the chunk's one sampled row through the LM head and its gather,
+  // which run per sequence and are not stretched (about 1 us here).
+  EXPECT_NEAR(slow_prefill.GpuStepUs(m), mixed_us + 2.0 * linear_added, 5.0);
   // Attention-heavy work is not stretched: the scaled step stays below
   // 3x the measured one.
   EXPECT_LT(slow_prefill.GpuStepUs(m), decode_us + 3.0 * (mixed_us - decode_us));
@@ -197,29 +205,87 @@ TEST(StepPredictorTest, AnIdleRankRunsNoDecodePoolQuantize) {
   EXPECT_DOUBLE_EQ(prefill_beside_idle(223360), prefill_beside_idle(0));
 }
 
+// A step reads its weights once, however many tokens it carries: the factor
+// stretches a chunk's compute. 64 weight-reading rows reach ~86 % of the
+// experts and 128 tokens ~98 %; the other 12 % of the expert weights had been
+// stretched as chunk work, so a chunk's stretch grew faster per token just
+// past 64 tokens than at a thousand.
+TEST(StepPredictorTest, ExpertWeightsAChunkReadsAreNotChunkWork) {
+  StepPredictorConfig c = Config(8, 1, false);
+  StepPredictor as_measured(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  c.prefill_time_scale = 3.0;
+  StepPredictor slow_prefill(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  auto stretch = [&](int64_t tokens) {
+    const std::vector<models::RankBatch> chunk{models::RankBatch{{{tokens, 0}}}};
+    return slow_prefill.GpuStepUs(chunk) - as_measured.GpuStepUs(chunk);
+  };
+  const double per_token_early = (stretch(128) - stretch(64)) / 64;
+  const double per_token_late = (stretch(2048) - stretch(1024)) / 1024;
+  ASSERT_GT(per_token_late, 0);
+  EXPECT_LT(per_token_early, per_token_late);
+}
+
+// The sampler is per sequence: a costlier one (say, 50x) leaves what the
+// factor adds to a prefill-only step unchanged, though the baseline's 64
+// rows sample 64 times to the prompt's once.
+TEST(StepPredictorTest, PrefillFactorLeavesTheSamplerAlone) {
+  auto added_by_factor = [](double sampler_scale) {
+    StepPredictorConfig c = Config(8, 1, false);
+    c.kind_time_scale = {{"sampling", sampler_scale}};
+    StepPredictor as_measured(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+    c.prefill_time_scale = 3.0;
+    StepPredictor slow_prefill(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+    const std::vector<models::RankBatch> chunk{models::RankBatch{{{2000, 0}}}};
+    return slow_prefill.GpuStepUs(chunk) - as_measured.GpuStepUs(chunk);
+  };
+  EXPECT_NEAR(added_by_factor(50.0), added_by_factor(1.0), 1e-6);
+}
+
+// A prefill-only step has no decoding rows, so no MTP draft passes beyond the
+// first (over its tokens): its time is the same at 2 and 3 draft tokens. The
+// baseline's weight-reading rows had run the extra passes, and a step with
+// more drafts came out cheaper.
+TEST(StepPredictorTest, WeightReadingRowsRunNoDraftPasses) {
+  auto prefill_step = [](int k) {
+    StepPredictorConfig c = Config(8, 1, false);
+    c.num_speculative_tokens = k;
+    c.graph.num_speculative_tokens = k;
+    c.prefill_time_scale = 3.0;
+    StepPredictor p(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+    return p.GpuStepUs(std::vector<models::RankBatch>{models::RankBatch{{{128, 0}}}});
+  };
+  EXPECT_DOUBLE_EQ(prefill_step(3), prefill_step(2));
+}
+
 // 2 x 256 experts / top-8: 64 one-token rows route to ~86 % of the experts.
 TEST(StepPredictorTest, WeightReadingRowsForDeepSeekV32) {
   EXPECT_EQ(WeightReadingRows(Config(8, 1, false).spec), 64);
 }
 
 // With no decodes beside it, a chunk's stretched work is what it adds to a
-// step of 64 one-token rows, which reads the same weights: a chunk of 32
-// tokens adds nothing to stretch, a 4096-token chunk its compute. The launch
-// floor of an eager step is host time and is never stretched.
+// step of 64 one-token rows routed to the experts the chunk reads, which
+// reads the same weights: a chunk of 32 tokens adds nothing to stretch, 64
+// prompts of 64 tokens their compute. The launch floor of an eager step is
+// host time and is never stretched.
 TEST(StepPredictorTest, PrefillFactorLeavesWeightReadsAndTheLaunchFloorAlone) {
   StepPredictorConfig c = Config(8, 1, false);
   StepPredictor as_measured(c, std::make_unique<RooflineOpCost>(GpuRates{}));
   c.prefill_time_scale = 3.0;
   StepPredictor slow_prefill(c, std::make_unique<RooflineOpCost>(GpuRates{}));
   StepPredictor linear_only(LinearOnly(c), std::make_unique<RooflineOpCost>(GpuRates{}));
+  StepPredictorConfig routed = LinearOnly(c);
+  routed.graph.moe_routing_tokens = 64 * 64;
+  StepPredictor routed_like_chunk(routed, std::make_unique<RooflineOpCost>(GpuRates{}));
   const std::vector<models::RankBatch> small{models::RankBatch{{{32, 0}}}};
   EXPECT_DOUBLE_EQ(slow_prefill.GpuStepUs(small), as_measured.GpuStepUs(small));
 
-  const std::vector<models::RankBatch> chunk{models::RankBatch{{{4096, 0}}}};
+  // 64 prompts sample as many rows as the 64 weight-reading rows.
+  std::vector<models::RankBatch> chunk(1);
+  for (int i = 0; i < 64; ++i) chunk[0].seqs.push_back({64, 0});
   models::RankBatch weight_rows;
   for (int i = 0; i < 64; ++i) weight_rows.seqs.push_back({1, 0});
   const double added = linear_only.GpuStepUs(chunk) -
-                       linear_only.GpuStepUs(std::vector<models::RankBatch>{weight_rows});
+                       routed_like_chunk.GpuStepUs(std::vector<models::RankBatch>{weight_rows});
   ASSERT_GT(added, 0);
   EXPECT_NEAR(slow_prefill.GpuStepUs(chunk), as_measured.GpuStepUs(chunk) + 2.0 * added, 1e-6);
 
@@ -255,7 +321,11 @@ TEST(StepPredictorTest, PrefillOnlyKindFactorStretchesOnlyWhatTheChunkAddsToThat
     moe_only_config.kind_time_scale.emplace_back(kind, 0.0);
   }
   StepPredictor moe_only(moe_only_config, std::make_unique<RooflineOpCost>(GpuRates{}));
-  const double moe_added = moe_only.GpuStepUs(m) - moe_only.GpuStepUs(d);
+  // The decodes' step read as the mixed step routes: the experts its 64 + 4096
+  // tokens touch.
+  moe_only_config.graph.moe_routing_tokens = 64 + 4096;
+  StepPredictor moe_only_routed(moe_only_config, std::make_unique<RooflineOpCost>(GpuRates{}));
+  const double moe_added = moe_only.GpuStepUs(m) - moe_only_routed.GpuStepUs(d);
   ASSERT_GT(moe_added, 0);
   // On top of the prefill path's 2x, the chunk's grouped-GEMM work is 5x:
   // 2 x (5 - 1) x what the chunk adds to it.
