@@ -20,9 +20,11 @@ constexpr int64_t kMaxPrefillTokens = int64_t{1} << 24;
 // The reference iterations (overridable with --decode-seqs, --context and
 // --prefill-tokens): every DP rank decoding 64 sequences at a 4096-token
 // context, and one rank prefilling a full token budget of fresh prompt.
-std::vector<models::RankBatch> DecodeBatches(int ranks, int64_t seqs, int64_t context) {
+// Under MTP a decoding row verifies its k drafts: 1 + k query tokens.
+std::vector<models::RankBatch> DecodeBatches(int ranks, int64_t seqs, int64_t context,
+                                             int64_t query_tokens) {
   models::RankBatch b;
-  for (int64_t i = 0; i < seqs; ++i) b.seqs.push_back({1, context});
+  for (int64_t i = 0; i < seqs; ++i) b.seqs.push_back({query_tokens, context});
   return std::vector<models::RankBatch>(ranks, b);
 }
 
@@ -167,7 +169,8 @@ int ExplainCommand(const CliArgs& args) {
   }
   const int64_t kRefDecodeSeqs = *decode_seqs;
   const int64_t kRefDecodeContext = *context_tokens;
-  const auto decode = DecodeBatches(ranks, kRefDecodeSeqs, kRefDecodeContext);
+  const int draft_tokens = predictor.config().num_speculative_tokens;
+  const auto decode = DecodeBatches(ranks, kRefDecodeSeqs, kRefDecodeContext, 1 + draft_tokens);
   const double decode_us = predictor.GpuStepUs(decode);
   models::RankBatch prefill;
   for (int64_t i = 0; i < *prefill_seqs; ++i) {
@@ -234,6 +237,12 @@ int ExplainCommand(const CliArgs& args) {
                         "\nreference decode step (%d seqs x context %d on each of %d DP "
                         "rank(s)): %.3f ms GPU\n",
                         kRefDecodeSeqs, kRefDecodeContext, ranks, decode_us / 1e3);
+  if (draft_tokens > 0) {
+    absl::StrAppendFormat(&out,
+                          "  (each row verifies its %d draft token(s): %d query tokens; the MTP "
+                          "draft passes are in the step's time, not in the table)\n",
+                          draft_tokens, 1 + draft_tokens);
+  }
   // A what-if may ask for more KV than the pool holds; the step is priced
   // all the same, but no engine could run it.
   if (const int64_t held = kRefDecodeSeqs * (kRefDecodeContext + 1);
@@ -265,7 +274,13 @@ int ExplainCommand(const CliArgs& args) {
                           padded.Tokens(), padded.Tokens() - prefill.Tokens());
     prefill_run = std::move(padded);
   }
-  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, prefill_run, prefill_run.Tokens(),
+  // The MoE sees what the step's does: the other ranks' dummy tokens, or every
+  // rank padded to this one's tokens where the engine pads.
+  const int64_t prefill_moe_tokens =
+      ranks > 1 && predictor.config().pad_moe_tokens_to_max_rank
+          ? prefill_run.Tokens() * ranks
+          : prefill_run.Tokens() + (ranks - 1);
+  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, prefill_run, prefill_moe_tokens,
                                               graph),
                 predictor, out);
   std::fputs(out.c_str(), stdout);
