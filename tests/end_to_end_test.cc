@@ -550,6 +550,16 @@ TEST(EndToEndTest, PlanReplaysAShortTraceWholeAndNeedsOneEvaluatedCandidate) {
                          "serve deepseek-ai/DeepSeek-V3.2 -tp 8'");
   EXPECT_EQ(more.exit_code, 2) << more.out;
   EXPECT_EQ(more.out, "servesim: --num-prompts: 500 but " + trace + " has 199 rows\n");
+  // Evaluated, but no node count up to --max-nodes meets a 1 ms TTFT: the
+  // report, then exit 3 with a line saying so.
+  Result none = Servesim("plan --trace " + trace +
+                         " --slo-ttft-p99-ms 1 --slo-tpot-mean-ms 1 --max-nodes 2 --candidate "
+                         "'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8'");
+  EXPECT_EQ(none.exit_code, 3) << none.out;
+  EXPECT_NE(none.out.find("No candidate meets every SLO with up to 2 nodes."), std::string::npos);
+  EXPECT_NE(none.out.find("servesim: plan: no candidate meets every SLO with up to 2 nodes\n"),
+            std::string::npos)
+      << none.out;
   Result broken = Servesim("plan --trace " + trace + slos +
                            " --candidate 'vllm serve m --frobnicate' --candidate 'ollama serve m'");
   EXPECT_EQ(broken.exit_code, 2) << broken.out;

@@ -25,6 +25,10 @@ absl::StatusOr<CliArgs> ParseRepeatedCliArgs(int argc, char** argv, const std::s
 
 // Prints the one-line error for `status` and returns its exit code.
 int ReportError(const absl::Status& status);
+
+// `plan`'s exit code when every candidate was evaluated but none meets the
+// SLOs within --max-nodes (its report is printed all the same).
+inline constexpr int kExitNoPlan = 3;
 // --repo-dir, --model-spec, --profile, --params -> loaded context.
 absl::StatusOr<runner::PredictionContext> ContextFromArgs(const CliArgs& args);
 absl::StatusOr<scenarios::EnvVars> EnvFromArgs(const CliArgs& args);

@@ -397,6 +397,12 @@ int PlanCommand(const CliArgs& args) {
   if (absl::Status s = planning::CheckSomeCandidateEvaluated(*result); !s.ok()) {
     return ReportError(s);
   }
+  // An answer, but not a plan: a script sizing a fleet must not read it as one.
+  if (result->ranked.empty() || result->ranked.front().nodes == 0) {
+    std::fprintf(stderr, "servesim: plan: no candidate meets every SLO with up to %d nodes\n",
+                 options.max_nodes);
+    return kExitNoPlan;
+  }
   return 0;
 }
 

@@ -74,6 +74,11 @@ absl::StatusOr<Axis> ParseAxis(const std::string& spec) {
       return absl::InvalidArgumentError(
           absl::StrCat("--axis ", axis.name, ": empty value in \"", spec.substr(eq + 1), "\""));
     }
+    // A repeated value would be run and tabulated twice as two points.
+    if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--axis ", axis.name, ": value \"", value, "\" given twice"));
+    }
     axis.values.push_back(value);
   }
   return axis;

@@ -29,6 +29,13 @@ TEST(ParseAxisTest, RejectsMissingFlagOrEmptyValue) {
   EXPECT_NE(s.message().find("--dp-size"), std::string::npos);
 }
 
+// Each point is one run and one row: a value given twice is a typo.
+TEST(ParseAxisTest, RejectsAValueGivenTwice) {
+  absl::Status s = ParseAxis("--request-rate=1, 2,1").status();
+  EXPECT_EQ(s.message(), "--axis --request-rate: value \"1\" given twice");
+  EXPECT_TRUE(ParseAxis("--request-rate=1,1.5").ok());
+}
+
 TEST(ParseEngineAxisTest, LabelsEachCommandByItsEngine) {
   absl::StatusOr<Axis> a = ParseEngineAxis(
       "vllm serve m -tp 8 | python3 -m sglang.launch_server --model-path m --tp 8 |"
