@@ -67,6 +67,8 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
     const int64_t q = s.query_tokens;
     const int64_t c = s.context_before_tokens;
     w.tokens += q;
+    // Token-linear work only, as padding tokens: no attention, no sampled row.
+    if (s.weight_reading_row) continue;
     if (q <= 1 + o.num_speculative_tokens) {
       w.sampled_rows += q;
       w.decode_rows += q;

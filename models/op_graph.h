@@ -21,7 +21,9 @@ struct SequenceWork {
   int64_t query_tokens = 0;
   int64_t context_before_tokens = 0;
   // A one-token row StepPredictor adds to a step's decodes to read the
-  // weights (WeightReadingRows), not a sequence: it runs no MTP draft passes.
+  // weights (WeightReadingRows), not a sequence: it runs the token-linear ops
+  // (GEMMs, MoE, norms, collectives) and nothing else, no attention, no
+  // sampled row, no MTP draft pass.
   bool weight_reading_row = false;
 };
 

@@ -209,6 +209,26 @@ TEST(OpGraphTest, SparseDecodePadsHeads) {
             (OpKeyDim{"heads", 16}));
 }
 
+// StepPredictor's weight-reading rows run the token-linear ops and nothing
+// else: no attention, no absorbed BMMs, no sampled row, no pool quantize pass
+// (which a decode pass would run), while their tokens reach the GEMMs.
+TEST(OpGraphTest, WeightReadingRowsRunOnlyTokenLinearOps) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const ParallelLayout layout = Must(VllmLayout(spec, 8, 1, false, 8));
+  OpGraphOptions o;
+  o.decode_quantizes_kv_pool_tokens = 1000;
+  RankBatch rows;
+  for (int i = 0; i < 64; ++i) rows.seqs.push_back({1, 0, /*weight_reading_row=*/true});
+  const auto ops = BuildRankIterationOps(spec, layout, rows, 64, o);
+  for (const char* absent : {"kv_cache_quantize", "sparse_mla_decode", "indexer_decode", "attn_w_uk",
+                             "attn_w_uv", "lm_head", "sampling"}) {
+    EXPECT_FALSE(Has(ops, absent)) << absent;
+  }
+  const Op* q_b = Find(ops, "q_b_proj");
+  ASSERT_NE(q_b, nullptr);
+  EXPECT_EQ(q_b->x, 64);
+}
+
 // SGLang's flashmla_kv decode on a BF16 cache: per layer, one pass reading
 // the whole pool in BF16 (1152 B/token) and writing FlashMLA's FP8 layout
 // (656 B/token), x = half the traffic (a copy's size); then the FP8 kernel.

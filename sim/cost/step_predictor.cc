@@ -10,24 +10,18 @@ constexpr int kNumPhases = 6;
 
 int PhaseIndex(models::OpPhase p) { return static_cast<int>(p); }
 
-// Work the prefill factor never stretches: attention and the indexer, whose
-// cost grows with the prompt and is already at production-kernel speed (MLA's
-// absorbed BMMs with it, which the dense-MHA prefill path does not run); the
-// BF16 cache's quantize pass before a decode pass, whose cost is the pool's;
-// and the LM head, its gathers and the sampler, run per sequence, not per
-// token. The baseline's weight-reading rows would run each of these where a
-// prefill-only step does not, shrinking what the chunks add.
-bool IsNotTokenLinear(const models::Op& op) {
+// What the prefill factor never stretches: attention and the indexer, whose
+// cost grows with the prompt and is already charged at production-kernel
+// speed (production_kernels.h), and the head (the LM head, its gathers and
+// the sampler), which runs once per sequence in prefill as in decode.
+bool Unstretched(const models::Op& op) {
   static const auto* kKinds = new std::vector<std::string>{
-      "dense_mha_prefill", "dense_mla_decode",   "indexer_decode",       "indexer_prefill",
-      "sparse_mla_decode", "sparse_mla_prefill", "topk",                 "indexer_logits_clean",
-      "kv_cache_quantize", "batched_gemm_bf16"};
-  static const auto* kPerSequence = new std::vector<std::string>{
+      "dense_mha_prefill", "dense_mla_decode", "indexer_decode", "indexer_prefill",
+      "sparse_mla_decode", "sparse_mla_prefill", "topk", "indexer_logits_clean"};
+  static const auto* kHead = new std::vector<std::string>{
       "lm_head", "lm_head_hidden_all_gather", "logits_all_gather", "sampling"};
   return std::find(kKinds->begin(), kKinds->end(), op.kind) != kKinds->end() ||
-         (op.phase == models::OpPhase::kHead || op.phase == models::OpPhase::kCommunication) &&
-             std::find(kPerSequence->begin(), kPerSequence->end(), op.name) !=
-                 kPerSequence->end();
+         std::find(kHead->begin(), kHead->end(), op.name) != kHead->end();
 }
 
 }  // namespace
@@ -52,8 +46,10 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   if (config_.prefill_time_scale == 1.0 && config_.prefill_kind_time_scale.empty()) return full;
   // What the step would take without its prefill chunks, to tell what they
   // add: its decodes, topped up with one-token rows to WeightReadingRows()
-  // (or the rank's token count, if fewer). Reading the weights is not work
-  // the chunks add: a step reads them once, however many tokens it carries.
+  // (or the rank's token count, if fewer) that run only the token-linear ops
+  // and read the experts the whole step routes to. Reading the weights is
+  // not work the chunks add: a step reads them once, however many tokens it
+  // carries.
   baseline_scratch_.resize(ranks.size());
   bool any_prefill = false;
   const int64_t weight_rows = WeightReadingRows(config_.spec);
@@ -78,9 +74,8 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   // chunks add the whole token-linear work.
   bool any_baseline = false;
   for (const auto& b : baseline_scratch_) any_baseline |= !b.seqs.empty();
-  // Only the token-linear work (GEMMs, MoE, norms, collectives) is scaled:
-  // attention and the indexer, whose cost grows with the prompt, are already
-  // charged at production-kernel speed (production_kernels.h).
+  // Only the token-linear work (GEMMs, MoE, norms, collectives) is scaled
+  // (Unstretched).
   linear_only_ = true;
   evaluation_ = 1;
   const double linear_full = MeasuredGpuStepUs(ranks);
@@ -176,11 +171,12 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
     for (const auto& s : run.batch->seqs) {
       const bool decode = s.query_tokens <= 1 + config_.num_speculative_tokens;
       run.all_decode &= decode;
-      run.decode_rows += decode && !run.idle ? 1 : 0;
+      run.decode_rows += decode && !run.idle && !s.weight_reading_row ? 1 : 0;
       tokens += s.query_tokens;
     }
     run.graphed = Graphed(*run.batch, run.all_decode, tokens);
-    if (run.graphed) {
+    // A baseline is no batch the engine runs: not padded to a graph's size.
+    if (run.graphed && evaluation_ != 2) {
       bool padded = false;
       if (run.batch == &run.own) {
         padded = PadGraphed(run.own, run.all_decode, tokens, scratch_padded_);
@@ -241,6 +237,9 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
       // vLLM's EagleProposer takes all of the step's target tokens, prefill
       // chunks included (they fill the draft's KV cache), as SGLang's draft
       // extend does. Then k - 1 more passes of one token per decoding sequence.
+      // (The first pass runs over the step's tokens, so a baseline's reads the
+      // whole step's experts; the later ones over its decodes alone, in the
+      // step and its baseline the same.)
       models::BuildMtpDraftOps(config_.spec, config_.layout, *run.batch, moe_tokens, graph,
                                ops_);
       add_ops(ops_);
@@ -285,7 +284,7 @@ double StepPredictor::KindScale(const models::Op& op) const {
   // NVLink runs, and no multi-node run measured them.
   const bool internode = SpansNodes(op);
   if (only_kind_ != nullptr) return op.kind == *only_kind_ && !internode ? 1.0 : 0.0;
-  if (linear_only_ && (internode || IsNotTokenLinear(op))) return 0.0;
+  if (linear_only_ && (internode || Unstretched(op))) return 0.0;
   return internode ? 1.0 : KindTimeScale(config_, op.kind);
 }
 

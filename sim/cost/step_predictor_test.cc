@@ -41,15 +41,26 @@ DecodesAndChunk DecodesWithAndWithoutAChunk() {
   return {{decodes}, {mixed}};
 }
 
-// The attention and indexer kinds (MLA's absorbed BMMs with them) and the
-// sampler priced at zero: what is left is a step's token-linear work, and
-// the LM head's (equal in two steps that sample as many rows).
+// The attention and indexer kinds and the sampler priced at zero: what is
+// left is a step's token-linear work, and its LM head's (HeadUs).
+// The LM head and its logits gather of one rank's batch on the roofline: run
+// per sequence, outside what the prefill factor stretches.
+double HeadUs(const StepPredictorConfig& c, const models::RankBatch& batch) {
+  RooflineOpCost roofline{GpuRates{}};
+  double us = 0;
+  for (const models::Op& op :
+       models::BuildRankIterationOps(c.spec, c.layout, batch, batch.Tokens(), c.graph)) {
+    if (op.name == "lm_head" || op.name == "logits_all_gather") us += op.repeat * roofline.OpUs(op);
+  }
+  return us;
+}
+
 StepPredictorConfig LinearOnly(StepPredictorConfig c) {
   c.prefill_time_scale = 1.0;
   c.kind_time_scale = {{"dense_mha_prefill", 0}, {"dense_mla_decode", 0}, {"indexer_decode", 0},
                        {"indexer_prefill", 0},   {"sparse_mla_decode", 0}, {"sparse_mla_prefill", 0},
-                       {"topk", 0},              {"batched_gemm_bf16", 0}, {"sampling", 0},
-                       {"sampling_top_p", 0}};
+                       {"topk", 0},              {"indexer_logits_clean", 0},
+                       {"sampling", 0},          {"sampling_top_p", 0}};
   return c;
 }
 
@@ -101,11 +112,10 @@ TEST(StepPredictorTest, PrefillTimeScaleStretchesOnlyTheChunksLinearWork) {
   StepPredictorConfig routed = LinearOnly(c);
   routed.graph.moe_routing_tokens = 64 + 4096;
   StepPredictor decodes_routed_as_mixed(routed, std::make_unique<RooflineOpCost>(GpuRates{}));
-  const double linear_added = linear_only.GpuStepUs(m) - decodes_routed_as_mixed.GpuStepUs(d);
+  const double linear_added = linear_only.GpuStepUs(m) - decodes_routed_as_mixed.GpuStepUs(d) -
+                              (HeadUs(c, m[0]) - HeadUs(c, d[0]));
   ASSERT_GT(linear_added, 0);
-  // Up to the chunk's one sampled row through the LM head and its gather,
-  // which run per sequence and are not stretched (about 1 us here).
-  EXPECT_NEAR(slow_prefill.GpuStepUs(m), mixed_us + 2.0 * linear_added, 5.0);
+  EXPECT_NEAR(slow_prefill.GpuStepUs(m), mixed_us + 2.0 * linear_added, 1e-6);
   // Attention-heavy work is not stretched: the scaled step stays below
   // 3x the measured one.
   EXPECT_LT(slow_prefill.GpuStepUs(m), decode_us + 3.0 * (mixed_us - decode_us));
@@ -225,9 +235,10 @@ TEST(StepPredictorTest, ExpertWeightsAChunkReadsAreNotChunkWork) {
   EXPECT_LT(per_token_early, per_token_late);
 }
 
-// The sampler is per sequence: a costlier one (say, 50x) leaves what the
-// factor adds to a prefill-only step unchanged, though the baseline's 64
-// rows sample 64 times to the prompt's once.
+// The sampler runs once per sequence, in prefill as in decode: a costlier one
+// (say, 50x) leaves what the factor adds to a prefill-only step unchanged.
+// (When the baseline's 64 weight-reading rows sampled, to the prompt's one,
+// it had made a prefill step cheaper.)
 TEST(StepPredictorTest, PrefillFactorLeavesTheSamplerAlone) {
   auto added_by_factor = [](double sampler_scale) {
     StepPredictorConfig c = Config(8, 1, false);
@@ -262,11 +273,11 @@ TEST(StepPredictorTest, WeightReadingRowsForDeepSeekV32) {
   EXPECT_EQ(WeightReadingRows(Config(8, 1, false).spec), 64);
 }
 
-// With no decodes beside it, a chunk's stretched work is what it adds to a
-// step of 64 one-token rows routed to the experts the chunk reads, which
-// reads the same weights: a chunk of 32 tokens adds nothing to stretch, 64
-// prompts of 64 tokens their compute. The launch floor of an eager step is
-// host time and is never stretched.
+// With no decodes beside it, a chunk's stretched work is what it adds to as
+// many weight-reading rows (token-linear work only, up to 64) routed to the
+// experts the chunk reads, which read the same weights: a 32-token chunk
+// adds little (MLA's absorbed BMMs), a 4096-token chunk its compute. The
+// launch floor of an eager step is host time and is never stretched.
 TEST(StepPredictorTest, PrefillFactorLeavesWeightReadsAndTheLaunchFloorAlone) {
   StepPredictorConfig c = Config(8, 1, false);
   StepPredictor as_measured(c, std::make_unique<RooflineOpCost>(GpuRates{}));
@@ -274,27 +285,34 @@ TEST(StepPredictorTest, PrefillFactorLeavesWeightReadsAndTheLaunchFloorAlone) {
   StepPredictor slow_prefill(c, std::make_unique<RooflineOpCost>(GpuRates{}));
   StepPredictor linear_only(LinearOnly(c), std::make_unique<RooflineOpCost>(GpuRates{}));
   StepPredictorConfig routed = LinearOnly(c);
-  routed.graph.moe_routing_tokens = 64 * 64;
+  routed.graph.moe_routing_tokens = 4096;
   StepPredictor routed_like_chunk(routed, std::make_unique<RooflineOpCost>(GpuRates{}));
   const std::vector<models::RankBatch> small{models::RankBatch{{{32, 0}}}};
-  EXPECT_DOUBLE_EQ(slow_prefill.GpuStepUs(small), as_measured.GpuStepUs(small));
+  models::RankBatch small_rows;
+  for (int i = 0; i < 32; ++i) small_rows.seqs.push_back({1, 0, /*weight_reading_row=*/true});
+  const double small_added = linear_only.GpuStepUs(small) -
+                             linear_only.GpuStepUs(std::vector<models::RankBatch>{small_rows}) -
+                             HeadUs(c, small[0]);
+  EXPECT_NEAR(slow_prefill.GpuStepUs(small), as_measured.GpuStepUs(small) + 2.0 * small_added,
+              1e-6);
 
-  // 64 prompts sample as many rows as the 64 weight-reading rows.
-  std::vector<models::RankBatch> chunk(1);
-  for (int i = 0; i < 64; ++i) chunk[0].seqs.push_back({64, 0});
+  const std::vector<models::RankBatch> chunk{models::RankBatch{{{4096, 0}}}};
   models::RankBatch weight_rows;
-  for (int i = 0; i < 64; ++i) weight_rows.seqs.push_back({1, 0});
+  for (int i = 0; i < 64; ++i) weight_rows.seqs.push_back({1, 0, /*weight_reading_row=*/true});
   const double added = linear_only.GpuStepUs(chunk) -
-                       routed_like_chunk.GpuStepUs(std::vector<models::RankBatch>{weight_rows});
+                       routed_like_chunk.GpuStepUs(std::vector<models::RankBatch>{weight_rows}) -
+                       HeadUs(c, chunk[0]);
   ASSERT_GT(added, 0);
   EXPECT_NEAR(slow_prefill.GpuStepUs(chunk), as_measured.GpuStepUs(chunk) + 2.0 * added, 1e-6);
 
-  // An eager step bound by its launches (1 ms each): the factor moves nothing.
+  // An eager step bound by its launches (1 ms each): the factor adds the
+  // chunk's stretch, the floor itself stays as it is.
   c.overheads.eager_launch_us = 1000;
   StepPredictor floor_measured(c, std::make_unique<RooflineOpCost>(GpuRates{}));
   c.prefill_time_scale = 1.0;
   StepPredictor floor_unscaled(c, std::make_unique<RooflineOpCost>(GpuRates{}));
-  EXPECT_DOUBLE_EQ(floor_measured.GpuStepUs(small), floor_unscaled.GpuStepUs(small));
+  EXPECT_NEAR(floor_measured.GpuStepUs(small) - floor_unscaled.GpuStepUs(small),
+              2.0 * small_added, 1e-6);
 }
 
 TEST(StepPredictorTest, PrefillOnlyKindFactorStretchesOnlyWhatTheChunkAddsToThatKind) {
