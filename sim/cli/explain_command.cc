@@ -245,7 +245,7 @@ int ExplainCommand(const CliArgs& args) {
   }
   // A what-if may ask for more KV than the pool holds; the step is priced
   // all the same, but no engine could run it.
-  if (const int64_t held = kRefDecodeSeqs * (kRefDecodeContext + 1);
+  if (const int64_t held = kRefDecodeSeqs * (kRefDecodeContext + 1 + draft_tokens);
       held > s.kv.kv_capacity_tokens) {
     absl::StrAppendFormat(&out,
                           "note: this batch holds %d tokens of KV per DP rank, more than the "

@@ -52,6 +52,26 @@ std::string Trials(const CandidateResult& c) {
   return absl::StrJoin(parts, ", ");
 }
 
+// Every request of the replay is scored, its start and drain included, as
+// vllm bench serve scores them. When the arrivals span only a few request
+// lifetimes the load never settles, and a higher rate with the same count
+// is judged on a shorter transient: the answer grows with --num-prompts at
+// the same load (an audit found 6, 8 and 9 nodes for 1,000, 4,000 and
+// 16,000 ShareGPT prompts at 64 requests/s on vLLM TP8). The report says so.
+std::string TransientWarning(const PlanResult& result, const PointFigures& f) {
+  constexpr double kSteadyLifetimes = 10;
+  if (result.arrival_span_s <= 0 || f.completed == 0) return "";
+  const double mean_output = static_cast<double>(f.total_output_tokens) / f.completed;
+  const double lifetime_s =
+      (f.mean_ttft_ms + f.mean_tpot_ms * std::max(mean_output - 1, 0.0)) / 1e3;
+  if (!(lifetime_s > 0) || result.arrival_span_s >= kSteadyLifetimes * lifetime_s) return "";
+  return absl::StrFormat(
+      "  (the requests arrive over %.1f s, %.1f times a request's mean latency here (%.1f s): "
+      "the load never settles, and the start and drain weigh in the SLO figures; replay more "
+      "requests (--num-prompts) until the answer stops moving)\n",
+      result.arrival_span_s, result.arrival_span_s / lifetime_s, lifetime_s);
+}
+
 }  // namespace
 
 double SloCheck::excess_pct() const {
@@ -235,28 +255,6 @@ absl::Status CheckSomeCandidateEvaluated(const PlanResult& result) {
       "plan: no candidate could be evaluated: all ", result.ranked.size(),
       " are errors; the first (", first.serve_command, "): ", first.reason));
 }
-
-// Every request of the replay is scored, its start and drain included, as
-// vllm bench serve scores them. When the arrivals span only a few request
-// lifetimes the load never settles, and a higher rate with the same count
-// is judged on a shorter transient: the answer grows with --num-prompts at
-// the same load (an audit found 6, 8 and 9 nodes for 1,000, 4,000 and
-// 16,000 ShareGPT prompts at 64 requests/s on vLLM TP8). The report says so.
-namespace {
-std::string TransientWarning(const PlanResult& result, const PointFigures& f) {
-  constexpr double kSteadyLifetimes = 10;
-  if (result.arrival_span_s <= 0 || f.completed == 0) return "";
-  const double mean_output = static_cast<double>(f.total_output_tokens) / f.completed;
-  const double lifetime_s =
-      (f.mean_ttft_ms + f.mean_tpot_ms * std::max(mean_output - 1, 0.0)) / 1e3;
-  if (!(lifetime_s > 0) || result.arrival_span_s >= kSteadyLifetimes * lifetime_s) return "";
-  return absl::StrFormat(
-      "  (the requests arrive over %.1f s, %.1f times a request's mean latency here (%.1f s): "
-      "the load never settles, and the start and drain weigh in the SLO figures; replay more "
-      "requests (--num-prompts) until the answer stops moving)\n",
-      result.arrival_span_s, result.arrival_span_s / lifetime_s, lifetime_s);
-}
-}  // namespace
 
 std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const PlanOptions& options) {
   std::string out;

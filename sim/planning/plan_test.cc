@@ -252,6 +252,26 @@ TEST(PlanTest, ReportGivesAFailedRequestsError) {
             std::string::npos);
 }
 
+// The span the report weighs against request lifetimes: vLLM sends request
+// n of 20 at 4/s by 20 / 4 = 5 s (the gaps rescaled so), the first after its
+// own gap; a burst has none.
+TEST(PlanTest, ArrivalSpanIsFirstToLastSend) {
+  const PlanOptions options = OneNodeAtMost();
+  absl::StatusOr<PlanResult> paced = Plan(
+      Context(), "vllm bench serve --dataset-name random --random-input-len 64 "
+                 "--random-output-len 4 --num-prompts 20 --request-rate 4 --seed 3",
+      {kVllmTp8}, ChatSlo(), options);
+  ASSERT_TRUE(paced.ok()) << paced.status();
+  EXPECT_GT(paced->arrival_span_s, 2.5);
+  EXPECT_LT(paced->arrival_span_s, 5.0);
+  absl::StatusOr<PlanResult> burst = Plan(
+      Context(), "vllm bench serve --dataset-name random --random-input-len 64 "
+                 "--random-output-len 4 --num-prompts 20",
+      {kVllmTp8}, ChatSlo(), options);
+  ASSERT_TRUE(burst.ok()) << burst.status();
+  EXPECT_EQ(burst->arrival_span_s, 0);
+}
+
 TEST(PlanTest, ReportPrintsTheWorkloadNote) {
   PlanResult result;
   result.bench_command = "vllm bench serve";

@@ -306,7 +306,7 @@ void Simulation::RecordStep(int instance, SimTime now, SimTime dt) {
 void Simulation::ReleaseClientSlot(SimTime now) {
   --in_flight_;
   // A request the server rejects frees its slot at once, so one release can
-  // send several queued requests.
+  // send several queued requests. (The backlog fills only under a limit.)
   while (!client_backlog_.empty() && in_flight_ < input_.max_concurrency.value_or(0)) {
     const RequestId next = client_backlog_.front();
     client_backlog_.pop_front();
