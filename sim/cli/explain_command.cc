@@ -274,12 +274,10 @@ int ExplainCommand(const CliArgs& args) {
                           padded.Tokens(), padded.Tokens() - prefill.Tokens());
     prefill_run = std::move(padded);
   }
-  // The MoE sees what the step's does: the other ranks' dummy tokens, or every
-  // rank padded to this one's tokens where the engine pads.
+  // The MoE sees what the step's does: this rank's tokens and the other
+  // ranks' dummy tokens, or every rank padded to this one's.
   const int64_t prefill_moe_tokens =
-      ranks > 1 && predictor.config().pad_moe_tokens_to_max_rank
-          ? prefill_run.Tokens() * ranks
-          : prefill_run.Tokens() + (ranks - 1);
+      predictor.MoeGroupTokens(ranks, prefill_run.Tokens(), prefill_run.Tokens() + (ranks - 1));
   AppendOpTable(models::BuildRankIterationOps(spec, s.layout, prefill_run, prefill_moe_tokens,
                                               graph),
                 predictor, out);

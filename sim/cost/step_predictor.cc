@@ -101,6 +101,12 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   return full + added;
 }
 
+int64_t StepPredictor::MoeGroupTokens(int ranks, int64_t largest_rank_tokens,
+                                      int64_t total_tokens) const {
+  return ranks > 1 && config_.pad_moe_tokens_to_max_rank ? largest_rank_tokens * ranks
+                                                         : total_tokens;
+}
+
 bool StepPredictor::Graphed(const models::RankBatch& batch, bool all_decode,
                             int64_t tokens) const {
   if (config_.cuda_graph_sizes.empty()) return false;
@@ -193,16 +199,11 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
     decode_sum += run.decode_rows;
     largest_decode = std::max(largest_decode, run.decode_rows);
   }
-  // Tokens entering the MoE: the group's sum, or every rank padded to the largest.
-  auto group_tokens = [&](int64_t largest_rank, int64_t total) {
-    return ranks.size() > 1 && config_.pad_moe_tokens_to_max_rank
-               ? largest_rank * static_cast<int64_t>(ranks.size())
-               : total;
-  };
-  const int64_t moe_tokens = group_tokens(largest, sum);
+  const int num_ranks = static_cast<int>(ranks.size());
+  const int64_t moe_tokens = MoeGroupTokens(num_ranks, largest, sum);
   last_moe_tokens_ = moe_tokens;
   // The same for a draft pass of one token per decoding sequence.
-  const int64_t decode_moe_tokens = group_tokens(largest_decode, decode_sum);
+  const int64_t decode_moe_tokens = MoeGroupTokens(num_ranks, largest_decode, decode_sum);
 
   // Each layer's phases synchronise across ranks at the MoE collectives, so
   // the step takes, phase by phase, the slowest rank's time.

@@ -98,6 +98,10 @@ class StepPredictor : public ExecutionTimePredictor {
   // untouched, when it runs as given (eagerly, or at a captured size).
   bool PadForCudaGraph(const models::RankBatch& batch, models::RankBatch& padded) const;
 
+  // Tokens entering the MoE of a step over `ranks` lockstep ranks: their sum,
+  // or every rank padded to the largest where the engine pads.
+  int64_t MoeGroupTokens(int ranks, int64_t largest_rank_tokens, int64_t total_tokens) const;
+
   OpCost& op_cost() { return *op_cost_; }
   const StepPredictorConfig& config() const { return config_; }
 
