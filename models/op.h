@@ -41,6 +41,12 @@ struct Op {
                                 // experts read, where more than x; 0 = x
   int repeat = 1;               // times it runs per iteration (layers of this kind)
   OpPhase phase = OpPhase::kOther;
+  // Its work grows with the step's tokens (GEMMs, MoE, norms, collectives).
+  // False for attention and the indexer, whose work grows with each row's
+  // keys, and for the head (LM head, its gathers, the sampler), which runs
+  // once per sampled sequence: the prefill factors leave those unstretched
+  // (sim/cost/step_predictor.cc).
+  bool token_linear = true;
 };
 
 // Experts that `pairs` token-expert pairs touch among `experts` when the

@@ -141,7 +141,14 @@ class Builder {
     op.longest_row = 0;
     op.repeat = repeat;
     op.phase = phase;
+    op.token_linear = true;
     return op;
+  }
+
+  // Marks an op (if one was added) as work per row or per sampled sequence,
+  // not per token (Op::token_linear).
+  static void PerRow(Op* op) {
+    if (op != nullptr) op->token_linear = false;
   }
 
   // Drops ops left over from the graph this storage held before.
@@ -150,10 +157,11 @@ class Builder {
   // A memory-bound pass that reads and writes these bytes, priced as a device
   // copy of the same traffic: x = (read + written) / 2, the copy_d2d
   // convention (docs/profile-tables.md, "Stand-ins").
-  void StreamingPass(std::string_view name, std::string_view kind,
-                     double read, double written, OpPhase phase, int repeat) {
-    if (read + written <= 0 || repeat <= 0) return;
-    Add(name, kind, {}, (read + written) / 2, 0, read + written, phase, repeat);
+  // Returns the op, or null when there is nothing to move.
+  Op* StreamingPass(std::string_view name, std::string_view kind,
+                    double read, double written, OpPhase phase, int repeat) {
+    if (read + written <= 0 || repeat <= 0) return nullptr;
+    return &Add(name, kind, {}, (read + written) / 2, 0, read + written, phase, repeat);
   }
 
   // An FP8 GEMM takes FP8 activations with one scale per 128 values
@@ -173,9 +181,10 @@ class Builder {
   }
 
   // C[m,n] = A[m,k] B[n,k]^T with weights stored quantised (FP8 path) or not.
-  void Gemm(std::string_view name, int64_t n, int64_t k, int64_t m,
-            bool quantized_weight, OpPhase phase, int repeat) {
-    if (m <= 0 || n <= 0 || k <= 0 || repeat <= 0) return;
+  // Returns the GEMM's op, or null for an empty one.
+  Op* Gemm(std::string_view name, int64_t n, int64_t k, int64_t m,
+           bool quantized_weight, OpPhase phase, int repeat) {
+    if (m <= 0 || n <= 0 || k <= 0 || repeat <= 0) return nullptr;
     const bool fp8 = quantized_weight && o_.fp8_gemms;
     if (fp8) ActivationQuant(name, m, k, phase, repeat);
     const int64_t in_bytes = fp8 ? 1 : kBf16Bytes;
@@ -185,6 +194,7 @@ class Builder {
     Op& op = Add(name, fp8 ? "gemm_fp8" : "gemm_bf16", {{"k", k}, {"n", n}},
                  static_cast<double>(m), 2.0 * m * n * k, hbm, phase, repeat);
     op.fp8_math = fp8;
+    return &op;
   }
 
   // Per-head batched BF16 GEMMs (torch.bmm in vLLM's MLA absorption):
@@ -219,14 +229,16 @@ class Builder {
   // A collective of `bytes` per GPU (x = comm_bytes) over `gpus` GPUs.
   // `extent`: how many consecutive GPUs the group's members span (its size
   // for a TP group; the whole replica for DP peers at one TP position).
-  void Collective(std::string_view name, std::string_view kind, int gpus,
-                  int64_t bytes, int repeat, int extent = 0) {
-    if (gpus <= 1 || bytes <= 0 || repeat <= 0) return;
+  // Returns the op, or null when the group or the buffer is empty.
+  Op* Collective(std::string_view name, std::string_view kind, int gpus,
+                 int64_t bytes, int repeat, int extent = 0) {
+    if (gpus <= 1 || bytes <= 0 || repeat <= 0) return nullptr;
     Op& op = Add(name, kind, {{"gpus", gpus}}, static_cast<double>(bytes), 0,
                  2.0 * bytes, OpPhase::kCommunication, repeat);
     op.comm_bytes = static_cast<double>(bytes);
     op.comm_group_gpus = gpus;
     op.comm_spans_nodes = l_.node_gpus > 0 && std::max(extent, gpus) > l_.node_gpus;
+    return &op;
   }
 
   // The GPUs one MoE all-gather / reduce-scatter spans (ParallelLayout::
@@ -301,26 +313,29 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
     if (w.decode_keys > 0) {
       Add("indexer_decode", "indexer_decode", {{"heads", ih}},
           static_cast<double>(w.decode_keys), score_flops * w.decode_keys,
-          static_cast<double>(w.decode_keys) * key_bytes, ph, layers);
+          static_cast<double>(w.decode_keys) * key_bytes, ph, layers)
+          .token_linear = false;
     }
     // A write-only pass: -inf into each decode row's logits past its keys.
-    StreamingPass("indexer_logits_clean", "indexer_logits_clean", 0,
-                  w.decode_logits_cleaned * kFp32Bytes, ph, layers);
+    PerRow(StreamingPass("indexer_logits_clean", "indexer_logits_clean", 0,
+                         w.decode_logits_cleaned * kFp32Bytes, ph, layers));
     if (w.sparse_prefill_pairs > 0) {
       Add("indexer_prefill", "indexer_prefill", {{"heads", ih}},
           static_cast<double>(w.sparse_prefill_pairs),
           score_flops * w.sparse_prefill_pairs,
           static_cast<double>(w.sparse_prefill_tokens) * ih * ix.head_dim() +
               static_cast<double>(w.sparse_prefill_pairs) * kFp32Bytes,
-          ph, layers);
+          ph, layers)
+          .token_linear = false;
     }
     // Rows with at most top-k keys keep them all: no selection runs (the
     // iteration check on the H200 found the op charged for them otherwise).
     if (w.selected_keys > 0) {
-      Add("index_topk", "topk", {{"k", ix.index_topk()}},
-          static_cast<double>(w.selected_keys), static_cast<double>(w.selected_keys),
-          static_cast<double>(w.selected_keys) * kFp32Bytes, ph, layers)
-          .longest_row = static_cast<double>(w.longest_selected_row);
+      Op& topk = Add("index_topk", "topk", {{"k", ix.index_topk()}},
+                     static_cast<double>(w.selected_keys), static_cast<double>(w.selected_keys),
+                     static_cast<double>(w.selected_keys) * kFp32Bytes, ph, layers);
+      topk.longest_row = static_cast<double>(w.longest_selected_row);
+      topk.token_linear = false;
     }
   }
   // Decode and sparse prefill run MQA over the latent (weight absorption):
@@ -376,7 +391,8 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
           static_cast<double>(decode_kernel_valid) * kv_entry +
               static_cast<double>(decode_kernel_rows) * padded *
                   (latent + a.kv_lora_rank()) * kBf16Bytes,
-          ph, layers);
+          ph, layers)
+          .token_linear = false;
     } else {
       // Dense MLA decode over the whole context (FlashMLA dense). No profile
       // table in docs/profile-tables.md: roofline fallback.
@@ -384,7 +400,8 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
           {{"heads", heads}, {"kv_fp8", kv_fp8}},
           static_cast<double>(w.decode_keys),
           mqa_flops_per_pair * heads * w.decode_keys,
-          static_cast<double>(w.decode_keys) * kv_entry, ph, layers);
+          static_cast<double>(w.decode_keys) * kv_entry, ph, layers)
+          .token_linear = false;
     }
   }
   if (prefill_kernel_pairs > 0) {
@@ -394,7 +411,8 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
         static_cast<double>(prefill_kernel_pairs),
         mqa_flops_per_pair * padded * prefill_kernel_pairs,
         static_cast<double>(prefill_kernel_valid) * latent * kBf16Bytes,
-        ph, layers);
+        ph, layers)
+        .token_linear = false;
   }
   Bmm("attn_w_uv", heads, a.kv_lora_rank(), a.v_head_dim(), absorbed, layers);
   // Dense MHA prefill: expand the cached latent of context + chunk into
@@ -408,7 +426,8 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
         2.0 * heads * (dqk + a.v_head_dim()) * w.dense_prefill_pairs,
         static_cast<double>(w.dense_prefill_kv_tokens) * heads *
             (dqk + a.v_head_dim()) * kBf16Bytes,
-        ph, layers);
+        ph, layers)
+        .token_linear = false;
   }
   Gemm("o_proj", h, heads * a.v_head_dim(), t, true, ph, layers);
   Collective("attn_all_reduce", "all_reduce", l_.attn_tp, t * h * kBf16Bytes,
@@ -582,9 +601,8 @@ void Builder::Head(const AttentionWork& w, int64_t tokens) {
   if (l_.lm_head_dp || l_.attn_dp == 1) {
     const int ways = l_.lm_head_dp ? l_.attn_tp : l_.gpus;
     const int64_t n = CeilDiv(v, ways);
-    Gemm("lm_head", n, h, rows, lm_q, OpPhase::kHead, 1);
-    Collective("logits_all_gather", "all_gather", ways, rows * n * kBf16Bytes,
-               1);
+    PerRow(Gemm("lm_head", n, h, rows, lm_q, OpPhase::kHead, 1));
+    PerRow(Collective("logits_all_gather", "all_gather", ways, rows * n * kBf16Bytes, 1));
   } else {
     // Vocab split over all GPUs: the sampled rows of every DP rank are
     // gathered first. Other ranks' row counts are not known here; assume each
@@ -592,15 +610,16 @@ void Builder::Head(const AttentionWork& w, int64_t tokens) {
     // round-robin dispatcher) [approximation].
     const int64_t rows_global = rows * l_.attn_dp;
     const int64_t n = CeilDiv(v, l_.gpus);
-    Collective("lm_head_hidden_all_gather", "all_gather", l_.gpus,
-               rows * h * kBf16Bytes, 1);
-    Gemm("lm_head", n, h, rows_global, lm_q, OpPhase::kHead, 1);
-    Collective("logits_all_gather", "all_gather", l_.gpus,
-               rows_global * n * kBf16Bytes, 1);
+    PerRow(Collective("lm_head_hidden_all_gather", "all_gather", l_.gpus,
+                      rows * h * kBf16Bytes, 1));
+    PerRow(Gemm("lm_head", n, h, rows_global, lm_q, OpPhase::kHead, 1));
+    PerRow(Collective("logits_all_gather", "all_gather", l_.gpus,
+                      rows_global * n * kBf16Bytes, 1));
   }
   Add("sampling", o_.sampler_sorts_vocab ? "sampling_top_p" : "sampling",
       {{"vocab", v}}, static_cast<double>(rows), 5.0 * rows * v,
-      2.0 * rows * v * kFp32Bytes, OpPhase::kHead, 1);
+      2.0 * rows * v * kFp32Bytes, OpPhase::kHead, 1)
+      .token_linear = false;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "models/op_graph.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -207,6 +208,42 @@ TEST(OpGraphTest, SparseDecodePadsHeads) {
       spec, Must(VllmLayout(spec, 8, 1, false, 8)), Decodes(1, 100), 1, o);
   EXPECT_EQ(Find(unpadded, "sparse_mla_decode")->key[0],
             (OpKeyDim{"heads", 16}));
+}
+
+// The prefill factors stretch only token-linear work (Op::token_linear):
+// attention, the indexer and the head are marked per row, every GEMM outside
+// the head, norm, MoE op and layer collective is not. A storage that held a
+// per-row op before must not carry the mark to the op written over it.
+TEST(OpGraphTest, TokenLinearMarksOnlyGrowWithTokens) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const ParallelLayout tp8 = Must(VllmLayout(spec, 8, 1, false, 8));
+  OpGraphOptions o;
+  o.kv_dtype = KvCacheDtype::kFp8DsMla;
+  o.decode_logits_width = 163840;  // vLLM's decode logits, cleaned past each row's keys
+  RankBatch mixed = Decodes(4, 3000);
+  mixed.seqs.push_back({3000, 0});  // a prompt longer than the top-k: indexer, selection
+  std::vector<Op> ops;
+  BuildRankIterationOps(spec, tp8, mixed, 3004, o, ops);
+  const std::vector<std::string> per_row = {
+      "indexer_decode",    "indexer_logits_clean", "indexer_prefill", "index_topk",
+      "sparse_mla_decode", "sparse_mla_prefill",   "lm_head",         "logits_all_gather",
+      "sampling"};
+  for (const std::string& name : per_row) {
+    ASSERT_TRUE(Has(ops, name)) << name;
+    EXPECT_FALSE(Find(ops, name)->token_linear) << name;
+  }
+  for (const std::string& name :
+       {"fused_qkv_a_proj", "attn_w_uk", "o_proj", "attn_all_reduce", "experts_gate_up",
+        "experts_down", "moe_all_reduce", "final_norm", "input_layernorm"}) {
+    ASSERT_TRUE(Has(ops, name)) << name;
+    EXPECT_TRUE(Find(ops, name)->token_linear) << name;
+  }
+  // Reuse the storage for a graph whose ops land where per-row ones were.
+  BuildRankIterationOps(spec, tp8, Decodes(1, 10), 1, o, ops);
+  for (const Op& op : ops) {
+    const bool listed = std::find(per_row.begin(), per_row.end(), op.name) != per_row.end();
+    EXPECT_EQ(op.token_linear, !listed) << op.name;
+  }
 }
 
 // StepPredictor's weight-reading rows run the token-linear ops and nothing

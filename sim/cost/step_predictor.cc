@@ -10,20 +10,6 @@ constexpr int kNumPhases = 6;
 
 int PhaseIndex(models::OpPhase p) { return static_cast<int>(p); }
 
-// What the prefill factor never stretches: attention and the indexer, whose
-// cost grows with the prompt and is already charged at production-kernel
-// speed (production_kernels.h), and the head (the LM head, its gathers and
-// the sampler), which runs once per sequence in prefill as in decode.
-bool Unstretched(const models::Op& op) {
-  static const auto* kKinds = new std::vector<std::string>{
-      "dense_mha_prefill", "dense_mla_decode", "indexer_decode", "indexer_prefill",
-      "sparse_mla_decode", "sparse_mla_prefill", "topk", "indexer_logits_clean"};
-  static const auto* kHead = new std::vector<std::string>{
-      "lm_head", "lm_head_hidden_all_gather", "logits_all_gather", "sampling"};
-  return std::find(kKinds->begin(), kKinds->end(), op.kind) != kKinds->end() ||
-         std::find(kHead->begin(), kHead->end(), op.name) != kHead->end();
-}
-
 }  // namespace
 
 int64_t WeightReadingRows(const models::ModelSpec& spec) {
@@ -75,7 +61,8 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   bool any_baseline = false;
   for (const auto& b : baseline_scratch_) any_baseline |= !b.seqs.empty();
   // Only the token-linear work (GEMMs, MoE, norms, collectives) is scaled
-  // (Unstretched).
+  // (Op::token_linear): attention and the indexer are charged at
+  // production-kernel speed already, and the head runs once per sequence.
   linear_only_ = true;
   evaluation_ = 1;
   const double linear_full = MeasuredGpuStepUs(ranks);
@@ -285,7 +272,7 @@ double StepPredictor::KindScale(const models::Op& op) const {
   // NVLink runs, and no multi-node run measured them.
   const bool internode = SpansNodes(op);
   if (only_kind_ != nullptr) return op.kind == *only_kind_ && !internode ? 1.0 : 0.0;
-  if (linear_only_ && (internode || Unstretched(op))) return 0.0;
+  if (linear_only_ && (internode || !op.token_linear)) return 0.0;
   return internode ? 1.0 : KindTimeScale(config_, op.kind);
 }
 
