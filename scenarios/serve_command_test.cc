@@ -45,6 +45,26 @@ TEST(VllmServeTest, DefaultedBatchLimitsAreCappedByEachOther) {
   EXPECT_EQ(tokens->max_num_batched_tokens(), 4000);
 }
 
+// vLLM reads --max-model-len as a human-readable integer: k/m decimal
+// (25.6k = 25600), K/M binary on whole numbers (32K = 32768).
+TEST(VllmServeTest, MaxModelLenTakesHumanReadableSuffixes) {
+  const std::pair<const char*, int64_t> cases[] = {
+      {"32768", 32768}, {"32k", 32000}, {"32K", 32768}, {"25.6k", 25600}, {"1m", 1000000}};
+  for (const auto& [text, expected] : cases) {
+    auto c = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-model-len ", text));
+    if (expected > 163840) {
+      EXPECT_FALSE(c.ok()) << text;  // past the model's context
+      continue;
+    }
+    ASSERT_TRUE(c.ok()) << text << ": " << c.status();
+    EXPECT_EQ(c->max_model_len(), expected) << text;
+  }
+  for (const char* bad : {"1.5K", "32x", "k", "-", ".5k", "5.k", "auto"}) {
+    EXPECT_FALSE(ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-model-len ", bad)).ok())
+        << bad;
+  }
+}
+
 TEST(VllmServeTest, RefusesATokenBudgetBelowTheSequenceLimit) {
   auto c = ParseV32ServeCommand(
       absl::StrCat(kVllmTp8, " --max-num-seqs 1024 --max-num-batched-tokens 512"));

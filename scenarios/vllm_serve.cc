@@ -1,11 +1,14 @@
 // `vllm serve` as vLLM v0.13.0 reads it. Every default below names its source
 // in shared/reference/engine-defaults.md §C1 (and docs/engines.md).
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "base/status_macros.h"
 #include "scenarios/flat_json.h"
 #include "scenarios/serve_command.h"
@@ -15,6 +18,49 @@ namespace servesim::scenarios {
 namespace {
 
 using workload::FlagSpec;
+
+// vLLM's human_readable_int (--max-model-len): an integer, or a number with
+// a decimal suffix k/m/g/t (25.6k = 25600) or a binary one K/M/G/T on a
+// whole number (32K = 32768).
+absl::StatusOr<int64_t> HumanReadableInt(absl::string_view text, absl::string_view flag) {
+  const absl::string_view t = absl::StripAsciiWhitespace(text);
+  int64_t plain = 0;
+  if (absl::SimpleAtoi(t, &plain)) return plain;
+  auto bad = [&] {
+    return absl::InvalidArgumentError(absl::StrCat(
+        flag, ": expected an integer or one with a suffix (32k, 32K), got \"", text, "\""));
+  };
+  if (t.size() < 2) return bad();
+  const char suffix = t.back();
+  const absl::string_view number = t.substr(0, t.size() - 1);
+  const absl::string_view decimal = "kmgt", binary = "KMGT";
+  if (const size_t i = decimal.find(suffix); i != absl::string_view::npos) {
+    double value = 0;
+    // digits, optionally a point and more digits (Python's \d+(?:\.\d+)?)
+    const size_t point = number.find('.');
+    const bool digits_only = !number.empty() && number.front() != '.' && number.back() != '.' &&
+                             number.find_first_not_of("0123456789.") == absl::string_view::npos &&
+                             number.find('.', point == absl::string_view::npos ? 0 : point + 1) ==
+                                 absl::string_view::npos;
+    if (!digits_only || !absl::SimpleAtod(number, &value)) return bad();
+    const double scaled = value * std::pow(1000.0, static_cast<double>(i + 1));
+    if (!(scaled < 9.2e18)) return bad();
+    return static_cast<int64_t>(scaled);
+  }
+  if (const size_t i = binary.find(suffix); i != absl::string_view::npos) {
+    int64_t whole = 0;
+    if (number.find_first_not_of("0123456789") != absl::string_view::npos ||
+        !absl::SimpleAtoi(number, &whole)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          flag, ": decimals are not allowed with binary suffixes like ", std::string(1, suffix),
+          " (vLLM), got \"", text, "\""));
+    }
+    const int shift = 10 * static_cast<int>(i + 1);
+    if (whole > (std::numeric_limits<int64_t>::max() >> shift)) return bad();
+    return whole << shift;
+  }
+  return bad();
+}
 
 // Flags that do not change what the GPUs compute or when: accepted, echoed.
 const std::vector<std::string>& VllmIgnoredFlags() {
@@ -137,6 +183,11 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
     if (!flags.Has(flag)) c.add_defaults_applied(what);
   };
 
+  // The port changes nothing simulated, but the engine's parser wants an integer.
+  ASSIGN_OR_RETURN(int64_t port, flags.GetIntOr("--port", 8000));
+  if (port < 0 || port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("--port: expected 0..65535, got ", port));
+  }
   ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tensor-parallel-size", 1));
   ASSIGN_OR_RETURN(int64_t dp, flags.GetIntOr("--data-parallel-size", 1));
   ASSIGN_OR_RETURN(int64_t pp, flags.GetIntOr("--pipeline-parallel-size", 1));
@@ -189,8 +240,20 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   // _set_default_args): tokens at max_num_seqs * max_model_len, sequences at
   // the token budget.
   // vLLM's default max_model_len is the model's max_position_embeddings.
-  ASSIGN_OR_RETURN(int64_t max_model_len,
-                   flags.GetIntOr("--max-model-len", context.max_position_embeddings));
+  int64_t max_model_len = context.max_position_embeddings;
+  if (flags.Has("--max-model-len")) {
+    ASSIGN_OR_RETURN(std::string text, flags.GetString("--max-model-len"));
+    int64_t plain = 0;
+    if (absl::SimpleAtoi(text, &plain)) {
+      ASSIGN_OR_RETURN(max_model_len, flags.GetInt("--max-model-len"));  // bounded as any int
+    } else {
+      ASSIGN_OR_RETURN(max_model_len, HumanReadableInt(text, "--serve: --max-model-len"));
+      if (max_model_len > kMaxServeInt) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--serve: --max-model-len: must be within +-", kMaxServeInt, ", got ", text));
+      }
+    }
+  }
   note_default("--max-model-len", absl::StrCat("max_model_len=", context.max_position_embeddings,
                                                " (model's max_position_embeddings)"));
   ASSIGN_OR_RETURN(int64_t max_seqs, flags.GetIntOr("--max-num-seqs", 1024));
@@ -310,6 +373,15 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
     if (!spec.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--serve: --speculative-config: ", spec.status().message()));
+    }
+    // Every other key of vLLM's SpeculativeConfig (draft model, tensor
+    // parallelism, disable_by_batch_size, ...) would change what runs.
+    for (const auto& [key, value] : *spec) {
+      if (key != "method" && key != "num_speculative_tokens") {
+        return absl::UnimplementedError(absl::StrCat(
+            "--serve: --speculative-config: key \"", key,
+            "\" is not modelled (method, num_speculative_tokens)"));
+      }
     }
     const std::string method = (*spec)["method"];
     if (method != "mtp" && method != "deepseek_mtp") {

@@ -193,15 +193,18 @@ TEST(EndToEndTest, SavedSetupKeysAreOneDictAsVllmBuildsIt) {
   }
 }
 
-// A ramp-up: vllm's two lines before the run (in the header), no configured
-// rate line (the rate is inf), and its three setup keys after burstiness.
+// A ramp-up: vllm's two lines before the run instead of the rate's, then the
+// burstiness and concurrency lines, no configured rate line in the result
+// block (the rate is inf), and its three setup keys after burstiness.
 TEST(EndToEndTest, RampUpIsAnnouncedAndSavedAsVllmDoes) {
   Result r;
   const std::string json = RunSavingJson(
       "--num-prompts 20 --ramp-up-strategy linear --ramp-up-start-rps 1 --ramp-up-end-rps 10",
       "ramp.json", r);
-  EXPECT_NE(r.out.find("# Traffic ramp-up strategy: linear.\n# Will increase RPS from 1 to 10 RPS "
-                       "over the duration of the benchmark.\n"),
+  EXPECT_NE(r.out.find("\nTraffic ramp-up strategy: linear.\nWill increase RPS from 1 to 10 RPS "
+                       "over the duration of the benchmark.\nBurstiness factor: 1.0 (Poisson "
+                       "process)\nMaximum request concurrency: None\n=====")
+                ,
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("Request rate configured"), std::string::npos);
@@ -211,24 +214,64 @@ TEST(EndToEndTest, RampUpIsAnnouncedAndSavedAsVllmDoes) {
       << json.substr(0, 300);
 }
 
+// What vllm bench serve prints before its result block: the rate as Python
+// prints a float, the burstiness with its distribution, the concurrency cap.
+TEST(EndToEndTest, ClientLinesPrecedeTheResultBlockAsVllmPrintsThem) {
+  Result r = Servesim(std::string("run ") + kServe +
+                      " --bench 'vllm bench serve --dataset-name random --random-input-len 100 "
+                      "--random-output-len 4 --num-prompts 4 --request-rate 5 --burstiness 0.5 "
+                      "--max-concurrency 2'");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\nTraffic request rate: 5.0\nBurstiness factor: 0.5 (Gamma "
+                       "distribution)\nMaximum request concurrency: 2\n=====") ,
+            std::string::npos)
+      << r.out;
+  Result burst = Servesim(std::string("run ") + kServe +
+                          " --bench 'vllm bench serve --dataset-name random --num-prompts 2'");
+  ASSERT_EQ(burst.exit_code, 0) << burst.out;
+  EXPECT_NE(burst.out.find("\nTraffic request rate: inf\nBurstiness factor: 1.0 (Poisson "
+                           "process)\nMaximum request concurrency: None\n"),
+            std::string::npos)
+      << burst.out;
+}
+
 TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
-  // --save-result --result-dir D --result-filename F writes D/F as
-  // --result-json does (without its trailing newline, as json.dump);
-  // --append-result adds the next run on a new line.
-  const std::string dir = testing::TempDir();
-  std::remove((dir + "/saved.json").c_str());
-  const std::string bench =
-      "--bench 'vllm bench serve --dataset-name sharegpt --num-prompts 200 --request-rate 20 "
-      "--save-result --append-result --result-dir " + dir + " --result-filename saved.json'";
-  Result a = Servesim(std::string("run ") + kServe + " " + bench + " --result-json " + dir + "/ref.json");
+  // --save-result --result-dir D --result-filename F writes D/F (D made if
+  // missing) as --result-json does with --save-detailed (without its
+  // trailing newline, as json.dump); --append-result adds the next run on a
+  // new line. Without --save-detailed the per-request arrays are left out.
+  const std::string dir = testing::TempDir() + "/made_by_run";
+  std::filesystem::remove_all(dir);
+  const std::string bench_flags =
+      "vllm bench serve --dataset-name sharegpt --num-prompts 200 --request-rate 20 "
+      "--save-result --append-result --result-dir " + dir;
+  const std::string bench = "--bench '" + bench_flags + " --save-detailed --result-filename saved.json'";
+  const std::string ref_path = testing::TempDir() + "/ref.json";
+  Result a = Servesim(std::string("run ") + kServe + " " + bench + " --result-json " + ref_path);
   ASSERT_EQ(a.exit_code, 0) << a.out;
-  std::string ref = ReadFile(dir + "/ref.json");
+  std::string ref = ReadFile(ref_path);
   ASSERT_FALSE(ref.empty());
   ref.pop_back();  // the trailing newline
   EXPECT_EQ(ReadFile(dir + "/saved.json"), ref);
   Result b = Servesim(std::string("run ") + kServe + " " + bench);
   ASSERT_EQ(b.exit_code, 0) << b.out;
   EXPECT_EQ(ReadFile(dir + "/saved.json"), ref + "\n" + ref);
+
+  // --append-result alone saves too (vllm: save_result or append_result);
+  // an absolute file name ignores the directory (os.path.join).
+  const std::string brief = testing::TempDir() + "/brief.json";
+  std::remove(brief.c_str());
+  Result c = Servesim(std::string("run ") + kServe + " --bench 'vllm bench serve --dataset-name "
+                      "sharegpt --num-prompts 200 --request-rate 20 --append-result --result-dir " +
+                      dir + " --result-filename " + brief + "'");
+  ASSERT_EQ(c.exit_code, 0) << c.out;
+  const std::string saved = ReadFile(brief);
+  ASSERT_FALSE(saved.empty());
+  for (const char* key : {"\"input_lens\"", "\"output_lens\"", "\"ttfts\"", "\"itls\"", "\"errors\""}) {
+    EXPECT_EQ(saved.find(key), std::string::npos) << key;
+    EXPECT_NE(ref.find(key), std::string::npos) << key;
+  }
+  EXPECT_NE(saved.find("\"latencies\""), std::string::npos);
 }
 
 // A confirmation run's files read back as the prediction that made them:
@@ -406,6 +449,17 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
       "run --serve 'vllm serve m -tp 8' --serve 'vllm serve m -tp 4' --bench 'vllm bench serve'",
       "",  // no command at all
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --request-rate 0x10'",
+      // A port is an integer to the engine's parser, though it changes nothing.
+      "run --serve 'vllm serve m -tp 8 --port abc' --bench 'vllm bench serve'",
+      "run --serve 'python3 -m sglang.launch_server --model-path m --tp-size 8 --port x' "
+      "--bench 'vllm bench serve'",
+      // A speculative-config key that would change what runs.
+      "run --serve 'vllm serve m -tp 8 --speculative-config "
+      "{\"method\":\"mtp\",\"num_speculative_tokens\":1,\"disable_by_batch_size\":4}' "
+      "--bench 'vllm bench serve --num-prompts 5'",
+      // Work that would run for many minutes is refused before it starts.
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --dataset-name random "
+      "--random-input-len 16 --random-output-len 160000 --num-prompts 1000'",
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve' --env A=1 --env A=0",
   };
   for (const char* args : bad) {
@@ -413,6 +467,17 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;
   }
+}
+
+// An error quoting a huge input (a 100 kB flag) is cut to a line a terminal
+// shows, with the count of bytes left out.
+TEST(EndToEndTest, ErrorsQuotingHugeInputsStayShort) {
+  const std::string flag = "--" + std::string(100000, 'x');
+  Result r = Servesim("run --serve 'vllm serve m -tp 8 " + flag + "' --bench 'vllm bench serve'");
+  EXPECT_EQ(r.exit_code, 2) << r.out.substr(0, 200);
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
+  EXPECT_LT(r.out.size(), 800u);
+  EXPECT_NE(r.out.find("more bytes)"), std::string::npos) << r.out;
 }
 
 // An empty path (an unset shell variable) is an error, not the default file;
@@ -462,6 +527,9 @@ TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
       "fit --runs " + dir + "/fit_ok.csv --out " + dir + "/p --max-evaluations 0",
       "fit --runs " + dir + "/fit_ok.csv --out " + dir + "/p --max-evaluations -3",
       ok + "--out /dev/full",
+      // Refused before the fit runs: no directory to write into.
+      ok + "--out " + dir + "/no_such_dir/p",
+      ok + "--out " + dir,
   };
   for (const std::string& args : bad) {
     Result r = Servesim(args);

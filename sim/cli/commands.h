@@ -24,6 +24,9 @@ absl::StatusOr<CliArgs> ParseRepeatedCliArgs(int argc, char** argv, const std::s
                                              const std::set<std::string>& repeatable);
 
 // Prints the one-line error for `status` and returns its exit code.
+// The message on one line of at most ~600 bytes (longer ones cut, with the
+// count of bytes left out; line breaks as spaces).
+std::string OneLineMessage(absl::string_view message);
 int ReportError(const absl::Status& status);
 
 // `plan`'s exit code when every candidate was evaluated but none meets the

@@ -11,12 +11,30 @@
 
 namespace servesim::cli {
 
+std::string OneLineMessage(absl::string_view message) {
+  // A message that quotes its input (a trace line, a flag, a JSON value) is
+  // cut: a 5 MB line names its problem in the first few hundred bytes.
+  constexpr size_t kMaxBytes = 600;
+  std::string out(message.substr(0, kMaxBytes));
+  if (message.size() > kMaxBytes) {
+    // Not inside a UTF-8 sequence: drop continuation bytes and their lead.
+    while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
+    if (!out.empty() && (static_cast<unsigned char>(out.back()) & 0x80) != 0) out.pop_back();
+    absl::StrAppend(&out, "... (", message.size() - out.size(), " more bytes)");
+  }
+  for (char& c : out) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return out;
+}
+
 int ReportError(const absl::Status& status) {
+  const std::string message = OneLineMessage(status.message());
   if (status.code() == absl::StatusCode::kFailedPrecondition) {
-    std::fprintf(stderr, "error: %s\n", std::string(status.message()).c_str());
+    std::fprintf(stderr, "error: %s\n", message.c_str());
     return 1;
   }
-  std::fprintf(stderr, "servesim: %s\n", std::string(status.message()).c_str());
+  std::fprintf(stderr, "servesim: %s\n", message.c_str());
   return 2;
 }
 

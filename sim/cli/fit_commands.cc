@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -131,6 +132,20 @@ int FitCommand(const CliArgs& args) {
   if (SameFile(args.Get("--out"), args.Get("--runs"))) {
     return ReportError(absl::InvalidArgumentError(
         absl::StrCat("--out: ", args.Get("--out"), " is the file --runs reads")));
+  }
+  // A fit takes minutes: a file that cannot be written is refused first.
+  if (args.Has("--out")) {
+    const std::filesystem::path out(args.Get("--out"));
+    std::error_code error;
+    const std::filesystem::path dir = out.has_parent_path() ? out.parent_path() : ".";
+    if (out.filename().empty() || !std::filesystem::is_directory(dir, error)) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat(
+          "--out: cannot write ", args.Get("--out"), ": ", dir.string(), " is not a directory")));
+    }
+    if (std::filesystem::is_directory(out, error)) {
+      return ReportError(absl::InvalidArgumentError(
+          absl::StrCat("--out: ", args.Get("--out"), " is a directory")));
+    }
   }
   fit::EngineFitOptions options;
   if (args.Has("--max-evaluations") &&

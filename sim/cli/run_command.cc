@@ -1,6 +1,7 @@
 // `servesim run`: one prediction, printed as `vllm bench serve` prints it.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "absl/strings/numbers.h"
@@ -99,17 +100,23 @@ int RunCommand(const CliArgs& args) {
 
   std::string out;
   for (const std::string& line : p->header) absl::StrAppend(&out, "# ", line, "\n");
+  for (const std::string& line : p->client_lines) absl::StrAppend(&out, line, "\n");
   absl::StrAppend(&out, metrics::FormatBenchReport(p->metrics, p->report));
 
   // The result JSON holds every request's every ITL: format it only when
   // something writes it.
-  const bool writes_json = args.Has("--result-json") || !p->bench.save_result_path.empty();
-  const std::string json = !writes_json ? std::string() : metrics::FormatResultJson(
-      p->metrics, p->report,
-      absl::StrCat("\"servesim_engine\": ", metrics::JsonString(p->engine.engine_version()),
-                   ", \"servesim_iterations\": ", p->simulation.steps,
-                   ", \"servesim_preemptions\": ", p->simulation.preempted_or_retracted));
+  auto format_json = [&](bool per_request_arrays) {
+    metrics::ReportOptions options = p->report;
+    options.per_request_arrays = per_request_arrays;
+    return metrics::FormatResultJson(
+        p->metrics, options,
+        absl::StrCat("\"servesim_engine\": ", metrics::JsonString(p->engine.engine_version()),
+                     ", \"servesim_iterations\": ", p->simulation.steps,
+                     ", \"servesim_preemptions\": ", p->simulation.preempted_or_retracted));
+  };
   if (args.Has("--result-json")) {
+    // servesim's own file always carries the per-request arrays.
+    const std::string json = format_json(true);
     const std::string path = args.Get("--result-json");
     std::ofstream f(path, std::ios::binary);
     f << json;
@@ -120,8 +127,20 @@ int RunCommand(const CliArgs& args) {
     }
   }
   if (!p->bench.save_result_path.empty()) {
-    // As vllm: --append-result adds the JSON on a new line of an existing file.
+    // As vllm: the per-request arrays only with --save-detailed; the result
+    // directory made if missing; --append-result adds the JSON on a new line
+    // of an existing file.
+    const std::string json = format_json(p->bench.save_detailed);
     const std::string& path = p->bench.save_result_path;
+    if (!p->bench.save_result_dir.empty()) {
+      std::error_code error;
+      std::filesystem::create_directories(p->bench.save_result_dir, error);
+      if (error) {
+        return ReportError(absl::InvalidArgumentError(
+            absl::StrCat("--bench: --result-dir: cannot create ", p->bench.save_result_dir, ": ",
+                         error.message())));
+      }
+    }
     bool has_content = false;
     if (p->bench.append_result) {
       std::ifstream existing(path, std::ios::binary | std::ios::ate);

@@ -135,6 +135,20 @@ TEST(ReportTest, SelectedMetricsAndPercentilesAsTheClientAsksForThem) {
   EXPECT_EQ(json.find("mean_itl_ms"), std::string::npos);
 }
 
+// 99 and 99.0 asked for together: two printed lines, as vllm prints them,
+// but one key of its result dict.
+TEST(ReportTest, APercentileAskedForTwiceIsOneJsonKey) {
+  MetricOptions metric_options;
+  metric_options.percentiles = {99.0, 50.0, 99.0};
+  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0), metric_options);
+  ReportOptions options;
+  const std::string json = FormatResultJson(m, options, "");
+  const size_t first = json.find("\"p99_ttft_ms\"");
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(json.find("\"p99_ttft_ms\"", first + 1), std::string::npos);
+  EXPECT_NE(json.find("\"p50_ttft_ms\""), std::string::npos);
+}
+
 TEST(BenchMetricsTest, GoodputCountsRequestsWithinEverySlo) {
   // TTFTs 1.0, 0.5, 2.8 s; TPOTs 0.5, 0.5 and 0 (one token, vllm counts it
   // as 0); E2ELs 2.0, 1.0, 2.8 s.
@@ -178,6 +192,20 @@ TEST(ReportTest, AnUnboundedRequestRateIsSavedAsVllmsInfString) {
 TEST(ReportTest, JsonNumbersReadLikePython) {
   EXPECT_EQ(JsonNumber(1000.0), "1000.0");
   EXPECT_EQ(JsonNumber(0.1), "0.1");
+  // Python's repr of each (json.dump writes floats so).
+  EXPECT_EQ(JsonNumber(100000.0), "100000.0");
+  EXPECT_EQ(JsonNumber(0.0005), "0.0005");
+  EXPECT_EQ(JsonNumber(0.0001), "0.0001");
+  EXPECT_EQ(JsonNumber(0.00001), "1e-05");
+  EXPECT_EQ(JsonNumber(1.5e-7), "1.5e-07");
+  EXPECT_EQ(JsonNumber(1e16), "1e+16");
+  EXPECT_EQ(JsonNumber(1.25e17), "1.25e+17");
+  EXPECT_EQ(JsonNumber(1234567890123456.0), "1234567890123456.0");
+  EXPECT_EQ(JsonNumber(12.5), "12.5");
+  EXPECT_EQ(JsonNumber(0.0), "0.0");
+  EXPECT_EQ(JsonNumber(-0.0), "-0.0");
+  EXPECT_EQ(JsonNumber(-2.75), "-2.75");
+  EXPECT_EQ(JsonNumber(1e300), "1e+300");
   EXPECT_EQ(JsonNumber(std::numeric_limits<double>::infinity()), "Infinity");
 }
 

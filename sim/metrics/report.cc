@@ -148,12 +148,30 @@ std::string FormatBenchReport(const BenchMetrics& m, const ReportOptions& option
 
 std::string JsonNumber(double v) {
   if (!std::isfinite(v)) return v > 0 ? "Infinity" : (v < 0 ? "-Infinity" : "NaN");
+  // Python's repr: the shortest digits that read back as `v`, in positional
+  // notation for decimal exponents -4..15 (integral values with ".0"), else
+  // as d.ddde+XX with at least two exponent digits ("1e+16", "1e-05").
   char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  std::string s(buf, end);
-  // Python prints integral floats as "1000.0".
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  const std::string sci(buf, end);
+  const size_t e = sci.find('e');
+  std::string digits;
+  for (size_t i = 0; i < e; ++i) {
+    if (sci[i] >= '0' && sci[i] <= '9') digits += sci[i];
+  }
+  const int exponent = std::stoi(sci.substr(e + 1));
+  const std::string sign = sci[0] == '-' ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    std::string out = sign + digits.substr(0, 1);
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    return out + absl::StrFormat("e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+  }
+  if (exponent < 0) return sign + "0." + std::string(-exponent - 1, '0') + digits;
+  const size_t int_digits = static_cast<size_t>(exponent) + 1;
+  if (digits.size() <= int_digits) {
+    return sign + digits + std::string(int_digits - digits.size(), '0') + ".0";
+  }
+  return sign + digits.substr(0, int_digits) + "." + digits.substr(int_digits);
 }
 
 std::string JsonString(const std::string& s) {
@@ -188,8 +206,10 @@ std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options
     return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
   };
   std::vector<std::string> itls;
-  itls.reserve(m.itls_s.size());
-  for (const auto& gaps : m.itls_s) itls.push_back(doubles(gaps));
+  if (options.per_request_arrays) {
+    itls.reserve(m.itls_s.size());
+    for (const auto& gaps : m.itls_s) itls.push_back(doubles(gaps));
+  }
 
   std::vector<std::pair<std::string, std::string>> kv = {
       {"duration", num(m.duration_s)},
@@ -216,19 +236,26 @@ std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options
     kv.emplace_back(absl::StrCat("median_", l.key, "_ms"), num(s.median_ms));
     kv.emplace_back(absl::StrCat("std_", l.key, "_ms"), num(s.std_ms));
     for (const auto& [p, ms] : s.percentiles_ms) {
-      kv.emplace_back(absl::StrCat("p", PercentileWord(p), "_", l.key, "_ms"), num(ms));
+      // A percentile asked for twice (99 and 99.0) is one key of vllm's dict.
+      std::string key = absl::StrCat("p", PercentileWord(p), "_", l.key, "_ms");
+      const bool seen =
+          std::any_of(kv.begin(), kv.end(), [&](const auto& f) { return f.first == key; });
+      if (!seen) kv.emplace_back(std::move(key), num(ms));
     }
   }
-  kv.emplace_back("input_lens", ints(m.input_lens));
-  kv.emplace_back("output_lens", ints(m.output_lens));
-  kv.emplace_back("ttfts", doubles(m.ttfts_s));
+  const bool arrays = options.per_request_arrays;
+  if (arrays) kv.emplace_back("input_lens", ints(m.input_lens));
+  if (arrays) kv.emplace_back("output_lens", ints(m.output_lens));
+  if (arrays) kv.emplace_back("ttfts", doubles(m.ttfts_s));
   kv.emplace_back("latencies", doubles(m.latencies_s));
   kv.emplace_back("start_times", doubles(m.start_times_s));
-  kv.emplace_back("itls", absl::StrCat("[", absl::StrJoin(itls, ", "), "]"));
-  std::vector<std::string> errors;
-  errors.reserve(m.errors.size());
-  for (const std::string& e : m.errors) errors.push_back(JsonString(e));
-  kv.emplace_back("errors", absl::StrCat("[", absl::StrJoin(errors, ", "), "]"));
+  if (arrays) kv.emplace_back("itls", absl::StrCat("[", absl::StrJoin(itls, ", "), "]"));
+  if (arrays) {
+    std::vector<std::string> errors;
+    errors.reserve(m.errors.size());
+    for (const std::string& e : m.errors) errors.push_back(JsonString(e));
+    kv.emplace_back("errors", absl::StrCat("[", absl::StrJoin(errors, ", "), "]"));
+  }
   // The setup keys go first; one that names a figure (a --metadata key)
   // yields to it, as in vllm's dict merge.
   std::vector<std::pair<std::string, std::string>> setup;

@@ -24,6 +24,9 @@ struct ReportOptions {
   // burstiness, then --metadata's. Its "date" (the wall clock) is left out:
   // servesim's output is deterministic.
   std::vector<std::pair<std::string, std::string>> setup_json;
+  // The per-request arrays vllm keeps only with --save-detailed (input_lens,
+  // output_lens, ttfts, itls, errors; it has no generated texts to save).
+  bool per_request_arrays = true;
 };
 
 // The "==== Serving Benchmark Result ====" block, byte for byte in vllm's

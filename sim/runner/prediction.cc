@@ -260,6 +260,21 @@ absl::StatusOr<std::vector<serving::ClientRequest>> BuildClientRequests(
           workload::EngineSharedPrefixTokens(bench, r.prefix_node_tokens[0]);
     }
   }
+  // A simulation takes at least one engine step per output token of its
+  // longest-running request and one per token per request at concurrency 1:
+  // past this many it would run for many minutes, so it is refused instead.
+  constexpr int64_t kMaxOutputTokens = 50'000'000;
+  int64_t outputs = 0;
+  for (const serving::ClientRequest& r : requests) {
+    outputs += r.output_tokens;
+    if (outputs > kMaxOutputTokens) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--bench: the workload asks for more than ", kMaxOutputTokens,
+          " output tokens in all (", requests.size(),
+          " requests); servesim simulates at most that many per run: fewer prompts or shorter "
+          "outputs"));
+    }
+  }
   if (notice != nullptr && !requests.empty()) {
     // The same for every prompt of the workload.
     const int64_t added = workload::EnginePromptTokens(bench, 0, template_tokens);
@@ -399,14 +414,28 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
                                           " not found; roofline of H200 datasheet rates"));
   }
   if (!notice.empty()) p.header.push_back(absl::StrCat("dataset: ", notice));
+  // vllm bench serve's lines before the run, its values as Python prints them.
   if (const auto& ramp = p.bench.ramp_up; ramp.has_value()) {
-    // vllm bench serve prints these two lines before the run.
-    p.header.push_back(
+    p.client_lines.push_back(
         absl::StrCat("Traffic ramp-up strategy: ", std::string(workload::RampUpShapeName(ramp->shape)), "."));
-    p.header.push_back(absl::StrCat("Will increase RPS from ", ramp->start_rps, " to ",
-                                    ramp->end_rps,
-                                    " RPS over the duration of the benchmark."));
+    p.client_lines.push_back(absl::StrCat("Will increase RPS from ", ramp->start_rps, " to ",
+                                          ramp->end_rps,
+                                          " RPS over the duration of the benchmark."));
+  } else if (p.bench.dataset_name == workload::DatasetName::kTrace && !p.bench.request_rate_given) {
+    // servesim's own dataset: the trace's clock, which vllm has no line for.
+    p.client_lines.push_back("Traffic request rate: the trace's arrival times (servesim)");
+  } else {
+    p.client_lines.push_back(absl::StrCat(
+        "Traffic request rate: ", std::isfinite(p.bench.request_rate)
+                                      ? metrics::JsonNumber(p.bench.request_rate)
+                                      : std::string("inf")));
   }
+  p.client_lines.push_back(absl::StrCat("Burstiness factor: ", metrics::JsonNumber(p.bench.burstiness),
+                                        p.bench.burstiness == 1.0 ? " (Poisson process)"
+                                                                  : " (Gamma distribution)"));
+  p.client_lines.push_back(absl::StrCat(
+      "Maximum request concurrency: ",
+      p.bench.max_concurrency ? absl::StrCat(*p.bench.max_concurrency) : std::string("None")));
   if (p.simulation.rejected > 0) {
     p.header.push_back(absl::StrCat("rejected by the engine: ", p.simulation.rejected,
                                     " request(s), e.g. \"", p.simulation.first_reject_reason,

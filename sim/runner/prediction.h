@@ -78,6 +78,9 @@ struct Prediction {
   scenarios::EngineConfig engine;
   workload::BenchConfig bench;
   std::vector<std::string> header;  // engine, layout, memory, profile, defaults
+  // What vllm bench serve prints before its result block: the traffic (rate
+  // or ramp-up), the burstiness and the concurrency limit, as it words them.
+  std::vector<std::string> client_lines;
   serving::SimulationResult simulation;
   metrics::BenchMetrics metrics;
   metrics::ReportOptions report;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -63,6 +64,7 @@ std::vector<FlagSpec> BenchFlagSpecs() {
       {"--goodput", {}, true, /*multiple_values=*/true},
       {"--save-result", {}, false},
       {"--append-result", {}, false},
+      {"--save-detailed", {}, false},
       {"--result-dir", {}, true},
       {"--result-filename", {}, true},
       {"--num-warmups", {}, true},
@@ -223,8 +225,6 @@ const std::vector<IgnoredBenchFlag>& IgnoredBenchFlags() {
       {"--tokenizer-mode", true, "servesim counts tokens from tables, not text"},
       {"--trust-remote-code", false, "tokenizer loading only"},
       {"--served-model-name", true, "name in the request payload only"},
-      {"--save-detailed", false,
-       "servesim's saved JSON always carries the per-request arrays (no generated texts)"},
       {"--metadata", true, "free-form key=value pairs stored in the result file"},
       {"--label", true, "result-file label"},
       {"--disable-tqdm", false, "progress bar"},
@@ -417,14 +417,23 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
     }
   }
 
-  // --save-result writes the result JSON where vllm would. Without
-  // --save-result vllm ignores the directory and name, and so does servesim.
+  // --save-result (or --append-result: vllm saves on either) writes the
+  // result JSON where vllm would: os.path.join(dir, name), which keeps an
+  // absolute name as it is. Without either, vllm ignores the directory and
+  // name, and so does servesim.
   ASSIGN_OR_RETURN(config.append_result, flags.GetBool("--append-result"));
   ASSIGN_OR_RETURN(config.save_result, flags.GetBool("--save-result"));
+  config.save_result = config.save_result || config.append_result;
+  ASSIGN_OR_RETURN(config.save_detailed, flags.GetBool("--save-detailed"));
+  if (config.save_result) {
+    ASSIGN_OR_RETURN(config.save_result_dir, flags.GetStringOr("--result-dir", ""));
+  }
   if (config.save_result && flags.Has("--result-filename")) {
     ASSIGN_OR_RETURN(std::string name, flags.GetString("--result-filename"));
-    ASSIGN_OR_RETURN(std::string dir, flags.GetStringOr("--result-dir", ""));
-    config.save_result_path = dir.empty() ? name : absl::StrCat(dir, "/", name);
+    const std::string& dir = config.save_result_dir;
+    config.save_result_path = dir.empty() || absl::StartsWith(name, "/")
+                                  ? name
+                                  : absl::StrCat(dir, absl::EndsWith(dir, "/") ? "" : "/", name);
   }
 
   RETURN_IF_ERROR(ReadInt(flags, "--num-warmups", 0, &config.num_warmups, kMaxPrompts));

@@ -112,7 +112,11 @@ struct BenchConfig {
   // refuses it, while `validate` reads such a live command unharmed.
   bool save_result = false;
   std::string save_result_path;
+  std::string save_result_dir;  // --result-dir, made if missing (vllm's os.makedirs)
   bool append_result = false;
+  // --save-detailed: the saved JSON keeps the per-request arrays (input_lens,
+  // output_lens, ttfts, itls, errors), which vllm deletes otherwise.
+  bool save_detailed = false;
   // --trace-time-scale (servesim): trace arrival offsets are multiplied by this
   // (2 = half the rate). Default 1, > 0; not combinable with --request-rate.
   double trace_time_scale = 1.0;
