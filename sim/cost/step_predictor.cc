@@ -27,8 +27,8 @@ StepPredictor::StepPredictor(StepPredictorConfig config, std::unique_ptr<OpCost>
   idle_graph_.decode_quantizes_kv_pool_tokens = 0;
 }
 
-double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
-  const double full = MeasuredGpuStepUs(ranks);
+StepPredictor::GpuStep StepPredictor::GpuStepParts(std::span<const models::RankBatch> ranks) {
+  GpuStep full = MeasuredGpuStep(ranks);
   if (config_.prefill_time_scale == 1.0 && config_.prefill_kind_time_scale.empty()) return full;
   // What the step would take without its prefill chunks, to tell what they
   // add: its decodes, topped up with one-token rows to WeightReadingRows()
@@ -65,27 +65,31 @@ double StepPredictor::GpuStepUs(std::span<const models::RankBatch> ranks) {
   // production-kernel speed already, and the head runs once per sequence.
   linear_only_ = true;
   evaluation_ = 1;
-  const double linear_full = MeasuredGpuStepUs(ranks);
+  const double linear_full = MeasuredGpuStep(ranks).device_us;
   // The baseline reads the experts the whole step's tokens route to: its 64
   // rows reach only ~86 % of them, and the rest would count as chunk work.
   baseline_routing_tokens_ = last_moe_tokens_;
   evaluation_ = 2;
-  const double linear_baseline = any_baseline ? MeasuredGpuStepUs(baseline_scratch_) : 0.0;
+  const double linear_baseline =
+      any_baseline ? MeasuredGpuStep(baseline_scratch_).device_us : 0.0;
   const double s = config_.prefill_time_scale;
   double added = (s - 1.0) * std::max(linear_full - linear_baseline, 0.0);
   for (const auto& [kind, scale] : config_.prefill_kind_time_scale) {
     only_kind_ = &kind;
     evaluation_ = 1;
-    const double kind_full = MeasuredGpuStepUs(ranks);
+    const double kind_full = MeasuredGpuStep(ranks).device_us;
     evaluation_ = 2;
-    const double kind_baseline = any_baseline ? MeasuredGpuStepUs(baseline_scratch_) : 0.0;
+    const double kind_baseline =
+        any_baseline ? MeasuredGpuStep(baseline_scratch_).device_us : 0.0;
     added += s * (scale - 1.0) * std::max(kind_full - kind_baseline, 0.0);
   }
   only_kind_ = nullptr;
   evaluation_ = 0;
   linear_only_ = false;
   baseline_routing_tokens_ = 0;
-  return full + added;
+  // The stretch is GPU work: it hides under a launch-bound step's floor.
+  full.device_us += added;
+  return full;
 }
 
 int64_t StepPredictor::MoeGroupTokens(int ranks, int64_t largest_rank_tokens,
@@ -135,7 +139,7 @@ bool StepPredictor::PadGraphed(const models::RankBatch& batch, bool all_decode, 
   return true;
 }
 
-double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks) {
+StepPredictor::GpuStep StepPredictor::MeasuredGpuStep(std::span<const models::RankBatch> ranks) {
   // What each rank actually runs: an idle rank of a lockstep group runs a
   // dummy token through the MoE; a graphed decode batch is padded up to its
   // captured size.
@@ -254,9 +258,10 @@ double StepPredictor::MeasuredGpuStepUs(std::span<const models::RankBatch> ranks
                                 static_cast<double>(launches) * config_.overheads.eager_launch_us);
     }
   }
-  double gpu_us = 0;
-  for (double t : slowest) gpu_us += t;
-  return std::max(gpu_us, eager_floor_us);
+  GpuStep step;
+  for (double t : slowest) step.device_us += t;
+  step.launch_us = eager_floor_us;
+  return step;
 }
 
 double KindTimeScale(const StepPredictorConfig& config, const std::string& kind) {
@@ -286,11 +291,17 @@ sim::SimTime StepPredictor::PredictStep(std::span<const engine::StepBatch> rank_
     }
     most_seqs = std::max(most_seqs, rank_batches[r].seqs.size());
   }
-  const double gpu_us = GpuStepUs(scratch_);
+  const GpuStep gpu = GpuStepParts(scratch_);
   // Each DP rank has its own scheduler process; the busiest one gates the step.
   const EngineOverheads& o = config_.overheads;
   const double cpu_us = o.step_cpu_us + o.per_seq_cpu_us * static_cast<double>(most_seqs);
-  const double step_us = (o.overlap_cpu ? std::max(gpu_us, cpu_us) : gpu_us + cpu_us) *
+  // Overlapped, the scheduling work runs while the GPU works, but on the
+  // same host thread that launches an eager step's kernels (SGLang's and
+  // TensorRT-LLM's schedulers launch the forward themselves, and a worker
+  // thread would share the interpreter lock): a graph replay leaves the
+  // host free, an eager step's launches do not.
+  const double step_us = (o.overlap_cpu ? std::max(gpu.device_us, gpu.launch_us + cpu_us)
+                                        : gpu.Us() + cpu_us) *
                          config_.step_time_scale;
   // A step past a day (a profile or parameters of absurd times) is returned
   // as no time, which the simulation reports as an error, before its

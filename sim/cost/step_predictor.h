@@ -4,6 +4,7 @@
 #ifndef SERVESIM_SIM_COST_STEP_PREDICTOR_H_
 #define SERVESIM_SIM_COST_STEP_PREDICTOR_H_
 
+#include <algorithm>
 #include <memory>
 #include <span>
 #include <vector>
@@ -25,7 +26,9 @@ struct EngineOverheads {
   // step takes at least (kernels x this).
   double eager_launch_us = 0;
   // CPU work overlaps the GPU step (SGLang / TRT-LLM overlap scheduler, vLLM
-  // --async-scheduling): a step takes max(GPU, CPU) instead of the sum.
+  // --async-scheduling): a step takes max(GPU, CPU) instead of the sum. The
+  // host that launches an eager step's kernels is the one that schedules:
+  // its launches and its scheduling work add up on the CPU side.
   bool overlap_cpu = false;
 };
 
@@ -88,9 +91,20 @@ class StepPredictor : public ExecutionTimePredictor {
 
   sim::SimTime PredictStep(std::span<const engine::StepBatch> rank_batches) override;
 
-  // GPU time in microseconds of one rank-batch set, without host overheads;
-  // for `explain` and the iteration check of calibration.
-  double GpuStepUs(std::span<const models::RankBatch> ranks);
+  // What one rank-batch set takes apart from the engine's scheduling work:
+  // the GPU's time, and the host time launching the kernels of a batch that
+  // runs outside CUDA graphs (0 for a graphed step), which the GPU cannot
+  // outrun.
+  struct GpuStep {
+    double device_us = 0;
+    double launch_us = 0;
+    double Us() const { return std::max(device_us, launch_us); }
+  };
+  GpuStep GpuStepParts(std::span<const models::RankBatch> ranks);
+
+  // GpuStepParts(ranks).Us(): the step without host overheads in
+  // microseconds; for `explain` and the iteration check of calibration.
+  double GpuStepUs(std::span<const models::RankBatch> ranks) { return GpuStepParts(ranks).Us(); }
 
   // `batch` as its CUDA graph runs it: padded to the next captured size
   // (a decode batch's sequences; a mixed batch's tokens where graphs cover
@@ -112,12 +126,12 @@ class StepPredictor : public ExecutionTimePredictor {
   // same for an idle rank's dummy token.
   models::OpGraphOptions graph_;
   models::OpGraphOptions idle_graph_;
-  int64_t last_moe_tokens_ = 0;          // MoE tokens of the last MeasuredGpuStepUs
+  int64_t last_moe_tokens_ = 0;          // MoE tokens of the last MeasuredGpuStep
   int64_t baseline_routing_tokens_ = 0;  // the whole step's, while its baseline is timed
   std::vector<models::RankBatch> scratch_;
   std::vector<models::RankBatch> baseline_scratch_;
   std::vector<models::Op> ops_;  // the op list being timed, its storage reused
-  bool linear_only_ = false;  // MeasuredGpuStepUs prices only token-linear ops
+  bool linear_only_ = false;  // MeasuredGpuStep prices only token-linear ops
   const std::string* only_kind_ = nullptr;  // ... or times only this kind, no eager floor
   // OpCost's per-slot cache is keyed by an op's position in its list. The
   // step's whole batch, its token-linear part and its baseline (decodes and
@@ -129,8 +143,8 @@ class StepPredictor : public ExecutionTimePredictor {
   static constexpr size_t kCachedRanks = 64;
   size_t evaluation_ = 0;  // 0 whole step, 1 token-linear part, 2 baseline
   double KindScale(const models::Op& op) const;
-  // GPU time of the ranks' batches as measured (prefill unscaled).
-  double MeasuredGpuStepUs(std::span<const models::RankBatch> ranks);
+  // The ranks' batches as measured (prefill unscaled).
+  GpuStep MeasuredGpuStep(std::span<const models::RankBatch> ranks);
   // Whether a batch of these tokens replays a captured CUDA graph.
   bool Graphed(const models::RankBatch& batch, bool all_decode, int64_t tokens) const;
   // PadForCudaGraph for a graphed batch whose shape is known (the step's

@@ -79,6 +79,32 @@ TEST(StepPredictorTest, HostOverheadAddsUnlessOverlapped) {
   EXPECT_NEAR(overlapped.PredictStep(batch).ns() / 1e3, std::max(gpu_us, 1160.0), 1e-3);
 }
 
+// Under an overlap scheduler the host's scheduling work runs beside the GPU,
+// but an eager step's kernels are launched by that same host: launches and
+// scheduling add up (16 decodes, 20 us per launch, 1000 + 16 x 10 us of
+// scheduling). A step replayed from a CUDA graph leaves the host free.
+TEST(StepPredictorTest, OverlappedSchedulingAddsToAnEagerStepsLaunches) {
+  StepPredictorConfig c = Config(8, 1, false);
+  c.overheads.step_cpu_us = 1000;
+  c.overheads.per_seq_cpu_us = 10;
+  c.overheads.overlap_cpu = true;
+  c.overheads.eager_launch_us = 20;
+  StepPredictor eager(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  models::RankBatch rb;
+  for (int i = 0; i < 16; ++i) rb.seqs.push_back({1, 1000});
+  const StepPredictor::GpuStep parts = eager.GpuStepParts(std::vector<models::RankBatch>{rb});
+  ASSERT_GT(parts.launch_us + 1160, parts.device_us);
+  ASSERT_GT(parts.launch_us, 1160);
+  EXPECT_NEAR(eager.PredictStep(Decodes(1, 16, 1000)).ns() / 1e3, parts.launch_us + 1160, 1e-3);
+
+  c.cuda_graph_sizes = {8, 16};
+  StepPredictor graphed(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  const StepPredictor::GpuStep replay = graphed.GpuStepParts(std::vector<models::RankBatch>{rb});
+  EXPECT_EQ(replay.launch_us, 0);
+  EXPECT_NEAR(graphed.PredictStep(Decodes(1, 16, 1000)).ns() / 1e3,
+              std::max(replay.device_us, 1160.0), 1e-3);
+}
+
 // The planning margin stretches the whole step, host work included.
 TEST(StepPredictorTest, StepTimeScaleStretchesGpuAndHostAlike) {
   StepPredictorConfig c = Config(8, 1, false);
@@ -305,14 +331,19 @@ TEST(StepPredictorTest, PrefillFactorLeavesWeightReadsAndTheLaunchFloorAlone) {
   ASSERT_GT(added, 0);
   EXPECT_NEAR(slow_prefill.GpuStepUs(chunk), as_measured.GpuStepUs(chunk) + 2.0 * added, 1e-6);
 
-  // An eager step bound by its launches (1 ms each): the factor adds the
-  // chunk's stretch, the floor itself stays as it is.
+  // An eager step bound by its launches (1 ms each): the factor stretches
+  // the chunk's GPU work, which runs under the launch floor; the floor itself
+  // stays as it is.
   c.overheads.eager_launch_us = 1000;
   StepPredictor floor_measured(c, std::make_unique<RooflineOpCost>(GpuRates{}));
   c.prefill_time_scale = 1.0;
   StepPredictor floor_unscaled(c, std::make_unique<RooflineOpCost>(GpuRates{}));
-  EXPECT_NEAR(floor_measured.GpuStepUs(small) - floor_unscaled.GpuStepUs(small),
-              2.0 * small_added, 1e-6);
+  const StepPredictor::GpuStep stretched = floor_measured.GpuStepParts(small);
+  const StepPredictor::GpuStep unscaled = floor_unscaled.GpuStepParts(small);
+  EXPECT_DOUBLE_EQ(stretched.launch_us, unscaled.launch_us);
+  EXPECT_NEAR(stretched.device_us - unscaled.device_us, 2.0 * small_added, 1e-6);
+  ASSERT_GT(stretched.launch_us, stretched.device_us);
+  EXPECT_DOUBLE_EQ(floor_measured.GpuStepUs(small), stretched.launch_us);
 }
 
 TEST(StepPredictorTest, PrefillOnlyKindFactorStretchesOnlyWhatTheChunkAddsToThatKind) {
