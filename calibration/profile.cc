@@ -9,6 +9,7 @@
 #include "base/read_file.h"
 #include "base/status_macros.h"
 #include "base/text_proto.h"
+#include "calibration/table_contract.h"
 #include "google/protobuf/text_format.h"
 
 namespace servesim::calibration {
@@ -40,6 +41,13 @@ absl::Status CheckDevice(const ProfileProto& p, const std::string& origin) {
   const DeviceInfo& d = p.device();
   const std::string where = absl::StrCat(origin, ": device.");
   if (d.name().empty()) return absl::InvalidArgumentError(absl::StrCat(where, "name: empty"));
+  // Everything but the tables is an H200's (the roofline rates, the memory
+  // the engines see, their defaults): another GPU's tables would be priced
+  // beside them as if measured on an H200.
+  if (!absl::StrContains(d.name(), "H200")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "name: '", d.name(), "' is not an H200 (servesim models the H200 only)"));
+  }
   if (d.measured_at().empty()) {
     return absl::InvalidArgumentError(absl::StrCat(where, "measured_at: empty"));
   }
@@ -55,6 +63,15 @@ absl::Status CheckDevice(const ProfileProto& p, const std::string& origin) {
   if (d.gpu_count() < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, "gpu_count: must be >= 1, got ", d.gpu_count()));
+  }
+  // Provenance the driver reports; 0 where it was not recorded.
+  const std::pair<const char*, int64_t> reported[] = {{"l2_bytes", d.l2_bytes()},
+                                                      {"sm_clock_mhz", d.sm_clock_mhz()},
+                                                      {"memory_clock_mhz", d.memory_clock_mhz()}};
+  for (const auto& [name, value] : reported) {
+    if (value < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(where, name, ": must be >= 0, got ", value));
+    }
   }
   return absl::OkStatus();
 }
@@ -83,6 +100,52 @@ absl::Status CheckCeilings(const ProfileProto& p, const std::string& origin) {
       return absl::InvalidArgumentError(absl::StrCat(origin, ": ceilings.", name,
                                                      ": must be in (0, 1e6], got ", value));
     }
+  }
+  return absl::OkStatus();
+}
+
+// A table the op graph cannot ask for would never be read: the ops it was
+// meant for would fall back to the roofline in silence. So its kind, key
+// names and x name must be the contract's (table_contract.h), and a key's
+// value a count >= 1 or a 0/1 flag. `where` names the table.
+absl::Status CheckContract(const Table& t, const std::string& where) {
+  const TableContract* contract = FindTableContract(t.kind());
+  if (contract == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": kind: '", t.kind(), "' is not a table kind of docs/profile-tables.md"));
+  }
+  const std::string kind(contract->kind);
+  auto names = [&] {
+    std::string s;
+    for (const KeyDimContract& k : contract->key) {
+      absl::StrAppend(&s, s.empty() ? "" : ", ", std::string(k.name));
+    }
+    return s.empty() ? std::string("no key") : s;
+  };
+  for (const KeyDim& d : t.key()) {
+    const auto k = std::find_if(contract->key.begin(), contract->key.end(),
+                                [&](const KeyDimContract& c) { return c.name == d.name(); });
+    if (k == contract->key.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": key: '", d.name(),
+                                                     "' is not a key of ", kind, " (", names(),
+                                                     ")"));
+    }
+    if (k->flag ? (d.value() != 0 && d.value() != 1) : d.value() < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": key ", d.name(), ": must be ",
+                                                     k->flag ? "0 or 1" : ">= 1", ", got ",
+                                                     d.value()));
+    }
+  }
+  // Names are sorted and distinct (checked before), so equal counts mean
+  // equal sets.
+  if (static_cast<size_t>(t.key_size()) != contract->key.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": key: ", kind, " is keyed by ", names(), ", got ", t.key_size(),
+                     t.key_size() == 1 ? " dimension" : " dimensions"));
+  }
+  if (t.x_name() != contract->x_name) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": x_name: '", t.x_name(), "', ", kind,
+                                                   " counts ", std::string(contract->x_name)));
   }
   return absl::OkStatus();
 }
@@ -164,6 +227,7 @@ absl::StatusOr<Profile> Profile::FromProto(ProfileProto proto, std::string_view 
       }
       key.emplace_back(t.key(d).name(), t.key(d).value());
     }
+    RETURN_IF_ERROR(CheckContract(t, where));
     if (t.points_size() == 0) return absl::InvalidArgumentError(absl::StrCat(where, ": no points"));
     std::vector<double> xs, us;
     for (int pi = 0; pi < t.points_size(); ++pi) {
@@ -189,6 +253,14 @@ absl::StatusOr<Profile> Profile::FromProto(ProfileProto proto, std::string_view 
       if (!PositiveFinite(pt.median_us())) {
         return absl::InvalidArgumentError(
             absl::StrCat(where, ": point ", pi, ": median_us must be > 0, got ", pt.median_us()));
+      }
+      const std::pair<const char*, double> rates[] = {{"achieved_tflops", pt.achieved_tflops()},
+                                                      {"achieved_gbps", pt.achieved_gbps()}};
+      for (const auto& [name, value] : rates) {
+        if (!(std::isfinite(value) && value >= 0)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              where, ": point ", pi, ": ", name, " must be a finite number >= 0, got ", value));
+        }
       }
       if (pt.samples() < 1) {
         return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": samples must be >= 1"));

@@ -50,10 +50,12 @@ class Profile {
   static constexpr int kSchemaVersion = 1;
 
   // Reads `path`: ".textproto" / ".txtpb" as text format, ".pb" as binary.
-  // Validates schema version, the device block (name, measured_at, memory,
-  // SM and GPU counts), positive finite ceilings, table kinds, key order,
-  // ascending positive x and positive finite times; errors are one line
-  // naming the file and problem.
+  // Validates schema version, the device block (an H200 by name,
+  // measured_at, memory, SM and GPU counts, no negative figure), positive
+  // finite ceilings, each table against the contract (table_contract.h: its
+  // kind, key names and values, x_name), key order, ascending positive x,
+  // positive finite times and finite achieved rates >= 0; errors are one
+  // line naming the file and problem.
   static absl::StatusOr<Profile> Load(const std::string& path);
 
   // Validates `proto` as Load does; `origin` names it in errors.

@@ -1,12 +1,16 @@
 #include "calibration/profile.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
+#include <vector>
 
+#include "calibration/table_contract.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 
@@ -19,7 +23,7 @@ ProfileProto SampleProto() {
   ProfileProto p;
   p.set_schema_version(Profile::kSchemaVersion);
   DeviceInfo* d = p.mutable_device();
-  d->set_name("Test GPU");
+  d->set_name("NVIDIA H200");
   d->set_measured_at("2026-01-01T00:00:00Z");
   d->set_memory_bytes(int64_t{141} << 30);
   d->set_sm_count(132);
@@ -252,6 +256,59 @@ INSTANTIATE_TEST_SUITE_P(
                   "device.sm_count: must be >= 1, got 0"},
         Malformed{"ZeroGpus", [](ProfileProto* p) { p->mutable_device()->set_gpu_count(0); },
                   "device.gpu_count: must be >= 1, got 0"},
+        Malformed{"NotAnH200",
+                  [](ProfileProto* p) { p->mutable_device()->set_name("NVIDIA A100"); },
+                  "device.name: 'NVIDIA A100' is not an H200 (servesim models the H200 only)"},
+        Malformed{"NegativeL2",
+                  [](ProfileProto* p) { p->mutable_device()->set_l2_bytes(-62914560); },
+                  "device.l2_bytes: must be >= 0, got -62914560"},
+        Malformed{"NegativeClock",
+                  [](ProfileProto* p) { p->mutable_device()->set_memory_clock_mhz(-1); },
+                  "device.memory_clock_mhz: must be >= 0, got -1"},
+        // The table contract: a table the op graph never asks for would
+        // leave its ops on the roofline without a word.
+        Malformed{"UnknownKind", [](ProfileProto* p) { p->mutable_tables(1)->set_kind("ropez"); },
+                  "table 1 (ropez hidden=7168): kind: 'ropez' is not a table kind of "
+                  "docs/profile-tables.md"},
+        Malformed{"UnknownKeyName",
+                  [](ProfileProto* p) {
+                    p->mutable_tables(1)->mutable_key(0)->set_name("hiddenz");
+                  },
+                  "table 1 (rmsnorm hiddenz=7168): key: 'hiddenz' is not a key of rmsnorm "
+                  "(hidden)"},
+        Malformed{"MissingKey",
+                  [](ProfileProto* p) { p->mutable_tables(0)->mutable_key()->RemoveLast(); },
+                  "table 0 (gemm_fp8 k=7168): key: gemm_fp8 is keyed by k, n, got 1 dimension"},
+        Malformed{"NegativeKeyValue",
+                  [](ProfileProto* p) { p->mutable_tables(1)->mutable_key(0)->set_value(-7168); },
+                  "table 1 (rmsnorm hidden=-7168): key hidden: must be >= 1, got -7168"},
+        Malformed{"FlagKeyNotZeroOrOne",
+                  [](ProfileProto* p) {
+                    Table* t = p->mutable_tables(1);
+                    t->set_kind("host_launch");
+                    t->mutable_key(0)->set_name("compiled");
+                    t->mutable_key(0)->set_value(2);
+                    t->set_x_name("kernels");
+                  },
+                  "table 1 (host_launch compiled=2): key compiled: must be 0 or 1, got 2"},
+        Malformed{"UnknownXName",
+                  [](ProfileProto* p) { p->mutable_tables(1)->set_x_name("tokenz"); },
+                  "table 1 (rmsnorm hidden=7168): x_name: 'tokenz', rmsnorm counts tokens"},
+        Malformed{"NanAchievedRate",
+                  [](ProfileProto* p) {
+                    p->mutable_tables(0)->mutable_points(1)->set_achieved_gbps(NAN);
+                  },
+                  "point 1: achieved_gbps must be a finite number >= 0, got nan"},
+        Malformed{"InfiniteAchievedRate",
+                  [](ProfileProto* p) {
+                    p->mutable_tables(0)->mutable_points(2)->set_achieved_tflops(INFINITY);
+                  },
+                  "point 2: achieved_tflops must be a finite number >= 0, got inf"},
+        Malformed{"NegativeAchievedRate",
+                  [](ProfileProto* p) {
+                    p->mutable_tables(0)->mutable_points(0)->set_achieved_gbps(-1);
+                  },
+                  "point 0: achieved_gbps must be a finite number >= 0, got -1"},
         Malformed{"NoCeilings", [](ProfileProto* p) { p->clear_ceilings(); }, "no ceilings block"},
         Malformed{"NanCeiling", [](ProfileProto* p) { p->mutable_ceilings()->set_copy_gbps(NAN); },
                   "ceilings.copy_gbps: must be in (0, 1e6], got nan"},
@@ -296,6 +353,57 @@ TEST(ProfileTest, LoadRefusesADirectory) {
             std::string::npos)
       << profile.status();
   std::filesystem::remove(dir);
+}
+
+// The contract in code is the one docs/profile-tables.md states: the same
+// kinds in its first table, in the same order, each with the same key names
+// and x_name.
+TEST(ProfileTest, TableContractIsTheDocumentedOne) {
+  std::ifstream in(std::string(SERVESIM_SOURCE_DIR) + "/docs/profile-tables.md");
+  ASSERT_TRUE(in);
+  // The words in backquotes of a table cell.
+  auto quoted = [](const std::string& cell) {
+    std::vector<std::string> words;
+    for (size_t at = cell.find('`'); at != std::string::npos; at = cell.find('`', at + 1)) {
+      const size_t end = cell.find('`', at + 1);
+      if (end == std::string::npos) break;
+      words.push_back(cell.substr(at + 1, end - at - 1));
+      at = end;
+    }
+    return words;
+  };
+  using Row = std::tuple<std::string, std::vector<std::string>, std::string>;  // kind, keys, x
+  std::vector<Row> documented;
+  std::string line;
+  bool in_table = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("| kind | key |", 0) == 0) {
+      in_table = true;
+      continue;
+    }
+    if (!in_table || line.rfind("|---", 0) == 0) continue;
+    if (line.rfind("| `", 0) != 0) break;  // the table's end
+    // "| `kind` | `n`, `k` | `x_name`: what x counts | meaning |"
+    std::vector<std::string> cells;
+    for (size_t at = 0, next; (next = line.find('|', at + 1)) != std::string::npos; at = next) {
+      cells.push_back(line.substr(at + 1, next - at - 1));
+    }
+    ASSERT_GE(cells.size(), 3u) << line;
+    std::vector<std::string> kind = quoted(cells[0]), keys = quoted(cells[1]),
+                             x = quoted(cells[2]);
+    ASSERT_EQ(kind.size(), 1u) << line;
+    ASSERT_FALSE(x.empty()) << line;
+    std::sort(keys.begin(), keys.end());  // the docs list n before k
+    documented.emplace_back(kind[0], keys, x[0]);
+  }
+  std::vector<Row> in_code;
+  for (const TableContract& c : TableContracts()) {
+    std::vector<std::string> keys;
+    for (const KeyDimContract& k : c.key) keys.emplace_back(k.name);
+    in_code.emplace_back(std::string(c.kind), keys, std::string(c.x_name));
+  }
+  EXPECT_EQ(in_code, documented);
+  EXPECT_EQ(documented.size(), 24u);
 }
 
 // Every committed profile passes the device and ceiling checks.

@@ -147,6 +147,13 @@ int FitCommand(const CliArgs& args) {
           absl::StrCat("--out: ", args.Get("--out"), " is a directory")));
     }
   }
+  // Before the fits start: a run that ValidateRun would refuse surfaces only
+  // when the optimiser first reaches it, after the other engines' fits.
+  for (const fit::LiveRun& run : *runs) {
+    if (absl::Status s = fit::CheckRunWithinContext(*context, run); !s.ok()) {
+      return ReportError(s);
+    }
+  }
   fit::EngineFitOptions options;
   if (args.Has("--max-evaluations") &&
       (!absl::SimpleAtoi(args.Get("--max-evaluations"), &options.max_evaluations) ||

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "calibration/table_contract.h"
+
 namespace servesim::cost {
 namespace {
 
@@ -66,7 +68,7 @@ calibration::Profile TablesProfile(const std::vector<TableSpec>& tables) {
   calibration::ProfileProto proto;
   proto.set_schema_version(calibration::Profile::kSchemaVersion);
   auto* d = proto.mutable_device();
-  d->set_name("Test GPU");
+  d->set_name("NVIDIA H200");
   d->set_measured_at("2026-01-01T00:00:00Z");
   d->set_memory_bytes(int64_t{141} << 30);
   d->set_sm_count(132);
@@ -82,7 +84,9 @@ calibration::Profile TablesProfile(const std::vector<TableSpec>& tables) {
       d->set_name(name);
       d->set_value(v);
     }
-    t->set_x_name("x");
+    // What the table contract says the kind's x counts (the loader checks).
+    const calibration::TableContract* contract = calibration::FindTableContract(spec.kind);
+    if (contract != nullptr) t->set_x_name(std::string(contract->x_name));
     for (auto [x, us] : spec.points) {
       auto* p = t->add_points();
       p->set_x(x);

@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/decimal.h"
@@ -429,6 +430,85 @@ absl::Status CheckRequestCount(const LiveRun& run) {
   return absl::OkStatus();
 }
 
+// Figures that contradict what any run can report: counts of tokens that
+// are not whole, a run that completed requests (or moved tokens) in no time,
+// and per-request lists that disagree with the totals vllm bench serve sums
+// from them. Failed requests list their prompt in input_lens and 0 in
+// output_lens; total_input_tokens counts completed requests' prompts only
+// and total_output_tokens is output_lens' sum.
+absl::Status CheckTokenFigures(const LiveRun& run) {
+  auto measured = [&](const char* key) {
+    auto it = run.measured.find(key);
+    return it == run.measured.end() ? -1.0 : it->second;
+  };
+  // Token counts in full: StrCat would print 99999999999 as 1e+11.
+  auto tokens = [](double v) { return absl::StrFormat("%.15g", v); };
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--runs: ", run.source, ": case ", run.name, ": ", why));
+  };
+  for (const char* key : {"total_input_tokens", "total_output_tokens"}) {
+    if (const double v = measured(key); v >= 0 && v != std::floor(v)) {
+      return bad(absl::StrCat(key, ": expected a whole number of tokens, got ", tokens(v)));
+    }
+  }
+  // A results CSV spells the duration duration_s; a JSON or report, duration.
+  const char* duration_key = run.measured.count("duration_s") ? "duration_s" : "duration";
+  if (measured(duration_key) == 0) {
+    for (const char* key : {"completed", "total_input_tokens", "total_output_tokens",
+                            "request_throughput", "output_throughput", "total_token_throughput"}) {
+      if (measured(key) > 0) {
+        return bad(absl::StrCat(duration_key, ": 0 s, but ", key, " is ", measured(key)));
+      }
+    }
+  }
+  const std::vector<int64_t>& in = run.input_lens;
+  const std::vector<int64_t>& out = run.output_lens;
+  if (!in.empty() && !out.empty() && in.size() != out.size()) {
+    return bad(absl::StrCat("input_lens lists ", in.size(), " requests, output_lens ",
+                            out.size()));
+  }
+  if (!out.empty()) {
+    double sum = 0;
+    int64_t generated = 0;
+    for (int64_t n : out) {
+      sum += static_cast<double>(n);
+      if (n > 0) ++generated;
+    }
+    if (const double total = measured("total_output_tokens"); total >= 0 && total != sum) {
+      return bad(absl::StrCat("output_lens sum to ", tokens(sum),
+                              " tokens, total_output_tokens is ", tokens(total)));
+    }
+    if (const double completed = measured("completed"); completed >= 0) {
+      if (generated == 0 && completed > 0) {
+        return bad(absl::StrCat("output_lens are all 0, but completed is ", completed));
+      }
+      if (static_cast<double>(generated) > completed) {
+        return bad(absl::StrCat("output_lens: ", generated,
+                                " requests generated tokens, but completed is ", completed));
+      }
+    }
+  }
+  if (const double total = measured("total_input_tokens"); total >= 0 && !in.empty()) {
+    double listed = 0, of_completed = 0;
+    for (size_t i = 0; i < in.size(); ++i) {
+      listed += static_cast<double>(in[i]);
+      if (!out.empty() && out[i] > 0) of_completed += static_cast<double>(in[i]);
+    }
+    if (total > listed) {
+      return bad(absl::StrCat("total_input_tokens: ", tokens(total),
+                              " is more than input_lens' sum ", tokens(listed),
+                              " over every request"));
+    }
+    if (total < of_completed) {
+      return bad(absl::StrCat("total_input_tokens: ", tokens(total), " is less than the ",
+                              tokens(of_completed),
+                              " tokens input_lens lists for the requests that generated some"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<LiveRun>> ReadEveryRun(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
@@ -484,7 +564,10 @@ absl::StatusOr<std::vector<LiveRun>> ReadEveryRun(const std::string& path) {
 
 absl::StatusOr<std::vector<LiveRun>> ReadLiveRunsFrom(const std::string& path) {
   ASSIGN_OR_RETURN(std::vector<LiveRun> runs, ReadEveryRun(path));
-  for (const LiveRun& run : runs) RETURN_IF_ERROR(CheckRequestCount(run));
+  for (const LiveRun& run : runs) {
+    RETURN_IF_ERROR(CheckRequestCount(run));
+    RETURN_IF_ERROR(CheckTokenFigures(run));
+  }
   return runs;
 }
 

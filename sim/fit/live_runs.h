@@ -75,7 +75,12 @@ absl::StatusOr<LiveRun> ReadLiveRunResult(const std::string& result);
 // request count (num_prompts, or completed + failed) other than its bench
 // command's --num-prompts, or more completed requests than that, is refused:
 // result and commands do not belong together. So is a case name that two
-// runs share.
+// runs share, a token count that is not a whole number, a duration of 0 beside
+// completed requests or a throughput, and per-request lists that contradict
+// the totals (input_lens and output_lens of unequal length, output_lens not
+// summing to total_output_tokens or all 0 with requests completed,
+// total_input_tokens outside the prompts input_lens lists for the completed
+// requests and for all of them).
 absl::StatusOr<std::vector<LiveRun>> ReadLiveRunsFrom(const std::string& path);
 
 }  // namespace servesim::fit

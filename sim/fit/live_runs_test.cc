@@ -273,6 +273,73 @@ TEST(ReadLiveRunsFromTest, CompletedIsAWholeNumberUpToNumPrompts) {
             std::string::npos);
 }
 
+// Figures no run can report: token counts are whole, a duration of 0 cannot
+// hold completed requests or a throughput. Each is named with its column.
+TEST(ReadLiveRunsFromTest, RefusesFractionalTokensAndAZeroDurationThatDidWork) {
+  const std::string header =
+      "case,env,serve_command,bench_command,completed,duration_s,total_input_tokens,"
+      "total_output_tokens,total_token_throughput\n";
+  auto error_of = [&](const std::string& name, const std::string& figures) {
+    return ErrorOf(ReadLiveRunsFrom(WriteTemp(
+        name, header + "a,,vllm serve m -tp 8,vllm bench serve --num-prompts 100," + figures +
+                  "\n")));
+  };
+  EXPECT_EQ(error_of("ok.csv", "100,10,2000,300,230"), "ok");
+  EXPECT_NE(error_of("frac.csv", "100,10,2000.5,300,230")
+                .find("frac.csv: case a: total_input_tokens: expected a whole number of tokens, "
+                      "got 2000.5"),
+            std::string::npos);
+  EXPECT_NE(error_of("frac_out.csv", "100,10,2000,300.25,230")
+                .find("case a: total_output_tokens: expected a whole number of tokens, got 300.25"),
+            std::string::npos);
+  EXPECT_NE(error_of("zero.csv", "100,0,2000,300,230")
+                .find("zero.csv: case a: duration_s: 0 s, but completed is 100"),
+            std::string::npos);
+  EXPECT_NE(error_of("zero_rate.csv", "0,0,0,0,230")
+                .find("case a: duration_s: 0 s, but total_token_throughput is 230"),
+            std::string::npos);
+  // Nothing completed, nothing moved: a duration of 0 says no more.
+  EXPECT_EQ(error_of("idle.csv", "0,0,0,0,0"), "ok");
+}
+
+// A --save-result JSON's per-request lists are what its totals were summed
+// from: output_lens to total_output_tokens; input_lens to total_input_tokens
+// over the completed requests (a failed one lists its prompt and 0 tokens).
+TEST(ReadLiveRunsFromTest, PerRequestListsMustAgreeWithTheTotals) {
+  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "lists";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "r.cmd") << "vllm serve m -tp 8\nvllm bench serve --num-prompts 3\n";
+  auto error_of = [&](const std::string& fields) {
+    std::ofstream(dir / "r.json", std::ios::trunc)
+        << "{\"completed\": 2, \"failed\": 1, \"duration\": 5.0, " << fields << "}";
+    return ErrorOf(ReadLiveRunsFrom(dir.string()));
+  };
+  const std::string lists = "\"input_lens\": [100, 200, 400], \"output_lens\": [10, 0, 30]";
+  EXPECT_EQ(error_of("\"total_input_tokens\": 500, \"total_output_tokens\": 40, " + lists),
+            "ok");
+  EXPECT_NE(error_of("\"total_input_tokens\": 500, \"total_output_tokens\": 41, " + lists)
+                .find("r.json: case r: output_lens sum to 40 tokens, total_output_tokens is 41"),
+            std::string::npos);
+  EXPECT_NE(error_of("\"total_input_tokens\": 900, " + lists)
+                .find("case r: total_input_tokens: 900 is more than input_lens' sum 700 over "
+                      "every request"),
+            std::string::npos);
+  EXPECT_NE(error_of("\"total_input_tokens\": 499, " + lists)
+                .find("case r: total_input_tokens: 499 is less than the 500 tokens input_lens "
+                      "lists for the requests that generated some"),
+            std::string::npos);
+  EXPECT_NE(error_of("\"input_lens\": [100, 200, 400], \"output_lens\": [0, 0, 0]")
+                .find("case r: output_lens are all 0, but completed is 2"),
+            std::string::npos);
+  EXPECT_NE(error_of("\"output_lens\": [1, 2, 3]")
+                .find("case r: output_lens: 3 requests generated tokens, but completed is 2"),
+            std::string::npos);
+  EXPECT_NE(error_of("\"input_lens\": [100, 200], \"output_lens\": [10, 0, 30]")
+                .find("case r: input_lens lists 2 requests, output_lens 3"),
+            std::string::npos);
+}
+
 // A run's own result file: the same rules for its figures, and no case name
 // shared with another file of the directory.
 TEST(ReadLiveRunsFromTest, ResultFilesNeedFiniteFiguresAndTheirOwnCaseNames) {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "sim/metrics/report.h"
 
 namespace servesim::fit {
@@ -59,8 +60,49 @@ double CaseResult::ErrorPct(const std::string& key) const {
   return (p->second - m->second) / m->second * 100;
 }
 
+// vllm bench serve sums both totals over the completed requests only. The
+// client counts a prompt without the chat template, so its count is at most
+// the engine's.
+absl::Status CheckRunWithinContext(const runner::PredictionContext& context, const LiveRun& run) {
+  const int64_t window = context.spec.max_position_embeddings();
+  const std::string context_tokens =
+      absl::StrCat(window, " tokens, the model's max_position_embeddings");
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--runs: ", run.source, ": case ", run.name, ": ", why));
+  };
+  for (size_t i = 0; i < run.output_lens.size(); ++i) {
+    if (run.output_lens[i] == 0) continue;  // a failed request
+    const int64_t prompt = i < run.input_lens.size() ? run.input_lens[i] : 0;
+    // Compared without adding: the two may be any int64.
+    if (prompt > window || run.output_lens[i] > window - prompt) {
+      return bad(absl::StrCat("request ", i, ": input_lens ", prompt, " + output_lens ",
+                              run.output_lens[i], " is more than its context (", context_tokens,
+                              ")"));
+    }
+  }
+  auto completed = run.measured.find("completed");
+  if (completed == run.measured.end()) return absl::OkStatus();
+  std::string keys;
+  double tokens = 0;
+  for (const char* key : {"total_input_tokens", "total_output_tokens"}) {
+    if (auto total = run.measured.find(key); total != run.measured.end()) {
+      absl::StrAppend(&keys, keys.empty() ? "" : " + ", key);
+      tokens += total->second;
+    }
+  }
+  if (tokens > completed->second * static_cast<double>(window)) {
+    return bad(absl::StrCat(keys, ": ", absl::StrFormat("%.15g", tokens), " tokens over ",
+                            completed->second,
+                            " completed requests is more than a context each (", context_tokens,
+                            ")"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<CaseResult> ValidateRun(const runner::PredictionContext& context,
                                        const LiveRun& run) {
+  RETURN_IF_ERROR(CheckRunWithinContext(context, run));
   CaseResult r;
   r.name = run.name;
   r.expected_failure = run.expected_failure;

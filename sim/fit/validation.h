@@ -46,8 +46,17 @@ struct ValidationReport {
   int outcomes_correct = 0;
 };
 
+// Whether `run`'s completed requests fit the model's context
+// (max_position_embeddings), prompt and reply: each one where the result
+// lists them (input_lens, output_lens), and their average by the totals
+// (total_input_tokens + total_output_tokens over completed). Failed requests
+// (0 tokens out) may have asked for more. The error names the file, the
+// case and the field.
+absl::Status CheckRunWithinContext(const runner::PredictionContext& context, const LiveRun& run);
+
 // Runs one live run's configuration through servesim. Bad input in the run
-// file is an error; an engine refusal is a result.
+// file is an error (CheckRunWithinContext among it); an engine refusal is a
+// result.
 absl::StatusOr<CaseResult> ValidateRun(const runner::PredictionContext& context,
                                        const LiveRun& run);
 ValidationReport Summarize(std::vector<CaseResult> cases);

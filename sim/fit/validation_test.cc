@@ -138,5 +138,57 @@ TEST(ValidateRunTest, PredictsTheRepliesTheLiveRunGenerated) {
   EXPECT_TRUE(ValidateRun(context, full)->outcome_correct);
 }
 
+// No completed request holds more than the model's context (163840 tokens
+// for DeepSeek-V3.2), per request where a JSON lists them, on average over
+// the totals otherwise; a failed request (0 tokens out) may have asked for
+// more. The error names the file, the case and the field.
+TEST(ValidateRunTest, RefusesRequestsLongerThanTheModelsContext) {
+  const runner::PredictionContext& context = runner::RepoPredictionContext();
+  ASSERT_EQ(context.spec.max_position_embeddings(), 163840);
+  LiveRun run;
+  run.name = "r";
+  run.source = "runs.csv";
+  run.serve_command = "vllm serve m -tp 8";
+  run.bench_command =
+      "vllm bench serve --dataset-name random --random-input-len 100 --random-output-len 10 "
+      "--num-prompts 1000";
+  run.measured = {{"completed", 1000}, {"total_output_tokens", 99999999999.0}};
+  auto error_of = [&](const LiveRun& r) {
+    absl::StatusOr<CaseResult> c = ValidateRun(context, r);
+    return c.ok() ? std::string("ok") : std::string(c.status().message());
+  };
+  EXPECT_EQ(error_of(run),
+            "--runs: runs.csv: case r: total_output_tokens: 99999999999 tokens over 1000 "
+            "completed requests is more than a context each (163840 tokens, the model's "
+            "max_position_embeddings)");
+  run.measured = {{"completed", 1000}, {"total_input_tokens", 1e308}};
+  EXPECT_NE(error_of(run).find("case r: total_input_tokens: 1e+308 tokens over 1000"),
+            std::string::npos);
+  run.measured = {{"completed", 2},
+                  {"total_input_tokens", 163840},
+                  {"total_output_tokens", 163841}};
+  EXPECT_NE(error_of(run).find("total_input_tokens + total_output_tokens: 327681 tokens over 2"),
+            std::string::npos);
+
+  LiveRun listed;
+  listed.name = "j";
+  listed.source = "j.json";
+  listed.serve_command = run.serve_command;
+  listed.bench_command =
+      "vllm bench serve --dataset-name random --random-input-len 100 --random-output-len 10 "
+      "--num-prompts 2";
+  listed.input_lens = {100, 163800};
+  listed.output_lens = {10, 41};
+  EXPECT_EQ(error_of(listed),
+            "--runs: j.json: case j: request 1: input_lens 163800 + output_lens 41 is more than "
+            "its context (163840 tokens, the model's max_position_embeddings)");
+  listed.input_lens = {100, 100};  // within the window: predicted
+  listed.output_lens = {10, 10};
+  EXPECT_EQ(error_of(listed), "ok");
+  listed.input_lens = {100, 200000};
+  listed.output_lens = {10, 0};  // failed: the engine refused the prompt
+  EXPECT_EQ(error_of(listed), "ok");
+}
+
 }  // namespace
 }  // namespace servesim::fit
