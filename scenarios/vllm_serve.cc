@@ -173,6 +173,9 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
     // vLLM would serve its own default model, which is not the one modelled.
     return absl::InvalidArgumentError("--serve: vllm serve needs the model: vllm serve MODEL");
   }
+  // vLLM answers a request for any other model with 404 (_check_model).
+  ASSIGN_OR_RETURN(std::string served, flags.GetStringOr("--served-model-name", c.model()));
+  c.add_served_model_names(served);
   for (const std::string& f : flags.given()) {
     if (std::find(VllmIgnoredFlags().begin(), VllmIgnoredFlags().end(), f) !=
         VllmIgnoredFlags().end()) {

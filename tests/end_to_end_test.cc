@@ -666,6 +666,28 @@ TEST(EndToEndTest, EngineRefusalsExitOneWithTheReason) {
   EXPECT_EQ(fits.exit_code, 0) << fits.out;
 }
 
+// vLLM answers a request for a model it does not serve with 404: the name the
+// client sends (--served-model-name, else --model) must be one the server
+// answers to (its --served-model-name, else the model as given).
+TEST(EndToEndTest, ARequestForAModelNotServedFailsAsVllmAnswersIt) {
+  const std::string bench = " --bench 'vllm bench serve --dataset-name random --num-prompts 4 "
+                            "--random-input-len 64 --random-output-len 8 ";
+  Result other = Servesim("run " + std::string(kServe) + bench + "--model meta-llama/Llama-3-8B'");
+  EXPECT_EQ(other.exit_code, 1) << other.out;
+  EXPECT_NE(other.out.find("The model `meta-llama/Llama-3-8B` does not exist."), std::string::npos)
+      << other.out;
+  Result renamed = Servesim(
+      "run --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --served-model-name ds'" + bench +
+      "--model deepseek-ai/DeepSeek-V3.2'");
+  EXPECT_EQ(renamed.exit_code, 1) << renamed.out;
+  Result named = Servesim(
+      "run --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --served-model-name ds'" + bench +
+      "--model deepseek-ai/DeepSeek-V3.2 --served-model-name ds'");
+  EXPECT_EQ(named.exit_code, 0) << named.out;
+  Result unnamed = Servesim("run " + std::string(kServe) + bench + "'");
+  EXPECT_EQ(unnamed.exit_code, 0) << unnamed.out;
+}
+
 TEST(EndToEndTest, OneInstanceSpansNodesOnlyWhenAsked) {
   // 16 GPUs of DP ranks need vLLM's multi-node flags; with them they run.
   Result one_node = Servesim(

@@ -325,6 +325,18 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
     return absl::InvalidArgumentError(
         "--mtp-acceptance: the serve command runs no speculative decoding (MTP)");
   }
+  // A request naming a model the server does not serve fails (vLLM: 404),
+  // every one of them: no figure of the run would mean anything.
+  const std::string& asked =
+      p.bench.served_model_name.empty() ? p.bench.model : p.bench.served_model_name;
+  const auto& served = p.engine.served_model_names();
+  if (!asked.empty() && !served.empty() &&
+      std::find(served.begin(), served.end(), asked) == served.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "every request would fail: the server answers 404 \"The model `", asked,
+        "` does not exist.\" (it serves ", absl::StrJoin(served, ", "),
+        "; vllm bench serve sends --served-model-name, else --model)"));
+  }
 
   std::string notice;
   serving::SimulationInput input;

@@ -65,6 +65,7 @@ std::vector<FlagSpec> BenchFlagSpecs() {
       {"--save-result", {}, false},
       {"--append-result", {}, false},
       {"--save-detailed", {}, false},
+      {"--served-model-name", {}, true},
       {"--result-dir", {}, true},
       {"--result-filename", {}, true},
       {"--num-warmups", {}, true},
@@ -224,7 +225,6 @@ const std::vector<IgnoredBenchFlag>& IgnoredBenchFlags() {
       {"--tokenizer", true, "servesim counts tokens from tables, not text"},
       {"--tokenizer-mode", true, "servesim counts tokens from tables, not text"},
       {"--trust-remote-code", false, "tokenizer loading only"},
-      {"--served-model-name", true, "name in the request payload only"},
       {"--metadata", true, "free-form key=value pairs stored in the result file"},
       {"--label", true, "result-file label"},
       {"--disable-tqdm", false, "progress bar"},
@@ -349,6 +349,7 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
   }
   ASSIGN_OR_RETURN(config.endpoint, flags.GetStringOr("--endpoint", config.endpoint));
   ASSIGN_OR_RETURN(config.model, flags.GetStringOr("--model", ""));
+  ASSIGN_OR_RETURN(config.served_model_name, flags.GetStringOr("--served-model-name", ""));
   ASSIGN_OR_RETURN(config.tokenizer, flags.GetStringOr("--tokenizer", ""));
   if (flags.Has("--label")) {
     ASSIGN_OR_RETURN(std::string label, flags.GetString("--label"));

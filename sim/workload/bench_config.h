@@ -93,6 +93,8 @@ struct BenchConfig {
   std::string endpoint = "/v1/completions";
   // --model: echoed only. Default empty (vLLM asks the server).
   std::string model;
+  // --served-model-name: the model name the requests carry, else --model.
+  std::string served_model_name;
   // --tokenizer, --label, --metadata KEY=VALUE...: echoed into the saved
   // JSON only (servesim counts tokens from tables, not text).
   std::string tokenizer;
