@@ -190,6 +190,14 @@ absl::StatusOr<int64_t> ParseDateTimeNsImpl(absl::string_view stamp) {
     return absl::InvalidArgumentError(
         absl::StrCat("time stamp year ", y, " outside 1970-2200: \"", stamp, "\""));
   }
+  // 30 February would silently become 2 March.
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  constexpr int kMonthDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (d > kMonthDays[mo - 1] + (mo == 2 && leap ? 1 : 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("time stamp names no calendar day (", y, "-", mo, " has ",
+                     kMonthDays[mo - 1] + (mo == 2 && leap ? 1 : 0), " days): \"", stamp, "\""));
+  }
   const int64_t seconds = DaysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
   return seconds * 1'000'000'000 + frac_ns;
 }

@@ -21,9 +21,14 @@ TEST(ParseDateTimeNsTest, MatchesHandComputedEpochOffsets) {
 
 TEST(ParseDateTimeNsTest, RejectsMalformedStamps) {
   for (const char* bad : {"2023-11-16", "2023-11-16T18:15:46", "2023-13-01 00:00:00",
-                          "2023-11-16 18:15:4x", "2023-11-16 18:15:46.1234567890"}) {
+                          "2023-11-16 18:15:4x", "2023-11-16 18:15:46.1234567890",
+                          // No such calendar day (2023 is no leap year, nor is 2100).
+                          "2023-02-30 00:00:00", "2023-02-29 00:00:00", "2023-04-31 00:00:00",
+                          "2100-02-29 00:00:00"}) {
     EXPECT_FALSE(ParseDateTimeNs(bad).ok()) << bad;
   }
+  EXPECT_TRUE(ParseDateTimeNs("2024-02-29 00:00:00").ok());  // a leap day
+  EXPECT_TRUE(ParseDateTimeNs("2000-02-29 00:00:00").ok());  // 400-year leap
 }
 
 TEST(ParseTraceTextTest, ReadsMooncakeJsonl) {
