@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
+#include <utility>
 
 #include "sim/runner/repo_context_for_test.h"
 
@@ -96,18 +99,23 @@ TEST(SummarizeTest, RefusalOfAnExpectedFailureCountsAsCorrect) {
   EXPECT_EQ(r.per_metric.at("total_token_throughput").cases, 0);
 }
 
+// A live run "r" of vLLM TP8 on the random dataset with these bench flags.
+LiveRun VllmTp8RandomRun(const std::string& bench_flags, std::map<std::string, double> measured) {
+  LiveRun run;
+  run.name = "r";
+  run.serve_command = "vllm serve m -tp 8";
+  run.bench_command = "vllm bench serve --dataset-name random " + bench_flags;
+  run.measured = std::move(measured);
+  return run;
+}
+
 // The live run's own lengths are what is predicted: 20 random requests
 // that asked for 200 tokens but stopped at 20 (EOS) take far less time than
 // full replies, whether the JSON lists each reply or a CSV gives the total;
 // with every reply at its full 200, the prediction is the bench command's.
 TEST(ValidateRunTest, PredictsTheRepliesTheLiveRunGenerated) {
-  LiveRun run;
-  run.name = "r";
-  run.serve_command = "vllm serve m -tp 8";
-  run.bench_command =
-      "vllm bench serve --dataset-name random --random-input-len 500 --random-output-len 200 "
-      "--num-prompts 20";
-  run.measured = {{"completed", 20}, {"total_token_throughput", 1000}};
+  LiveRun run = VllmTp8RandomRun("--random-input-len 500 --random-output-len 200 --num-prompts 20",
+                                 {{"completed", 20}, {"total_token_throughput", 1000}});
   const runner::PredictionContext& context = runner::RepoPredictionContext();
   auto throughput = [&](const LiveRun& r) {
     absl::StatusOr<CaseResult> c = ValidateRun(context, r);
@@ -145,14 +153,10 @@ TEST(ValidateRunTest, PredictsTheRepliesTheLiveRunGenerated) {
 TEST(ValidateRunTest, RefusesRequestsLongerThanTheModelsContext) {
   const runner::PredictionContext& context = runner::RepoPredictionContext();
   ASSERT_EQ(context.spec.max_position_embeddings(), 163840);
-  LiveRun run;
-  run.name = "r";
+  LiveRun run = VllmTp8RandomRun(
+      "--random-input-len 100 --random-output-len 10 --num-prompts 1000",
+      {{"completed", 1000}, {"total_output_tokens", 99999999999.0}});
   run.source = "runs.csv";
-  run.serve_command = "vllm serve m -tp 8";
-  run.bench_command =
-      "vllm bench serve --dataset-name random --random-input-len 100 --random-output-len 10 "
-      "--num-prompts 1000";
-  run.measured = {{"completed", 1000}, {"total_output_tokens", 99999999999.0}};
   auto error_of = [&](const LiveRun& r) {
     absl::StatusOr<CaseResult> c = ValidateRun(context, r);
     return c.ok() ? std::string("ok") : std::string(c.status().message());
