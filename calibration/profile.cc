@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/strings/ascii.h"
 #include "base/read_file.h"
 #include "base/status_macros.h"
 #include "base/text_proto.h"
@@ -44,7 +45,9 @@ absl::Status CheckDevice(const ProfileProto& p, const std::string& origin) {
   // Everything but the tables is an H200's (the roofline rates, the memory
   // the engines see, their defaults): another GPU's tables would be priced
   // beside them as if measured on an H200.
-  if (!absl::StrContains(d.name(), "H200")) {
+  // "H200" as a word of its own: "NVIDIA GH200" is another machine.
+  const size_t at = d.name().find("H200");
+  if (at == std::string::npos || (at > 0 && absl::ascii_isalpha(d.name()[at - 1]))) {
     return absl::InvalidArgumentError(absl::StrCat(
         where, "name: '", d.name(), "' is not an H200 (servesim models the H200 only)"));
   }

@@ -259,6 +259,10 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"NotAnH200",
                   [](ProfileProto* p) { p->mutable_device()->set_name("NVIDIA A100"); },
                   "device.name: 'NVIDIA A100' is not an H200 (servesim models the H200 only)"},
+        Malformed{"AGh200IsNoH200",
+                  [](ProfileProto* p) { p->mutable_device()->set_name("NVIDIA GH200 480GB"); },
+                  "device.name: 'NVIDIA GH200 480GB' is not an H200 (servesim models the H200 "
+                  "only)"},
         Malformed{"NegativeL2",
                   [](ProfileProto* p) { p->mutable_device()->set_l2_bytes(-62914560); },
                   "device.l2_bytes: must be >= 0, got -62914560"},

@@ -45,11 +45,13 @@ TEST(VllmServeTest, DefaultedBatchLimitsAreCappedByEachOther) {
   EXPECT_EQ(tokens->max_num_batched_tokens(), 4000);
 }
 
-// vLLM reads --max-model-len as a human-readable integer: k/m decimal
-// (25.6k = 25600), K/M binary on whole numbers (32K = 32768).
+// vLLM reads --max-model-len and --max-num-batched-tokens as human-readable
+// integers: k/m decimal (25.6k = 25600), K/M binary on whole numbers (32K =
+// 32768).
 TEST(VllmServeTest, MaxModelLenTakesHumanReadableSuffixes) {
   const std::pair<const char*, int64_t> cases[] = {
-      {"32768", 32768}, {"32k", 32000}, {"32K", 32768}, {"25.6k", 25600}, {"1m", 1000000}};
+      {"32768", 32768}, {"32k", 32000}, {"32K", 32768}, {"25.6k", 25600}, {"0.1m", 100000},
+      {"1m", 1000000}};
   for (const auto& [text, expected] : cases) {
     auto c = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-model-len ", text));
     if (expected > 163840) {
@@ -63,6 +65,10 @@ TEST(VllmServeTest, MaxModelLenTakesHumanReadableSuffixes) {
     EXPECT_FALSE(ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-model-len ", bad)).ok())
         << bad;
   }
+  // The token budget reads the same way.
+  auto budget = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-num-batched-tokens 16K"));
+  ASSERT_TRUE(budget.ok()) << budget.status();
+  EXPECT_EQ(budget->max_num_batched_tokens(), 16384);
 }
 
 TEST(VllmServeTest, RefusesATokenBudgetBelowTheSequenceLimit) {

@@ -19,13 +19,11 @@ namespace {
 
 using workload::FlagSpec;
 
-// vLLM's human_readable_int (--max-model-len): an integer, or a number with
-// a decimal suffix k/m/g/t (25.6k = 25600) or a binary one K/M/G/T on a
-// whole number (32K = 32768).
+// vLLM's human_readable_int (--max-model-len, --max-num-batched-tokens) for
+// a value with a suffix: a number with a decimal suffix k/m/g/t (25.6k =
+// 25600) or a binary one K/M/G/T on a whole number (32K = 32768).
 absl::StatusOr<int64_t> HumanReadableInt(absl::string_view text, absl::string_view flag) {
   const absl::string_view t = absl::StripAsciiWhitespace(text);
-  int64_t plain = 0;
-  if (absl::SimpleAtoi(t, &plain)) return plain;
   auto bad = [&] {
     return absl::InvalidArgumentError(absl::StrCat(
         flag, ": expected an integer or one with a suffix (32k, 32K), got \"", text, "\""));
@@ -60,6 +58,23 @@ absl::StatusOr<int64_t> HumanReadableInt(absl::string_view text, absl::string_vi
     return whole << shift;
   }
   return bad();
+}
+
+// The flag as vLLM reads it: a plain integer (bounded as every integer
+// flag), else one with a suffix (HumanReadableInt), or `fallback`.
+absl::StatusOr<int64_t> HumanReadableIntOr(const workload::ParsedFlags& flags,
+                                           const std::string& name, int64_t fallback) {
+  if (!flags.Has(name)) return fallback;
+  ASSIGN_OR_RETURN(std::string text, flags.GetString(name));
+  int64_t plain = 0;
+  if (absl::SimpleAtoi(text, &plain)) return flags.GetInt(name);
+  const std::string where = absl::StrCat("--serve: ", name);
+  ASSIGN_OR_RETURN(int64_t value, HumanReadableInt(text, where));
+  if (value > kMaxServeInt) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": must be within +-", kMaxServeInt, ", got ", text));
+  }
+  return value;
 }
 
 // Flags that do not change what the GPUs compute or when: accepted, echoed.
@@ -243,24 +258,12 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   // _set_default_args): tokens at max_num_seqs * max_model_len, sequences at
   // the token budget.
   // vLLM's default max_model_len is the model's max_position_embeddings.
-  int64_t max_model_len = context.max_position_embeddings;
-  if (flags.Has("--max-model-len")) {
-    ASSIGN_OR_RETURN(std::string text, flags.GetString("--max-model-len"));
-    int64_t plain = 0;
-    if (absl::SimpleAtoi(text, &plain)) {
-      ASSIGN_OR_RETURN(max_model_len, flags.GetInt("--max-model-len"));  // bounded as any int
-    } else {
-      ASSIGN_OR_RETURN(max_model_len, HumanReadableInt(text, "--serve: --max-model-len"));
-      if (max_model_len > kMaxServeInt) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--serve: --max-model-len: must be within +-", kMaxServeInt, ", got ", text));
-      }
-    }
-  }
+  ASSIGN_OR_RETURN(int64_t max_model_len,
+                   HumanReadableIntOr(flags, "--max-model-len", context.max_position_embeddings));
   note_default("--max-model-len", absl::StrCat("max_model_len=", context.max_position_embeddings,
                                                " (model's max_position_embeddings)"));
   ASSIGN_OR_RETURN(int64_t max_seqs, flags.GetIntOr("--max-num-seqs", 1024));
-  ASSIGN_OR_RETURN(int64_t budget, flags.GetIntOr("--max-num-batched-tokens", 8192));
+  ASSIGN_OR_RETURN(int64_t budget, HumanReadableIntOr(flags, "--max-num-batched-tokens", 8192));
   if (max_seqs < 1 || budget < 1 || max_model_len < 1) {
     return absl::InvalidArgumentError(
         "--serve: --max-num-seqs, --max-num-batched-tokens and --max-model-len must be >= 1");

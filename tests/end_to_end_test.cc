@@ -478,6 +478,28 @@ TEST(EndToEndTest, ErrorsQuotingHugeInputsStayShort) {
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
   EXPECT_LT(r.out.size(), 800u);
   EXPECT_NE(r.out.find("more bytes)"), std::string::npos) << r.out;
+  // A cut never splits a UTF-8 character, whichever byte the limit falls on.
+  auto valid_utf8 = [](const std::string& text) {
+    for (size_t i = 0; i < text.size();) {
+      const unsigned char c = static_cast<unsigned char>(text[i]);
+      const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+      if (n == 0 || i + n > text.size()) return false;
+      for (size_t k = 1; k < n; ++k) {
+        if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return false;
+      }
+      i += n;
+    }
+    return true;
+  };
+  std::string accents;
+  for (int i = 0; i < 2000; ++i) accents += "\xC3\xA9";  // é
+  for (const std::string& pad : {"", "a"}) {
+    Result u = Servesim("run --serve 'vllm serve m -tp 8 --" + pad + accents +
+                        "' --bench 'vllm bench serve'");
+    EXPECT_EQ(u.exit_code, 2);
+    EXPECT_LT(u.out.size(), 800u);
+    EXPECT_TRUE(valid_utf8(u.out)) << u.out;
+  }
 }
 
 // An empty path (an unset shell variable) is an error, not the default file;
@@ -530,6 +552,7 @@ TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
       // Refused before the fit runs: no directory to write into.
       ok + "--out " + dir + "/no_such_dir/p",
       ok + "--out " + dir,
+      ok + "--out " + dir + "/",
   };
   for (const std::string& args : bad) {
     Result r = Servesim(args);

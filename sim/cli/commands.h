@@ -3,7 +3,10 @@
 #ifndef SERVESIM_SIM_CLI_COMMANDS_H_
 #define SERVESIM_SIM_CLI_COMMANDS_H_
 
+#include <string>
+
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "sim/cli/cli_args.h"
 #include "sim/runner/prediction.h"
 
@@ -23,10 +26,12 @@ absl::StatusOr<CliArgs> ParseRepeatedCliArgs(int argc, char** argv, const std::s
                                              const std::set<std::string>& switches,
                                              const std::set<std::string>& repeatable);
 
-// Prints the one-line error for `status` and returns its exit code.
-// The message on one line of at most ~600 bytes (longer ones cut, with the
-// count of bytes left out; line breaks as spaces).
+// The message on one line of at most 600 bytes of it (longer ones cut at a
+// whole UTF-8 character, with the count of bytes left out; line breaks as
+// spaces).
 std::string OneLineMessage(absl::string_view message);
+
+// Prints the one-line error for `status` and returns its exit code.
 int ReportError(const absl::Status& status);
 
 // `plan`'s exit code when every candidate was evaluated but none meets the

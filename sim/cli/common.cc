@@ -17,9 +17,21 @@ std::string OneLineMessage(absl::string_view message) {
   constexpr size_t kMaxBytes = 600;
   std::string out(message.substr(0, kMaxBytes));
   if (message.size() > kMaxBytes) {
-    // Not inside a UTF-8 sequence: drop continuation bytes and their lead.
-    while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
-    if (!out.empty() && (static_cast<unsigned char>(out.back()) & 0x80) != 0) out.pop_back();
+    // Not inside a UTF-8 character: find the last lead byte (at most three
+    // continuation bytes back) and drop its character if the cut split it.
+    size_t lead = out.size();
+    for (size_t back = 1; back <= 4 && back <= out.size(); ++back) {
+      const unsigned char c = static_cast<unsigned char>(out[out.size() - back]);
+      if ((c & 0xC0) != 0x80) {
+        lead = out.size() - back;
+        break;
+      }
+    }
+    if (lead < out.size()) {
+      const unsigned char c = static_cast<unsigned char>(out[lead]);
+      const size_t length = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+      if (lead + length > out.size()) out.resize(lead);
+    }
     absl::StrAppend(&out, "... (", message.size() - out.size(), " more bytes)");
   }
   for (char& c : out) {

@@ -138,7 +138,11 @@ int FitCommand(const CliArgs& args) {
     const std::filesystem::path out(args.Get("--out"));
     std::error_code error;
     const std::filesystem::path dir = out.has_parent_path() ? out.parent_path() : ".";
-    if (out.filename().empty() || !std::filesystem::is_directory(dir, error)) {
+    if (out.filename().empty()) {
+      return ReportError(absl::InvalidArgumentError(
+          absl::StrCat("--out: ", args.Get("--out"), " names a directory, not a file")));
+    }
+    if (!std::filesystem::is_directory(dir, error)) {
       return ReportError(absl::InvalidArgumentError(absl::StrCat(
           "--out: cannot write ", args.Get("--out"), ": ", dir.string(), " is not a directory")));
     }

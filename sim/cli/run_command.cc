@@ -63,9 +63,20 @@ int RunCommand(const CliArgs& args) {
   absl::StatusOr<workload::BenchConfig> bench = workload::ParseBenchCommand(request.bench_command);
   if (!bench.ok()) return ReportError(bench.status());
   if (bench->save_result && bench->save_result_path.empty()) {
-    return ReportError(absl::InvalidArgumentError(
-        "--bench: --save-result: vllm names the file by the current time; give "
-        "--result-filename NAME (or servesim's --result-json PATH)"));
+    return ReportError(absl::InvalidArgumentError(absl::StrCat(
+        "--bench: ", bench->append_result ? "--append-result" : "--save-result",
+        ": vllm names the file by the current time; give "
+        "--result-filename NAME (or servesim's --result-json PATH)")));
+  }
+  // vllm's os.makedirs of --result-dir, before the run rather than after it.
+  if (!bench->save_result_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(bench->save_result_dir, error);
+    if (error) {
+      return ReportError(absl::InvalidArgumentError(
+          absl::StrCat("--bench: --result-dir: cannot create ", bench->save_result_dir, ": ",
+                       error.message())));
+    }
   }
   // An output that names a file the run reads, or another output, would
   // destroy the input or keep only the last write. Paths are compared as
@@ -127,20 +138,10 @@ int RunCommand(const CliArgs& args) {
     }
   }
   if (!p->bench.save_result_path.empty()) {
-    // As vllm: the per-request arrays only with --save-detailed; the result
-    // directory made if missing; --append-result adds the JSON on a new line
-    // of an existing file.
+    // As vllm: the per-request arrays only with --save-detailed;
+    // --append-result adds the JSON on a new line of an existing file.
     const std::string json = format_json(p->bench.save_detailed);
     const std::string& path = p->bench.save_result_path;
-    if (!p->bench.save_result_dir.empty()) {
-      std::error_code error;
-      std::filesystem::create_directories(p->bench.save_result_dir, error);
-      if (error) {
-        return ReportError(absl::InvalidArgumentError(
-            absl::StrCat("--bench: --result-dir: cannot create ", p->bench.save_result_dir, ": ",
-                         error.message())));
-      }
-    }
     bool has_content = false;
     if (p->bench.append_result) {
       std::ifstream existing(path, std::ios::binary | std::ios::ate);

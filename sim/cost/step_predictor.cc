@@ -295,12 +295,13 @@ sim::SimTime StepPredictor::PredictStep(std::span<const engine::StepBatch> rank_
   // Each DP rank has its own scheduler process; the busiest one gates the step.
   const EngineOverheads& o = config_.overheads;
   const double cpu_us = o.step_cpu_us + o.per_seq_cpu_us * static_cast<double>(most_seqs);
-  // Overlapped, the scheduling work runs while the GPU works, but on the
-  // same host thread that launches an eager step's kernels (SGLang's and
-  // TensorRT-LLM's schedulers launch the forward themselves, and a worker
-  // thread would share the interpreter lock): a graph replay leaves the
-  // host free, an eager step's launches do not.
-  const double step_us = (o.overlap_cpu ? std::max(gpu.device_us, gpu.launch_us + cpu_us)
+  // Overlapped, the scheduling work runs while the GPU works; where the
+  // scheduler's thread also launches the forward (SGLang's and TensorRT-
+  // LLM's do; a worker thread would share the interpreter lock), an eager
+  // step's launches add to it, while a graph replay leaves the host free.
+  const double host_us = o.scheduler_launches_kernels ? gpu.launch_us + cpu_us
+                                                      : std::max(gpu.launch_us, cpu_us);
+  const double step_us = (o.overlap_cpu ? std::max(gpu.device_us, host_us)
                                         : gpu.Us() + cpu_us) *
                          config_.step_time_scale;
   // A step past a day (a profile or parameters of absurd times) is returned

@@ -26,10 +26,13 @@ struct EngineOverheads {
   // step takes at least (kernels x this).
   double eager_launch_us = 0;
   // CPU work overlaps the GPU step (SGLang / TRT-LLM overlap scheduler, vLLM
-  // --async-scheduling): a step takes max(GPU, CPU) instead of the sum. The
-  // host that launches an eager step's kernels is the one that schedules:
-  // its launches and its scheduling work add up on the CPU side.
+  // --async-scheduling): a step takes max(GPU, CPU) instead of the sum.
   bool overlap_cpu = false;
+  // The scheduler's own thread launches the forward (SGLang, TensorRT-LLM,
+  // and vLLM in one process): overlapped, an eager step's launches and the
+  // scheduling work add up on that host. vLLM's tensor-parallel workers
+  // launch in processes of their own, beside the scheduler's.
+  bool scheduler_launches_kernels = false;
 };
 
 struct StepPredictorConfig {

@@ -88,6 +88,7 @@ TEST(StepPredictorTest, OverlappedSchedulingAddsToAnEagerStepsLaunches) {
   c.overheads.step_cpu_us = 1000;
   c.overheads.per_seq_cpu_us = 10;
   c.overheads.overlap_cpu = true;
+  c.overheads.scheduler_launches_kernels = true;
   c.overheads.eager_launch_us = 20;
   StepPredictor eager(c, std::make_unique<RooflineOpCost>(GpuRates{}));
   models::RankBatch rb;
@@ -103,6 +104,14 @@ TEST(StepPredictorTest, OverlappedSchedulingAddsToAnEagerStepsLaunches) {
   EXPECT_EQ(replay.launch_us, 0);
   EXPECT_NEAR(graphed.PredictStep(Decodes(1, 16, 1000)).ns() / 1e3,
               std::max(replay.device_us, 1160.0), 1e-3);
+
+  // Workers that launch in processes of their own (vLLM tensor parallelism)
+  // launch beside the scheduler: the larger of the two, not the sum.
+  c.cuda_graph_sizes.clear();
+  c.overheads.scheduler_launches_kernels = false;
+  StepPredictor workers(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  EXPECT_NEAR(workers.PredictStep(Decodes(1, 16, 1000)).ns() / 1e3,
+              std::max({parts.device_us, parts.launch_us, 1160.0}), 1e-3);
 }
 
 // The planning margin stretches the whole step, host work included.

@@ -243,14 +243,17 @@ std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options
       if (!seen) kv.emplace_back(std::move(key), num(ms));
     }
   }
-  const bool arrays = options.per_request_arrays;
-  if (arrays) kv.emplace_back("input_lens", ints(m.input_lens));
-  if (arrays) kv.emplace_back("output_lens", ints(m.output_lens));
-  if (arrays) kv.emplace_back("ttfts", doubles(m.ttfts_s));
+  // vllm's key order; without --save-detailed it deletes all but latencies
+  // and start_times.
+  if (options.per_request_arrays) {
+    kv.emplace_back("input_lens", ints(m.input_lens));
+    kv.emplace_back("output_lens", ints(m.output_lens));
+    kv.emplace_back("ttfts", doubles(m.ttfts_s));
+  }
   kv.emplace_back("latencies", doubles(m.latencies_s));
   kv.emplace_back("start_times", doubles(m.start_times_s));
-  if (arrays) kv.emplace_back("itls", absl::StrCat("[", absl::StrJoin(itls, ", "), "]"));
-  if (arrays) {
+  if (options.per_request_arrays) {
+    kv.emplace_back("itls", absl::StrCat("[", absl::StrJoin(itls, ", "), "]"));
     std::vector<std::string> errors;
     errors.reserve(m.errors.size());
     for (const std::string& e : m.errors) errors.push_back(JsonString(e));

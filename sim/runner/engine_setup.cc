@@ -186,6 +186,11 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
     // eager_launch_us: PrepareRun, from the profile's measurement.
     p.prefill_time_scale = PrefillTimeScale(params);
     p.overheads.overlap_cpu = config.overlap_schedule();
+    // vLLM's EngineCore launches the forward itself only without tensor or
+    // pipeline parallelism (one process); SGLang's and TRT-LLM's schedulers
+    // always do.
+    p.overheads.scheduler_launches_kernels =
+        config.engine() != scenarios::VLLM || config.tp() * std::max(config.pp(), 1) == 1;
     setup->notes.insert(setup->notes.begin(),
                         {absl::StrCat("layout: ", setup->layout.Describe()),
                          DescribeKvPool(spec, setup->kv, ToModelKvDtype(config.kv_cache_dtype()),
