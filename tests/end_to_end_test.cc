@@ -87,6 +87,24 @@ void ExpectOpsAddUp(const std::string& args, const std::string& heading, const s
 // lockstep) the ops' times, fitted backend factors included, add up to the
 // step's GPU total. SGLang's flashmla_kv on a BF16 cache carries the fitted
 // whole-cache quantize factor.
+// explain also gives the step as `run` charges it: SGLang TP8's 1000-sequence
+// decode, above its 512-sequence CUDA graphs, launches its kernels from the
+// scheduler's thread, so the host work adds to them and the step is longer
+// than its GPU time.
+TEST(EndToEndTest, ExplainGivesTheStepWithTheEnginesHostWork) {
+  Result r = Servesim(
+      "explain --serve 'python3 -m sglang.launch_server --model-path m --tp-size 8' "
+      "--decode-seqs 1000 --context 400");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const size_t gpu_at = r.out.find("rank(s)): ");
+  const size_t host_at = r.out.find("with an eager step's kernel launches: ");
+  ASSERT_NE(gpu_at, std::string::npos) << r.out;
+  ASSERT_NE(host_at, std::string::npos) << r.out;
+  const double gpu_ms = std::stod(r.out.substr(gpu_at + 10));
+  const double step_ms = std::stod(r.out.substr(host_at + 38));
+  EXPECT_GT(step_ms, gpu_ms);
+}
+
 TEST(EndToEndTest, ExplainDecodeOpsAddUpToTheStep) {
   ExpectOpsAddUp(
       "--serve 'python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "

@@ -171,7 +171,8 @@ int ExplainCommand(const CliArgs& args) {
   const int64_t kRefDecodeContext = *context_tokens;
   const int draft_tokens = predictor.config().num_speculative_tokens;
   const auto decode = DecodeBatches(ranks, kRefDecodeSeqs, kRefDecodeContext, 1 + draft_tokens);
-  const double decode_us = predictor.GpuStepUs(decode);
+  const cost::StepPredictor::GpuStep decode_parts = predictor.GpuStepParts(decode);
+  const double decode_us = decode_parts.Us();
   models::RankBatch prefill;
   for (int64_t i = 0; i < *prefill_seqs; ++i) {
     prefill.seqs.push_back({std::max<int64_t>(*prefill_tokens / *prefill_seqs, 1), 0});
@@ -237,6 +238,16 @@ int ExplainCommand(const CliArgs& args) {
                         "\nreference decode step (%d seqs x context %d on each of %d DP "
                         "rank(s)): %.3f ms GPU\n",
                         kRefDecodeSeqs, kRefDecodeContext, ranks, decode_us / 1e3);
+  // What `run` charges for the same step: the engine's host work beside it.
+  const cost::EngineOverheads& host = predictor.config().overheads;
+  absl::StrAppendFormat(
+      &out, "  (with the engine's host work, %.0f us/step + %.1f us/sequence %s%s: %.3f ms)\n",
+      host.step_cpu_us, host.per_seq_cpu_us, host.overlap_cpu ? "overlapped" : "added",
+      decode_parts.launch_us > 0 && host.overlap_cpu
+          ? (host.scheduler_launches_kernels ? ", with an eager step's kernel launches"
+                                             : ", beside an eager step's kernel launches")
+          : "",
+      predictor.StepUs(decode_parts, kRefDecodeSeqs) / 1e3);
   if (draft_tokens > 0) {
     absl::StrAppendFormat(&out,
                           "  (each row verifies its %d draft token(s): %d query tokens; the MTP "

@@ -291,7 +291,15 @@ sim::SimTime StepPredictor::PredictStep(std::span<const engine::StepBatch> rank_
     }
     most_seqs = std::max(most_seqs, rank_batches[r].seqs.size());
   }
-  const GpuStep gpu = GpuStepParts(scratch_);
+  const double step_us = StepUs(GpuStepParts(scratch_), static_cast<int64_t>(most_seqs));
+  // A step past a day (a profile or parameters of absurd times) is returned
+  // as no time, which the simulation reports as an error, before its
+  // nanoseconds leave int64.
+  if (!(step_us <= kMaxStepUs)) return sim::Nanoseconds(0);
+  return sim::Microseconds(std::max(step_us, 1.0));
+}
+
+double StepPredictor::StepUs(const GpuStep& gpu, int64_t most_seqs) const {
   // Each DP rank has its own scheduler process; the busiest one gates the step.
   const EngineOverheads& o = config_.overheads;
   const double cpu_us = o.step_cpu_us + o.per_seq_cpu_us * static_cast<double>(most_seqs);
@@ -301,14 +309,8 @@ sim::SimTime StepPredictor::PredictStep(std::span<const engine::StepBatch> rank_
   // step's launches add to it, while a graph replay leaves the host free.
   const double host_us = o.scheduler_launches_kernels ? gpu.launch_us + cpu_us
                                                       : std::max(gpu.launch_us, cpu_us);
-  const double step_us = (o.overlap_cpu ? std::max(gpu.device_us, host_us)
-                                        : gpu.Us() + cpu_us) *
-                         config_.step_time_scale;
-  // A step past a day (a profile or parameters of absurd times) is returned
-  // as no time, which the simulation reports as an error, before its
-  // nanoseconds leave int64.
-  if (!(step_us <= kMaxStepUs)) return sim::Nanoseconds(0);
-  return sim::Microseconds(std::max(step_us, 1.0));
+  return (o.overlap_cpu ? std::max(gpu.device_us, host_us) : gpu.Us() + cpu_us) *
+         config_.step_time_scale;
 }
 
 }  // namespace servesim::cost

@@ -109,6 +109,12 @@ class StepPredictor : public ExecutionTimePredictor {
   // microseconds; for `explain` and the iteration check of calibration.
   double GpuStepUs(std::span<const models::RankBatch> ranks) { return GpuStepParts(ranks).Us(); }
 
+  // The whole step in microseconds: `gpu` with the engine's host work for
+  // `most_seqs` sequences on the busiest rank, composed as the engine runs
+  // them (overlapped or added; an eager step's launches on the scheduler's
+  // thread or beside it), times the planning margin.
+  double StepUs(const GpuStep& gpu, int64_t most_seqs) const;
+
   // `batch` as its CUDA graph runs it: padded to the next captured size
   // (a decode batch's sequences; a mixed batch's tokens where graphs cover
   // mixed batches, as RankBatch::padding_tokens). False, and `padded`
