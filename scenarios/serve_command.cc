@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "base/status_macros.h"
 #include "sim/workload/command_line.h"
 
 namespace servesim::scenarios {
@@ -23,6 +24,14 @@ absl::Status CheckDraftTokensPerStep(int64_t k, std::string_view where) {
   return absl::InvalidArgumentError(absl::StrCat(
       std::string(where), ": ", k, " draft tokens per step; servesim models at most ",
       kMaxDraftTokensPerStep));
+}
+
+absl::Status CheckPort(const workload::ParsedFlags& flags) {
+  ASSIGN_OR_RETURN(int64_t port, flags.GetIntOr("--port", 8000));
+  if (port < 0 || port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("--port: expected 0..65535, got ", port));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<double> MeanAcceptedDrafts(int num_draft_tokens, const ServeContext& context) {

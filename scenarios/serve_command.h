@@ -91,6 +91,10 @@ inline constexpr int64_t kMaxDraftTokensPerStep = 32;
 // when `k` drafts per step is more than that.
 absl::Status CheckDraftTokensPerStep(int64_t k, std::string_view where);
 
+// --port changes nothing simulated, but every engine's parser wants a port
+// number: InvalidArgument when the serve command's is none.
+absl::Status CheckPort(const workload::ParsedFlags& flags);
+
 // Mean accepted drafts per step: --mtp-acceptance where given (no more than
 // the step's num_draft_tokens: error), else the published acceptance of
 // DeepSeek's MTP on chat text, a far lower one on random tokens.

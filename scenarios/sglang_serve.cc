@@ -153,11 +153,7 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   }
 
   // Parallel layout.
-  // The port changes nothing simulated, but the engine's parser wants an integer.
-  ASSIGN_OR_RETURN(int64_t port, flags.GetIntOr("--port", 8000));
-  if (port < 0 || port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("--port: expected 0..65535, got ", port));
-  }
+  RETURN_IF_ERROR(CheckPort(flags));
   ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tp-size", 1));
   ASSIGN_OR_RETURN(int64_t dp, flags.GetIntOr("--dp-size", 1));
   // --nnodes: one engine instance over several 8-GPU nodes (tp-size counts

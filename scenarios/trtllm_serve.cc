@@ -197,11 +197,7 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
   }
   if (flags.Has("--backend")) c.add_ignored_flags("--backend");
   // Beam search (--max_beam_width > 1) is not modelled; 1 is the default.
-  // The port changes nothing simulated, but trtllm-serve's parser wants an integer.
-  ASSIGN_OR_RETURN(int64_t port, flags.GetIntOr("--port", 8000));
-  if (port < 0 || port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("--port: expected 0..65535, got ", port));
-  }
+  RETURN_IF_ERROR(CheckPort(flags));
   ASSIGN_OR_RETURN(int64_t beams, flags.GetIntOr("--max_beam_width", 1));
   if (beams < 1) {
     return absl::InvalidArgumentError(

@@ -33,14 +33,17 @@ absl::StatusOr<int64_t> HumanReadableInt(absl::string_view text, absl::string_vi
   const absl::string_view number = t.substr(0, t.size() - 1);
   const absl::string_view decimal = "kmgt", binary = "KMGT";
   if (const size_t i = decimal.find(suffix); i != absl::string_view::npos) {
-    double value = 0;
-    // digits, optionally a point and more digits (Python's \d+(?:\.\d+)?)
+    // Digits, optionally a point and more digits (Python's \d+(?:\.\d+)?).
+    auto digits = [](absl::string_view s) {
+      return !s.empty() && s.find_first_not_of("0123456789") == absl::string_view::npos;
+    };
     const size_t point = number.find('.');
-    const bool digits_only = !number.empty() && number.front() != '.' && number.back() != '.' &&
-                             number.find_first_not_of("0123456789.") == absl::string_view::npos &&
-                             number.find('.', point == absl::string_view::npos ? 0 : point + 1) ==
-                                 absl::string_view::npos;
-    if (!digits_only || !absl::SimpleAtod(number, &value)) return bad();
+    const bool fraction_ok =
+        point == absl::string_view::npos || digits(number.substr(point + 1));
+    double value = 0;
+    if (!digits(number.substr(0, point)) || !fraction_ok || !absl::SimpleAtod(number, &value)) {
+      return bad();
+    }
     const double scaled = value * std::pow(1000.0, static_cast<double>(i + 1));
     if (!(scaled < 9.2e18)) return bad();
     return static_cast<int64_t>(scaled);
@@ -201,11 +204,7 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
     if (!flags.Has(flag)) c.add_defaults_applied(what);
   };
 
-  // The port changes nothing simulated, but the engine's parser wants an integer.
-  ASSIGN_OR_RETURN(int64_t port, flags.GetIntOr("--port", 8000));
-  if (port < 0 || port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("--port: expected 0..65535, got ", port));
-  }
+  RETURN_IF_ERROR(CheckPort(flags));
   ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tensor-parallel-size", 1));
   ASSIGN_OR_RETURN(int64_t dp, flags.GetIntOr("--data-parallel-size", 1));
   ASSIGN_OR_RETURN(int64_t pp, flags.GetIntOr("--pipeline-parallel-size", 1));

@@ -235,22 +235,21 @@ TEST(EndToEndTest, RampUpIsAnnouncedAndSavedAsVllmDoes) {
 // What vllm bench serve prints before its result block: the rate as Python
 // prints a float, the burstiness with its distribution, the concurrency cap.
 TEST(EndToEndTest, ClientLinesPrecedeTheResultBlockAsVllmPrintsThem) {
-  Result r = Servesim(std::string("run ") + kServe +
-                      " --bench 'vllm bench serve --dataset-name random --random-input-len 100 "
-                      "--random-output-len 4 --num-prompts 4 --request-rate 5 --burstiness 0.5 "
-                      "--max-concurrency 2'");
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("\nTraffic request rate: 5.0\nBurstiness factor: 0.5 (Gamma "
-                       "distribution)\nMaximum request concurrency: 2\n=====") ,
-            std::string::npos)
-      << r.out;
-  Result burst = Servesim(std::string("run ") + kServe +
-                          " --bench 'vllm bench serve --dataset-name random --num-prompts 2'");
-  ASSERT_EQ(burst.exit_code, 0) << burst.out;
-  EXPECT_NE(burst.out.find("\nTraffic request rate: inf\nBurstiness factor: 1.0 (Poisson "
-                           "process)\nMaximum request concurrency: None\n"),
-            std::string::npos)
-      << burst.out;
+  const std::pair<const char*, const char*> cases[] = {
+      {"--random-input-len 100 --random-output-len 4 --num-prompts 4 --request-rate 5 "
+       "--burstiness 0.5 --max-concurrency 2",
+       "\nTraffic request rate: 5.0\nBurstiness factor: 0.5 (Gamma "
+       "distribution)\nMaximum request concurrency: 2\n====="},
+      {"--num-prompts 2",
+       "\nTraffic request rate: inf\nBurstiness factor: 1.0 (Poisson "
+       "process)\nMaximum request concurrency: None\n"},
+  };
+  for (const auto& [flags, lines] : cases) {
+    Result r = Servesim(std::string("run ") + kServe +
+                        " --bench 'vllm bench serve --dataset-name random " + flags + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find(lines), std::string::npos) << r.out;
+  }
 }
 
 TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {

@@ -125,9 +125,13 @@ int RunCommand(const CliArgs& args) {
                      ", \"servesim_iterations\": ", p->simulation.steps,
                      ", \"servesim_preemptions\": ", p->simulation.preempted_or_retracted));
   };
+  // servesim's own file always carries the per-request arrays; a saved one
+  // only with --save-detailed (then the same text, formatted once).
+  const bool detailed_wanted =
+      args.Has("--result-json") || (!p->bench.save_result_path.empty() && p->bench.save_detailed);
+  const std::string detailed = detailed_wanted ? format_json(true) : std::string();
   if (args.Has("--result-json")) {
-    // servesim's own file always carries the per-request arrays.
-    const std::string json = format_json(true);
+    const std::string& json = detailed;
     const std::string path = args.Get("--result-json");
     std::ofstream f(path, std::ios::binary);
     f << json;
@@ -138,9 +142,8 @@ int RunCommand(const CliArgs& args) {
     }
   }
   if (!p->bench.save_result_path.empty()) {
-    // As vllm: the per-request arrays only with --save-detailed;
-    // --append-result adds the JSON on a new line of an existing file.
-    const std::string json = format_json(p->bench.save_detailed);
+    // As vllm: --append-result adds the JSON on a new line of an existing file.
+    const std::string json = p->bench.save_detailed ? detailed : format_json(false);
     const std::string& path = p->bench.save_result_path;
     bool has_content = false;
     if (p->bench.append_result) {
