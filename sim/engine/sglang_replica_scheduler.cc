@@ -41,6 +41,10 @@ int64_t SglangReplicaScheduler::ClippedRemainingOutput(const Request& r) const {
   return std::min(r.max_output_tokens - r.output_tokens, config_.clip_max_new_tokens);
 }
 
+int64_t SglangReplicaScheduler::ClippedMaxNewTokens(const Request& r) const {
+  return std::min(r.max_output_tokens, config_.clip_max_new_tokens);
+}
+
 void SglangReplicaScheduler::Schedule(RequestTable& requests, StepBatch* out) {
   out->clear();
   // Prefill priority (get_next_batch_to_run): a new prefill batch whenever one
@@ -56,6 +60,10 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
     return false;
   }
   const int64_t page = config_.page_size_tokens;
+  // PrefillAdder charges its budgets in whole KV pages (ceil_paged_tokens in
+  // add_one_req and _update_prefill_budget): a 100-token prompt takes 128 of
+  // a batch's chunk budget with 64-token pages.
+  auto paged = [page](int64_t tokens) { return (tokens + page - 1) / page * page; };
   // PrefillAdder budgets. rem_total: free KV minus the output the running
   // requests are still expected to write, at new_token_ratio.
   double rem_total = static_cast<double>(kv_.free_blocks() * page);
@@ -79,11 +87,11 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
     const int64_t extend = std::min(pending, rem_chunk);
     if (extend > 0 && kv_.GrowTo(chunked_, r.computed_tokens + extend)) {
       prefill.push_back({chunked_, extend, r.computed_tokens, false});
-      rem_total -= static_cast<double>(extend);
-      rem_input -= extend;
-      rem_chunk -= extend;
+      rem_total -= static_cast<double>(paged(extend));
+      rem_input -= paged(extend);
+      rem_chunk -= paged(extend);
       if (extend == pending) {
-        rem_total -= static_cast<double>(ClippedRemainingOutput(r));
+        rem_total -= static_cast<double>(ClippedMaxNewTokens(r));
         joined.push_back(chunked_);
         chunked_ = -1;
       }
@@ -106,22 +114,23 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
     // where another running request has it locked already).
     const int64_t locked = kv_.BlocksTakenToReclaim(id, hit) * page;
     if (static_cast<double>(extend + reserve + locked) >= rem_total) break;
-    if (!chunking || extend <= rem_chunk) {
-      // A whole prompt; over max_prefill_tokens only as the batch's first.
-      if (extend > rem_input && !prefill.empty()) break;
+    // A whole prompt over the max_prefill_tokens budget only as the batch's first.
+    const int64_t input = paged(extend);
+    if (input >= rem_input && !prefill.empty()) break;
+    if (!chunking || input <= rem_chunk) {
       if (!kv_.ReclaimAndGrowTo(id, hit, hit + extend)) break;
       r.computed_tokens = hit;
       prefill.push_back({id, extend, r.computed_tokens, false});
       joined.push_back(id);
-      rem_total -= static_cast<double>(extend + reserve + locked);
-      rem_input -= extend;
-      rem_chunk -= extend;
+      rem_total -= static_cast<double>(input + ClippedMaxNewTokens(r) + locked);
+      rem_input -= input;
+      rem_chunk -= input;
       waiting_.pop_front();
       continue;
     }
     // Too long for the chunk budget: truncate to whole pages and carry on
     // with this request in later batches.
-    const int64_t trunc = std::min(rem_chunk, rem_input) / page * page;
+    const int64_t trunc = rem_chunk / page * page;
     if (trunc <= 0 || !kv_.ReclaimAndGrowTo(id, hit, hit + trunc)) break;
     r.computed_tokens = hit;
     prefill.push_back({id, trunc, r.computed_tokens, false});

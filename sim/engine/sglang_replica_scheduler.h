@@ -68,6 +68,9 @@ class SglangReplicaScheduler : public ReplicaScheduler {
   void ScheduleDecode(RequestTable& requests, StepBatch* out);
   // Remaining output the admission check reserves for `r`.
   int64_t ClippedRemainingOutput(const Request& r) const;
+  // What an admitted request's budget update reserves: its whole max_new_tokens,
+  // clipped (_update_prefill_budget does not subtract a retracted request's outputs).
+  int64_t ClippedMaxNewTokens(const Request& r) const;
   int64_t DecodeTokens() const { return 1 + config_.spec.num_draft_tokens; }
 
   SglangSchedulerConfig config_;

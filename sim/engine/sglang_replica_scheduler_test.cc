@@ -71,14 +71,39 @@ TEST(SglangReplicaSchedulerTest, ChunksOneRequestAtAPageBoundaryAndContinuesItFi
   s.Complete(b, reqs, &out);
   EXPECT_TRUE(out.emitted.empty());
   s.Schedule(reqs, &b);
-  // The chunked request's last 20 first, then request 1 (75 > 70 left)
-  // chunked to 64.
+  // The chunked request's last 20 first, charged as 2 whole pages (32) of the
+  // chunk budget as ceil_paged_tokens charges it; then request 1 (75, 80 in
+  // pages, > 58 left) chunked to the 48 tokens of whole pages that remain.
   ASSERT_EQ(b.seqs.size(), 2u);
   EXPECT_EQ(b.seqs[0].id, 0);
   EXPECT_EQ(b.seqs[0].query_tokens, 20);
   EXPECT_EQ(b.seqs[0].context_before, 80);
   EXPECT_EQ(b.seqs[1].id, 1);
-  EXPECT_EQ(b.seqs[1].query_tokens, 64);  // (90 - 20) rounded down to pages
+  EXPECT_EQ(b.seqs[1].query_tokens, 48);  // (90 - 32) rounded down to pages
+}
+
+TEST(SglangReplicaSchedulerTest, ChargesThePrefillBudgetsInWholePages) {
+  // add_one_req charges ceil_paged_tokens(input): a 17-token prompt takes two
+  // 16-token pages (32) of a 100-token chunk budget, so three fit where their
+  // raw 17 tokens would let all five in.
+  RequestTable reqs = MakeRequests({{17, 4}, {17, 4}, {17, 4}, {17, 4}, {17, 4}});
+  SglangReplicaScheduler s(Config(100, 100), reqs.size());
+  for (RequestId id : {0, 1, 2, 3, 4}) s.Enqueue(id, reqs);
+  StepBatch b;
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 3u);
+  for (const ScheduledSeq& q : b.seqs) EXPECT_EQ(q.query_tokens, 17);
+
+  // max_prefill_tokens: a later prompt is refused when its paged input reaches
+  // what is left (input_tokens >= rem_input_tokens), not only when it exceeds it.
+  SglangSchedulerConfig c = Config(0, 100);  // no chunking
+  c.max_prefill_tokens = 64;
+  RequestTable reqs2 = MakeRequests({{32, 4}, {32, 4}});
+  SglangReplicaScheduler s2(c, reqs2.size());
+  for (RequestId id : {0, 1}) s2.Enqueue(id, reqs2);
+  s2.Schedule(reqs2, &b);
+  ASSERT_EQ(b.seqs.size(), 1u);
+  EXPECT_EQ(b.seqs[0].id, 0);
 }
 
 TEST(SglangReplicaSchedulerTest, AdmissionReservesRunningOutputAtTheNewTokenRatio) {

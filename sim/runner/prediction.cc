@@ -341,6 +341,7 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   std::string notice;
   serving::SimulationInput input;
   input.max_concurrency = p.bench.max_concurrency;
+  input.chat_endpoint = workload::SendsChatMessages(p.bench);
   input.record_steps = request.record_steps;
   ASSIGN_OR_RETURN(input.requests,
                    BuildClientRequests(context, p.bench, &notice, &request.live_lengths));

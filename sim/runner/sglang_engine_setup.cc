@@ -69,6 +69,9 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
   // round robin (load_balance_method default).
   s.topology.lockstep = ranks > 1;
   s.topology.router = serving::RouterPolicy::kRoundRobin;
+  // serving_chat.py _generate_chat_stream: a role message before the first
+  // content, and after the last a finish_reason message of its own (empty delta).
+  s.topology.chat_stream = {.role_message_first = true, .finish_message_last = true};
   engine::SglangSchedulerConfig sched;
   sched.chunked_prefill_size = config.chunked_prefill() ? config.max_num_batched_tokens() : -1;
   sched.max_prefill_tokens = config.max_prefill_tokens();

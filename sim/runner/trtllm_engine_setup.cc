@@ -43,6 +43,9 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
   // Attention DP hands a new request to the rank with the fewest active
   // requests [U: read from the ADP scheduling code, not pinned to 1.2].
   s.topology.router = serving::RouterPolicy::kLeastLoaded;
+  // postprocess_handlers.py chat_stream_post_processor: the role message on the
+  // first iteration; the finish_reason rides on the last token's message.
+  s.topology.chat_stream = {.role_message_first = true, .finish_message_last = false};
   engine::TrtllmSchedulerConfig sched;
   sched.max_batch_size = config.max_num_seqs();
   sched.max_num_tokens = config.max_num_batched_tokens();

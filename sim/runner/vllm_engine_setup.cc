@@ -43,6 +43,9 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   // rank runs a dummy batch (vLLM's DP coordinator).
   s.topology.lockstep = ranks > 1;
   s.topology.router = serving::RouterPolicy::kLeastLoaded;
+  // serving_chat.py chat_completion_stream_generator: the role message on the
+  // first iteration; the finish_reason rides on the last token's message.
+  s.topology.chat_stream = {.role_message_first = true, .finish_message_last = false};
   engine::VllmSchedulerConfig sched;
   sched.max_num_batched_tokens = config.max_num_batched_tokens();
   sched.max_num_seqs = config.max_num_seqs();

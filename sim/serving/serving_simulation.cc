@@ -27,7 +27,10 @@ class Simulation {
  public:
   Simulation(const EngineTopology& topology, cost::ExecutionTimePredictor& predictor,
              const SimulationInput& input)
-      : topology_(topology), predictor_(predictor), input_(input) {}
+      : topology_(topology),
+        predictor_(predictor),
+        input_(input),
+        chat_stream_(input.chat_endpoint ? topology.chat_stream : ChatStreamFraming{}) {}
 
   absl::StatusOr<SimulationResult> Run();
 
@@ -45,6 +48,7 @@ class Simulation {
   const EngineTopology& topology_;
   cost::ExecutionTimePredictor& predictor_;
   const SimulationInput& input_;
+  const ChatStreamFraming chat_stream_;  // none unless the client streams chat
 
   sim::EventQueue events_;
   engine::RequestTable requests_;
@@ -270,10 +274,15 @@ void Simulation::FinishStep(int instance, SimTime now) {
     outcome_.clear();
     s.Complete(inst.batches[i], requests_, &outcome_);
     for (const engine::TokenEmission& t : outcome_.emitted) {
-      result_.records[t.id].chunk_times.push_back(now);
-      result_.records[t.id].output_tokens += t.tokens;
+      metrics::RequestRecord& record = result_.records[t.id];
+      if (record.chunk_times.empty() && chat_stream_.role_message_first) {
+        record.chunk_times.push_back(now);
+      }
+      record.chunk_times.push_back(now);
+      record.output_tokens += t.tokens;
     }
     for (RequestId id : outcome_.finished) {
+      if (chat_stream_.finish_message_last) result_.records[id].chunk_times.push_back(now);
       result_.records[id].success = true;
       --node_outstanding_[node_of_request_[id]];
       --outstanding_;

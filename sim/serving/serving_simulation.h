@@ -52,6 +52,18 @@ enum class NodeBalancer {
   kLeastOutstanding,  // the node with the fewest requests sent and not finished
 };
 
+// SSE messages an engine's OpenAI chat endpoint streams that carry no token,
+// which vllm bench serve times as chunks all the same (it times every message
+// that has `choices`): TTFT on the first, an ITL between each two.
+struct ChatStreamFraming {
+  // A first message with the assistant role and empty content, sent with the
+  // first token's: TTFT is timed on it and the first token adds a ~0 ms ITL.
+  bool role_message_first = false;
+  // A last message with the finish_reason and an empty delta, after the last
+  // token's: one more ~0 ms ITL.
+  bool finish_message_last = false;
+};
+
 struct EngineTopology {
   int num_ranks = 1;  // DP ranks of one engine replica (one node)
   // Ranks step together (the MoE spans them; idle ranks run dummy batches).
@@ -71,11 +83,16 @@ struct EngineTopology {
   // server, ranks and KV) behind one load balancer.
   int nodes = 1;
   NodeBalancer node_balancer = NodeBalancer::kRoundRobin;
+  // What the chat endpoint adds to each stream (SimulationInput::chat_endpoint).
+  ChatStreamFraming chat_stream;
 };
 
 struct SimulationInput {
   std::vector<ClientRequest> requests;
   std::optional<int64_t> max_concurrency;  // the client's semaphore
+  // The client streams from /v1/chat/completions (`--backend openai-chat`):
+  // chunk times carry the engine's EngineTopology::chat_stream messages.
+  bool chat_endpoint = false;
   bool record_steps = false;               // fill SimulationResult::step_records
 };
 

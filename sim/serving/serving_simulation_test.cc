@@ -50,6 +50,32 @@ TEST(ServingSimulationTest, EveryRequestedTokenIsProducedExactlyOnce) {
   EXPECT_GT(result->preempted_or_retracted, 0);
 }
 
+// The chat endpoint's token-less SSE messages are chunks to the client: a
+// role message with the first token (the same instant: TTFT unchanged, one
+// ~0 ITL) and, where the engine sends one, a finish message after the last.
+// Completions streams and engines without them keep one chunk per step.
+TEST(ServingSimulationTest, ChatStreamMessagesAreTimedAsChunks) {
+  auto predictor = Fake();
+  SimulationInput plain = Burst(5);
+  EngineTopology topology = VllmTopology(1, false, 600);
+  topology.chat_stream = {.role_message_first = true, .finish_message_last = true};
+  auto base = RunServingSimulation(topology, predictor, plain);  // not chat: no messages
+  SimulationInput chat = plain;
+  chat.chat_endpoint = true;
+  auto framed = RunServingSimulation(topology, predictor, chat);
+  ASSERT_TRUE(base.ok() && framed.ok());
+  for (size_t i = 0; i < plain.requests.size(); ++i) {
+    const auto& b = base->records[i].chunk_times;
+    const auto& f = framed->records[i].chunk_times;
+    ASSERT_EQ(f.size(), b.size() + 2) << i;
+    EXPECT_EQ(f.front(), b.front());
+    EXPECT_EQ(f[1], b.front());
+    EXPECT_EQ(f.back(), b.back());
+    EXPECT_EQ(f[f.size() - 2], b.back());
+    EXPECT_EQ(framed->records[i].output_tokens, base->records[i].output_tokens);
+  }
+}
+
 // A predictor that gives no time (StepPredictor's answer to a step past a
 // day) is an error naming the cause, not an abort (found by fuzzing
 // profiles of absurd times).
