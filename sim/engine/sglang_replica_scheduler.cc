@@ -55,8 +55,11 @@ void SglangReplicaScheduler::Schedule(RequestTable& requests, StepBatch* out) {
 
 bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* out) {
   const int64_t max_running = config_.max_running_requests;
-  if (chunked_ < 0 &&
-      (waiting_.empty() || static_cast<int64_t>(running_.size()) >= max_running)) {
+  // get_new_batch_prefill: no prefill while the running batch is marked full
+  // (by a request refused for KV room or by the running cap) until it shrinks.
+  if (chunked_ < 0 && (batch_is_full_ || waiting_.empty())) return false;
+  if (chunked_ < 0 && static_cast<int64_t>(running_.size()) >= max_running) {
+    batch_is_full_ = true;
     return false;
   }
   const int64_t page = config_.page_size_tokens;
@@ -101,8 +104,13 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
   // Then the waiting queue in FCFS order, stopping at the first request that
   // does not fit (no skipping).
   while (chunked_ < 0 && !waiting_.empty()) {
-    if (static_cast<int64_t>(running_.size() + prefill.size()) >= max_running) break;
-    if (rem_total <= 0 || rem_input <= 0 || rem_chunk <= 0) break;
+    // The running cap, or no KV room left (budget_state's NO_TOKEN), marks the
+    // batch full; an exhausted input or chunk budget (OTHER) does not.
+    if (static_cast<int64_t>(running_.size() + prefill.size()) >= max_running || rem_total <= 0) {
+      batch_is_full_ = true;
+      break;
+    }
+    if (rem_input <= 0 || rem_chunk <= 0) break;
     const RequestId id = waiting_.front();
     Request& r = requests[id];
     // match_prefix: a retracted request's prompt pages still in the tree.
@@ -113,7 +121,10 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
     // locking the matched prefix takes it out of the evictable room (nothing
     // where another running request has it locked already).
     const int64_t locked = kv_.BlocksTakenToReclaim(id, hit) * page;
-    if (static_cast<double>(extend + reserve + locked) >= rem_total) break;
+    if (static_cast<double>(extend + reserve + locked) >= rem_total) {
+      batch_is_full_ = true;  // add_one_req's NO_TOKEN
+      break;
+    }
     // A whole prompt over the max_prefill_tokens budget only as the batch's first.
     const int64_t input = paged(extend);
     if (input >= rem_input && !prefill.empty()) break;
@@ -196,6 +207,7 @@ void SglangReplicaScheduler::ScheduleDecode(RequestTable& requests, StepBatch* o
       decoded += requests[id].output_tokens;
       max_new += requests[id].max_output_tokens;
     }
+    batch_is_full_ = false;  // the batch shrank
     new_token_ratio_ = std::min(
         1.0, static_cast<double>(decoded + config_.retract_decode_steps *
                                                static_cast<int64_t>(running_.size())) /
@@ -213,7 +225,10 @@ void SglangReplicaScheduler::ScheduleDecode(RequestTable& requests, StepBatch* o
 
 void SglangReplicaScheduler::Complete(const StepBatch& batch, RequestTable& requests,
                                       StepOutcome* out) {
+  const size_t first_finished = out->finished.size();
   CompleteStep(batch, config_.spec, requests, kv_, running_, out);
+  // update_running_batch: a batch that lost requests is no longer full.
+  if (out->finished.size() > first_finished) batch_is_full_ = false;
 }
 
 }  // namespace servesim::engine

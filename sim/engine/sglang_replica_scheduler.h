@@ -79,6 +79,9 @@ class SglangReplicaScheduler : public ReplicaScheduler {
   std::deque<RequestId> waiting_;   // FCFS; retracted requests rejoin at the back
   RequestId chunked_ = -1;          // the partially prefilled request, if any
   double new_token_ratio_;
+  // running_batch.batch_is_full: set when admission stops for KV room or the
+  // running cap; cleared when a request finishes or is retracted.
+  bool batch_is_full_ = false;
   int64_t num_retractions_ = 0;
 };
 

@@ -146,6 +146,32 @@ TEST(SglangReplicaSchedulerTest, AdmissionPlansWithTheCapWhileGenerationStopsAtE
   EXPECT_FALSE(reqs[0].finished);
 }
 
+// get_new_batch_prefill: a request refused for KV room marks the running
+// batch full, and no prefill is tried again until the batch shrinks, even as
+// the decaying new_token_ratio would let it in (here from about step 270).
+TEST(SglangReplicaSchedulerTest, ARefusalForKvRoomWaitsForARequestToFinish) {
+  RequestTable reqs = MakeRequests({{16, 1000}, {800, 200}});
+  reqs[0].eos_output_tokens = 400;
+  SglangSchedulerConfig c = Config(1000, 100);  // 1600 tokens
+  c.SetConservativeness(1.0);
+  SglangReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  StepBatch b;
+  Step(s, reqs, &b);  // request 0's prefill
+  // 99 free pages (1584 tokens) less 0.7 x 999 reserved = 885 < 800 + 200.
+  s.Enqueue(1, reqs);
+  int admitted_at = -1, finished_at = -1;
+  for (int step = 1; step < 600 && admitted_at < 0; ++step) {
+    Step(s, reqs, &b);
+    for (const ScheduledSeq& q : b.seqs) {
+      if (q.id == 1) admitted_at = step;
+    }
+    if (reqs[0].finished && finished_at < 0) finished_at = step;
+  }
+  ASSERT_GT(finished_at, 0);
+  EXPECT_EQ(admitted_at, finished_at + 1);
+}
+
 TEST(SglangReplicaSchedulerTest, RatioDecaysPerDecodeStepToItsFloor) {
   RequestTable reqs = MakeRequests({{16, 1000}});
   SglangSchedulerConfig c = Config(1000, 100);
@@ -234,7 +260,9 @@ TEST(SglangReplicaSchedulerTest, RetractsTheRequestWithFewestOutputsLongestInput
   EXPECT_EQ(reqs[1].preemptions, 1);
   EXPECT_EQ(reqs[0].preemptions, 0);
   EXPECT_EQ(s.num_waiting(), s.num_retractions());
-  EXPECT_GT(s.new_token_ratio(), 0);  // raised after retraction
+  // retract_decode's new ratio: (outputs so far + steps x the requests left)
+  // / (their max_new_tokens + 1) = (2 + 2 + 1 x 2) / (50 + 50 + 1).
+  EXPECT_NEAR(s.new_token_ratio(), 6.0 / 101, 1e-12);
 }
 
 // The retraction scenario above with short outputs for requests 0 and 2, run

@@ -67,7 +67,10 @@ TEST(VllmV1ReplicaSchedulerTest, PreemptsTheNewestRunningRequestWhenBlocksRunOut
   EXPECT_EQ(b.seqs[0].id, 0);
   EXPECT_EQ(reqs[1].computed_tokens, 0);  // recompute preemption
   EXPECT_EQ(s.num_waiting(), 1);
-  EXPECT_LE(s.kv_cache().used_blocks(), s.kv_cache().total_blocks());
+  // Request 1's two blocks went back to the pool; request 0 holds three.
+  EXPECT_EQ(s.kv_cache().blocks_of(0), 3);
+  EXPECT_EQ(s.kv_cache().blocks_of(1), 0);
+  EXPECT_EQ(s.kv_cache().used_blocks(), 3);
 }
 
 // The preemption scenario above, run until request 1 is scheduled again:
