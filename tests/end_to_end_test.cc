@@ -105,6 +105,29 @@ TEST(EndToEndTest, ExplainGivesTheStepWithTheEnginesHostWork) {
   EXPECT_GT(step_ms, gpu_ms);
 }
 
+// With the fitted prefill path the prefill step is more than its ops: explain
+// says by how much, and its sum is the table's. --json gives the decode step
+// with the host work too, as the text does.
+TEST(EndToEndTest, ExplainSaysWhatThePrefillPathAddsToTheOps) {
+  const std::string serve = "--serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8'";
+  Result r = Servesim("explain " + serve);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const StepTable t = ParseStepTable(r.out, "reference prefill step", "");
+  const size_t at = r.out.find("(the ops sum to ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const double ops_ms = std::stod(r.out.substr(at + 16));
+  EXPECT_NEAR(ops_ms, t.sum_us / 1e3, 1e-3);
+  EXPECT_GT(t.total_ms, 1.5 * ops_ms);
+  const size_t host_at = r.out.find("us/sequence added: ");
+  ASSERT_NE(host_at, std::string::npos) << r.out;
+  const double step_ms = std::stod(r.out.substr(host_at + 19));
+  Result j = Servesim("explain --json " + serve);
+  ASSERT_EQ(j.exit_code, 0) << j.out;
+  const size_t key = j.out.find("\"ref_decode_step_with_host_us\": ");
+  ASSERT_NE(key, std::string::npos) << j.out;
+  EXPECT_NEAR(std::stod(j.out.substr(key + 32)) / 1e3, step_ms, 1e-3);
+}
+
 TEST(EndToEndTest, ExplainDecodeOpsAddUpToTheStep) {
   ExpectOpsAddUp(
       "--serve 'python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "

@@ -72,16 +72,20 @@ absl::StatusOr<int64_t> PositiveFlag(const CliArgs& args, const std::string& fla
 // all layers, as the predictor charges it (backend factors included; the
 // prefill-path factor applies to a step's prefill chunks as a whole and is
 // in the step's total only).
-void AppendOpTable(const std::vector<models::Op>& ops, cost::StepPredictor& predictor,
-                   std::string& out) {
+// Returns the table's sum in microseconds.
+double AppendOpTable(const std::vector<models::Op>& ops, cost::StepPredictor& predictor,
+                     std::string& out) {
   absl::StrAppendFormat(&out, "  %-28s %-20s %12s %6s %12s\n", "op", "kind", "x", "layers",
                         "us total");
+  double sum_us = 0;
   for (const models::Op& op : ops) {
+    const double us = op.repeat * predictor.op_cost().OpUs(op) *
+                      cost::KindTimeScale(predictor.config(), op.kind);
+    sum_us += us;
     absl::StrAppendFormat(&out, "  %-28s %-20s %12.0f %6d %12.1f\n", op.name, op.kind, op.x,
-                          op.repeat,
-                          op.repeat * predictor.op_cost().OpUs(op) *
-                              cost::KindTimeScale(predictor.config(), op.kind));
+                          op.repeat, us);
   }
+  return sum_us;
 }
 
 }  // namespace
@@ -217,6 +221,8 @@ int ExplainCommand(const CliArgs& args) {
         ", \"kv_capacity_tokens\": ", s.kv.kv_capacity_tokens,
         ", \"max_model_len\": ", run->engine.max_model_len(),
         ", \"ref_decode_step_us\": ", JsonNumber(decode_us),
+        ", \"ref_decode_step_with_host_us\": ",
+        JsonNumber(predictor.StepUs(decode_parts, kRefDecodeSeqs)),
         ", \"ref_prefill_step_us\": ", JsonNumber(prefill_us), "}\n");
     std::fputs(out.c_str(), stdout);
     return 0;
@@ -289,9 +295,18 @@ int ExplainCommand(const CliArgs& args) {
   // ranks' dummy tokens, or every rank padded to this one's.
   const int64_t prefill_moe_tokens =
       predictor.MoeGroupTokens(ranks, prefill_run.Tokens(), prefill_run.Tokens() + (ranks - 1));
-  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, prefill_run, prefill_moe_tokens,
-                                              graph),
-                predictor, out);
+  const double table_us = AppendOpTable(
+      models::BuildRankIterationOps(spec, s.layout, prefill_run, prefill_moe_tokens, graph),
+      predictor, out);
+  // The table prices each op as its kernel runs; the step's time also
+  // carries the fitted prefill path on the work the prompts add.
+  if (const double scale = predictor.config().prefill_time_scale; scale != 1.0) {
+    absl::StrAppendFormat(&out,
+                          "  (the ops sum to %.3f ms; the step's %.3f ms also stretches the "
+                          "token-linear work its prompts add by the fitted prefill path x%.2f, "
+                          "docs/fitting.md)\n",
+                          table_us / 1e3, prefill_us / 1e3, scale);
+  }
   std::fputs(out.c_str(), stdout);
   return 0;
 }

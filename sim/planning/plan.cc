@@ -102,28 +102,19 @@ absl::StatusOr<std::vector<NodeTrial>> SearchFewestNodes(
     return absl::InvalidArgumentError(absl::StrCat("--max-nodes: must be >= 1, got ", max_nodes));
   }
   std::vector<NodeTrial> trials;
-  auto meets = [&](int n) -> absl::StatusOr<bool> {
+  for (int n = 1; n <= max_nodes; ++n) {
     ASSIGN_OR_RETURN(NodeTrial t, trial(n));
     t.nodes = n;
     trials.push_back(t);
-    return t.meets;
-  };
-  int failing = 0;  // largest count known to fail (0: none tried)
-  int meeting = 0;  // smallest count known to meet (0: none)
-  for (int n = 1;; n = std::min(2 * n, max_nodes)) {
-    ASSIGN_OR_RETURN(bool ok, meets(n));
-    if (ok) {
-      meeting = n;
+    if (t.figures.failed > 0) break;
+    if (t.meets) {
+      if (n < max_nodes) {
+        ASSIGN_OR_RETURN(NodeTrial next, trial(n + 1));
+        next.nodes = n + 1;
+        trials.push_back(next);
+      }
       break;
     }
-    failing = n;
-    if (n >= max_nodes) break;
-  }
-  if (meeting == 0) return trials;
-  while (meeting - failing > 1) {
-    const int mid = failing + (meeting - failing) / 2;
-    ASSIGN_OR_RETURN(bool ok, meets(mid));
-    (ok ? meeting : failing) = mid;
   }
   return trials;
 }
@@ -159,6 +150,28 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
         workload.requests.begin(), workload.requests.end(),
         [](const auto& a, const auto& b) { return a.arrival < b.arrival; });
     result.arrival_span_s = static_cast<double>((last->arrival - first->arrival).ns()) / 1e9;
+  }
+  // Output throughput counts every output token over the whole replay, from
+  // the benchmark's start to the last completion, which comes after the last
+  // send: under an open-loop load it stays below the rate at which the
+  // requests ask for tokens, however many nodes serve them.
+  if (slo.min_output_tok_s && !workload.requests.empty()) {
+    int64_t output_tokens = 0;
+    sim::SimTime last_send = sim::SimTime::Zero();
+    for (const serving::ClientRequest& r : workload.requests) {
+      output_tokens += r.output_tokens;
+      last_send = std::max(last_send, r.arrival);
+    }
+    const double last_send_s = static_cast<double>(last_send.ns()) / 1e9;
+    if (last_send_s > 0 && *slo.min_output_tok_s >= output_tokens / last_send_s) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "plan: --min-throughput %s tok/s cannot be met: the workload asks for %d output tokens "
+          "with its last request sent at %.1f s (%.0f tok/s), and no fleet produces tokens faster "
+          "than they are asked for (raise the load with --rate-scale or --request-rate, or lower "
+          "the target)",
+          Shortest(*slo.min_output_tok_s), output_tokens, last_send_s,
+          output_tokens / last_send_s));
+    }
   }
   std::vector<CandidateResult> meeting, failing, broken;
   for (const std::string& serve : candidates) {
@@ -301,10 +314,23 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
     absl::StrAppend(&out, "best: ", best->serve_command, "\n");
     absl::StrAppend(&out, absl::StrFormat("  nodes: %d (%d H200 GPUs)\n", best->nodes,
                                           best->nodes * kGpusPerNode));
+    // The trials around the answer: the count below (the search tried every
+    // one up to it) and the one above, which a round-robin split can fail.
+    const NodeTrial* below = nullptr;
+    const NodeTrial* above = nullptr;
     for (const NodeTrial& t : best->trials) {
-      if (t.nodes == best->nodes - 1) {
-        absl::StrAppend(&out, "  with ", t.nodes, " node(s) it fails: ", Failures(t), "\n");
-      }
+      if (t.nodes < best->nodes && (below == nullptr || t.nodes > below->nodes)) below = &t;
+      if (t.nodes > best->nodes && (above == nullptr || t.nodes < above->nodes)) above = &t;
+    }
+    if (below != nullptr) {
+      absl::StrAppend(&out, "  with ", below->nodes, " node(s) it fails: ", Failures(*below), "\n");
+    }
+    if (above != nullptr && !above->meets) {
+      absl::StrAppend(&out, "  with ", above->nodes,
+                      " node(s) it fails again: ", Failures(*above),
+                      " (more nodes split the requests differently; the answer rests on how this "
+                      "replay's requests fall on the nodes: replay more requests before relying "
+                      "on it)\n");
     }
     absl::StrAppend(&out, absl::StrFormat("  GPU-hours per million output tokens: %.2f\n",
                                           best->gpu_hours_per_million_output_tokens));

@@ -22,20 +22,45 @@ std::vector<int> Tried(const std::vector<NodeTrial>& trials) {
   return n;
 }
 
-TEST(SearchFewestNodesTest, DoublesThenBisects) {
+TEST(SearchFewestNodesTest, TriesEveryCountUpToTheFirstMeetingAndTheNext) {
   absl::StatusOr<std::vector<NodeTrial>> t = SearchFewestNodes(Threshold(5), 64);
   ASSERT_TRUE(t.ok());
-  // 1, 2, 4 fail; 8 meets; bisect (4, 8]: 6 meets, 5 meets.
-  EXPECT_EQ(Tried(*t), (std::vector<int>{1, 2, 4, 8, 6, 5}));
+  EXPECT_EQ(Tried(*t), (std::vector<int>{1, 2, 3, 4, 5, 6}));
 }
 
-TEST(SearchFewestNodesTest, OneNodeIsTriedOnce) {
-  EXPECT_EQ(Tried(*SearchFewestNodes(Threshold(1), 64)), (std::vector<int>{1}));
+// More nodes can do worse (a round-robin split's phase): 7 meets, 8 fails,
+// 9 on meets. A bisection from 1, 2, 4, 8 (fail), 16 (meet) would answer 9.
+TEST(SearchFewestNodesTest, FindsTheFewestWhenMoreNodesDoWorse) {
+  auto trial = [](int n) -> absl::StatusOr<NodeTrial> {
+    NodeTrial t;
+    t.meets = n == 7 || n >= 9;
+    return t;
+  };
+  absl::StatusOr<std::vector<NodeTrial>> t = SearchFewestNodes(trial, 8);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(Tried(*t), (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_TRUE(t->at(6).meets);
+  EXPECT_FALSE(t->at(7).meets);
+}
+
+TEST(SearchFewestNodesTest, OneNodeIsTriedWithTheNext) {
+  EXPECT_EQ(Tried(*SearchFewestNodes(Threshold(1), 64)), (std::vector<int>{1, 2}));
+  EXPECT_EQ(Tried(*SearchFewestNodes(Threshold(1), 1)), (std::vector<int>{1}));
 }
 
 TEST(SearchFewestNodesTest, StopsAtMaxNodesWhenNothingMeets) {
-  EXPECT_EQ(Tried(*SearchFewestNodes(Threshold(100), 10)), (std::vector<int>{1, 2, 4, 8, 10}));
+  EXPECT_EQ(Tried(*SearchFewestNodes(Threshold(100), 5)), (std::vector<int>{1, 2, 3, 4, 5}));
   EXPECT_FALSE(SearchFewestNodes(Threshold(1), 0).ok());
+}
+
+// Requests the engine turns away fail at every node count: no more trials.
+TEST(SearchFewestNodesTest, StopsAtTheFirstTrialWithFailedRequests) {
+  auto trial = [](int) -> absl::StatusOr<NodeTrial> {
+    NodeTrial t;
+    t.figures.failed = 3;
+    return t;
+  };
+  EXPECT_EQ(Tried(*SearchFewestNodes(trial, 64)), (std::vector<int>{1}));
 }
 
 TEST(CheckSlosTest, ReportsWhichSloFailsAndByHowMuch) {
@@ -163,10 +188,45 @@ TEST(PlanTest, SlowdownNeverNeedsFewerNodes) {
             absl::StatusCode::kInvalidArgument);
 }
 
-TEST(PlanTest, ReportNamesBestRefusedAndFailingCandidates) {
+// 200 requests of 64 output tokens, the last sent at 200 / 20 = 10 s (vllm
+// rescales the gaps so), ask for 1280 output tok/s: no fleet produces more.
+TEST(PlanTest, MinThroughputAboveTheOfferedRateIsRefused) {
   const std::string bench =
       "vllm bench serve --dataset-name random --random-input-len 1024 --random-output-len 64 "
       "--num-prompts 200 --request-rate 20";
+  Slo slo;
+  slo.ttft_p99_ms = 1e6;
+  slo.tpot_mean_ms = 1e6;
+  slo.min_output_tok_s = 1280;
+  absl::StatusOr<PlanResult> r =
+      Plan(Context(), bench, {"vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8"}, slo, PlanOptions{});
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("sent at 10.0 s (1280 tok/s)"), std::string::npos)
+      << r.status();
+  slo.min_output_tok_s = 1000;  // below the offered rate: planned
+  EXPECT_TRUE(
+      Plan(Context(), bench, {"vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8"}, slo, PlanOptions{})
+          .ok());
+}
+
+// A plan's candidate is prepared as `run` prepares it: a bench that names a
+// model the server does not serve is refused (vLLM's 404) in both.
+TEST(PlanTest, CandidatesAreRefusedForAModelTheyDoNotServe) {
+  const std::string bench =
+      "vllm bench serve --model some/other-model --dataset-name random --random-input-len 128 "
+      "--random-output-len 16 --num-prompts 20";
+  absl::StatusOr<PlanResult> r = Plan(Context(), bench, {"vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8"},
+                                      ChatSlo(), PlanOptions{});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->ranked.size(), 1u);
+  EXPECT_EQ(r->ranked[0].status, PointStatus::kRefused);
+  EXPECT_NE(r->ranked[0].reason.find("does not exist"), std::string::npos) << r->ranked[0].reason;
+}
+
+TEST(PlanTest, ReportNamesBestRefusedAndFailingCandidates) {
+  const std::string bench =
+      "vllm bench serve --dataset-name random --random-input-len 1024 --random-output-len 64 "
+      "--num-prompts 200";  // a burst: throughput is bounded by the fleet, not the load
   Slo slo;
   slo.ttft_p99_ms = 1e6;
   slo.tpot_mean_ms = 1e6;

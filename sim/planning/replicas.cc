@@ -30,10 +30,7 @@ absl::StatusOr<runner::PreparedRun> PrepareCandidate(const runner::PredictionCon
                                                      const std::string& serve_command,
                                                      const scenarios::EnvVars& env,
                                                      const PreparedWorkload& workload) {
-  // As runner::Predict: the dataset decides the chat template and MTP default.
-  scenarios::ServeContext serve_context;
-  serve_context.chat_workload = workload.bench.dataset_name != workload::DatasetName::kRandom;
-  return runner::PrepareRun(context, serve_command, env, serve_context);
+  return runner::PrepareRunForBench(context, serve_command, env, workload.bench);
 }
 
 std::vector<size_t> RoundRobinShare(size_t num_requests, int replicas, int r) {

@@ -29,8 +29,8 @@ struct PreparedWorkload {
 absl::StatusOr<PreparedWorkload> PrepareWorkload(const runner::PredictionContext& context,
                                                  const std::string& bench_command);
 
-// The serve command parsed and its engine set up once, for a workload.
-// Status codes as runner::PrepareRun (FailedPrecondition = refusal).
+// The serve command parsed and its engine set up once, for a workload, as
+// `run` prepares it (runner::PrepareRunForBench; FailedPrecondition = refusal).
 absl::StatusOr<runner::PreparedRun> PrepareCandidate(const runner::PredictionContext& context,
                                                      const std::string& serve_command,
                                                      const scenarios::EnvVars& env,

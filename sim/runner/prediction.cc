@@ -310,26 +310,26 @@ absl::StatusOr<serving::SimulationResult> SimulatePrepared(const PredictionConte
   return result;
 }
 
-absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRequest& request) {
-  Prediction p;
-  ASSIGN_OR_RETURN(p.bench, workload::ParseBenchCommand(request.bench_command));
+absl::StatusOr<PreparedRun> PrepareRunForBench(const PredictionContext& context,
+                                               const std::string& serve_command,
+                                               const scenarios::EnvVars& env,
+                                               const workload::BenchConfig& bench,
+                                               double mtp_mean_accepted_drafts) {
   scenarios::ServeContext serve_context;
-  serve_context.mtp_mean_accepted_drafts = request.mtp_mean_accepted_drafts;
-  serve_context.chat_workload = p.bench.dataset_name != workload::DatasetName::kRandom;
-  serve_context.request_top_p = p.bench.top_p;
-  serve_context.request_temperature = p.bench.temperature;
-  ASSIGN_OR_RETURN(PreparedRun run,
-                   PrepareRun(context, request.serve_command, request.env, serve_context));
-  p.engine = run.engine;
-  if (request.mtp_mean_accepted_drafts >= 0 && p.engine.num_speculative_tokens() == 0) {
+  serve_context.mtp_mean_accepted_drafts = mtp_mean_accepted_drafts;
+  // The dataset decides the chat template and the MTP acceptance default.
+  serve_context.chat_workload = bench.dataset_name != workload::DatasetName::kRandom;
+  serve_context.request_top_p = bench.top_p;
+  serve_context.request_temperature = bench.temperature;
+  ASSIGN_OR_RETURN(PreparedRun run, PrepareRun(context, serve_command, env, serve_context));
+  if (mtp_mean_accepted_drafts >= 0 && run.engine.num_speculative_tokens() == 0) {
     return absl::InvalidArgumentError(
         "--mtp-acceptance: the serve command runs no speculative decoding (MTP)");
   }
   // A request naming a model the server does not serve fails (vLLM: 404),
   // every one of them: no figure of the run would mean anything.
-  const std::string& asked =
-      p.bench.served_model_name.empty() ? p.bench.model : p.bench.served_model_name;
-  const auto& served = p.engine.served_model_names();
+  const std::string& asked = bench.served_model_name.empty() ? bench.model : bench.served_model_name;
+  const auto& served = run.engine.served_model_names();
   if (!asked.empty() && !served.empty() &&
       std::find(served.begin(), served.end(), asked) == served.end()) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -337,6 +337,16 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
         "` does not exist.\" (it serves ", absl::StrJoin(served, ", "),
         "; vllm bench serve sends --served-model-name, else --model)"));
   }
+  return run;
+}
+
+absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRequest& request) {
+  Prediction p;
+  ASSIGN_OR_RETURN(p.bench, workload::ParseBenchCommand(request.bench_command));
+  ASSIGN_OR_RETURN(PreparedRun run,
+                   PrepareRunForBench(context, request.serve_command, request.env, p.bench,
+                                      request.mtp_mean_accepted_drafts));
+  p.engine = run.engine;
 
   std::string notice;
   serving::SimulationInput input;
@@ -347,6 +357,16 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
                    BuildClientRequests(context, p.bench, &notice, &request.live_lengths));
   std::set<std::string> fallbacks;
   ASSIGN_OR_RETURN(p.simulation, SimulatePrepared(context, run, input, &fallbacks));
+  // The engine turned every request away (each too long for it): vllm bench
+  // serve's initial test request fails with the first of them, or, where that
+  // test is skipped, every figure is zero ("All requests failed") [U: which,
+  // for v0.13]. Either way the run measures nothing: refused, with the reason.
+  if (!input.requests.empty() &&
+      p.simulation.rejected == static_cast<int64_t>(input.requests.size())) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "every request fails: the engine rejects each of the ", input.requests.size(),
+        ", e.g. \"", p.simulation.first_reject_reason, "\""));
+  }
   metrics::MetricOptions metric_options;
   metric_options.percentiles = p.bench.metric_percentiles;
   metric_options.goodput_slo_ms = p.bench.goodput_slo_ms;

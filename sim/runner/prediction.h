@@ -101,6 +101,18 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
                                        const scenarios::EnvVars& env,
                                        const scenarios::ServeContext& serve_context);
 
+// PrepareRun for the client `bench` describes: the serve context it implies
+// (the dataset's chat template and MTP acceptance default, its sampling
+// flags), checked as the server would answer its requests as a whole: a model
+// it does not serve is refused (FailedPrecondition, its 404), an
+// `mtp_mean_accepted_drafts` >= 0 without speculative decoding is bad input.
+// What `run` and each candidate of `plan` simulate.
+absl::StatusOr<PreparedRun> PrepareRunForBench(const PredictionContext& context,
+                                               const std::string& serve_command,
+                                               const scenarios::EnvVars& env,
+                                               const workload::BenchConfig& bench,
+                                               double mtp_mean_accepted_drafts = -1);
+
 // The benchmark client's requests for `bench`: sampled lengths (with `live`,
 // if given, laid over them) and send times, in send order. `notice` gets the
 // dataset's note for the header.
