@@ -312,6 +312,23 @@ TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
     EXPECT_NE(ref.find(key), std::string::npos) << key;
   }
   EXPECT_NE(saved.find("\"latencies\""), std::string::npos);
+
+  // Without --result-filename, vllm's own name: {label or backend}-{rate}qps-
+  // {model basename}-{YYYYmmdd-HHMMSS}.json in the result directory.
+  const std::string named_dir = testing::TempDir() + "/named_by_vllm";
+  std::filesystem::remove_all(named_dir);
+  Result d = Servesim(std::string("run ") + kServe + " --bench 'vllm bench serve --dataset-name "
+                      "sharegpt --num-prompts 50 --request-rate 20 --max-concurrency 8 "
+                      "--backend openai-chat --endpoint /v1/chat/completions --save-result --result-dir " + named_dir + "'");
+  ASSERT_EQ(d.exit_code, 0) << d.out;
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(named_dir)) {
+    names.push_back(e.path().filename().string());
+  }
+  ASSERT_EQ(names.size(), 1u);
+  const std::string prefix = "openai-chat-20.0qps-concurrency8-DeepSeek-V3.2-";
+  EXPECT_EQ(names[0].rfind(prefix, 0), 0u) << names[0];
+  EXPECT_EQ(names[0].size(), prefix.size() + 15 + 5) << names[0];  // YYYYmmdd-HHMMSS.json
 }
 
 // A confirmation run's files read back as the prediction that made them:
@@ -443,7 +460,6 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve' --profile /nonexistent.textproto",
       "run --serve 'vllm serve m -tp 8'",
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --dataset-name trace'",
-      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --save-result'",
       "frobnicate",
       // A table of lengths has no clock to replay or scale.
       "plan --trace " SERVESIM_SHARED_DIR "/traces/vidur_arxiv_summarization_stats_llama2_tokenizer_filtered_v2.csv "

@@ -1,9 +1,11 @@
 // `servesim run`: one prediction, printed as `vllm bench serve` prints it.
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -58,15 +60,16 @@ int RunCommand(const CliArgs& args) {
     request.mtp_mean_accepted_drafts = v;
   }
   request.record_steps = args.Has("--step-log");
-  // Where the JSON would go is known before the run: refuse a nameless
-  // --save-result now rather than after the simulation.
   absl::StatusOr<workload::BenchConfig> bench = workload::ParseBenchCommand(request.bench_command);
   if (!bench.ok()) return ReportError(bench.status());
-  if (bench->save_result && bench->save_result_path.empty()) {
-    return ReportError(absl::InvalidArgumentError(absl::StrCat(
-        "--bench: ", bench->append_result ? "--append-result" : "--save-result",
-        ": vllm names the file by the current time; give "
-        "--result-filename NAME (or servesim's --result-json PATH)")));
+  // vllm's clock when the run starts: the time in the name of a --save-result
+  // file without --result-filename.
+  char started[32] = "";
+  {
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    std::strftime(started, sizeof(started), "%Y%m%d-%H%M%S", &local);
   }
   // vllm's os.makedirs of --result-dir, before the run rather than after it.
   if (!bench->save_result_dir.empty()) {
@@ -128,7 +131,7 @@ int RunCommand(const CliArgs& args) {
   // servesim's own file always carries the per-request arrays; a saved one
   // only with --save-detailed (then the same text, formatted once).
   const bool detailed_wanted =
-      args.Has("--result-json") || (!p->bench.save_result_path.empty() && p->bench.save_detailed);
+      args.Has("--result-json") || (p->bench.save_result && p->bench.save_detailed);
   const std::string detailed = detailed_wanted ? format_json(true) : std::string();
   if (args.Has("--result-json")) {
     const std::string& json = detailed;
@@ -141,10 +144,27 @@ int RunCommand(const CliArgs& args) {
           absl::StrCat("--result-json: cannot write ", path)));
     }
   }
-  if (!p->bench.save_result_path.empty()) {
+  if (p->bench.save_result) {
+    std::string path = p->bench.save_result_path;
+    if (path.empty()) {
+      // vllm's own name: the model id as the result JSON has it.
+      metrics::ResultFileNameParts name;
+      name.label = p->bench.label.value_or(p->bench.backend);
+      name.request_rate = p->bench.request_rate;
+      name.max_concurrency = p->bench.max_concurrency;
+      if (p->bench.ramp_up) {
+        name.ramp_up_strategy = std::string(workload::RampUpShapeName(p->bench.ramp_up->shape));
+        name.ramp_up_start_rps = p->bench.ramp_up->start_rps;
+        name.ramp_up_end_rps = p->bench.ramp_up->end_rps;
+      }
+      name.model_id = p->bench.model.empty() ? p->engine.model() : p->bench.model;
+      name.local_time = started;
+      const std::string file = metrics::VllmResultFileName(name);
+      const std::string& dir = p->bench.save_result_dir;
+      path = dir.empty() ? file : absl::StrCat(dir, absl::EndsWith(dir, "/") ? "" : "/", file);
+    }
     // As vllm: --append-result adds the JSON on a new line of an existing file.
     const std::string json = p->bench.save_detailed ? detailed : format_json(false);
-    const std::string& path = p->bench.save_result_path;
     bool has_content = false;
     if (p->bench.append_result) {
       std::ifstream existing(path, std::ios::binary | std::ios::ate);

@@ -277,4 +277,21 @@ std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options
   return out + "}\n";
 }
 
+std::string VllmResultFileName(const ResultFileNameParts& parts) {
+  const std::string concurrency =
+      parts.max_concurrency ? absl::StrCat("-concurrency", *parts.max_concurrency) : "";
+  const size_t slash = parts.model_id.rfind('/');
+  const std::string model =
+      slash == std::string::npos ? parts.model_id : parts.model_id.substr(slash + 1);
+  const std::string rate =
+      std::isfinite(parts.request_rate) ? JsonNumber(parts.request_rate) : "inf";
+  if (parts.ramp_up_strategy) {
+    return absl::StrCat(parts.label, "-ramp-up-", *parts.ramp_up_strategy, "-",
+                        parts.ramp_up_start_rps, "qps-", parts.ramp_up_end_rps, "qps",
+                        concurrency, "-", model, "-", parts.local_time, ".json");
+  }
+  return absl::StrCat(parts.label, "-", rate, "qps", concurrency, "-", model, "-",
+                      parts.local_time, ".json");
+}
+
 }  // namespace servesim::metrics

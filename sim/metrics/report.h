@@ -3,6 +3,7 @@
 #ifndef SERVESIM_SIM_METRICS_REPORT_H_
 #define SERVESIM_SIM_METRICS_REPORT_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -42,6 +43,26 @@ std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options
 // ("Mean TTFT (ms):" -> "mean_ttft_ms", "Successful requests:" ->
 // "completed"); nullopt for a label the report does not print.
 std::optional<std::string> ResultKeyOfReportLabel(absl::string_view label);
+
+// The file vllm bench serve saves to when --save-result has no
+// --result-filename: "{label}-{rate}qps[-concurrency{N}]-{model}-{time}.json",
+// the label --label or else the backend, the rate as Python prints it
+// ("inf", "10.0"), the model the basename of the model id, and the time
+// "%Y%m%d-%H%M%S" of the run's start in local time (`local_time`, a caller's
+// clock: the name is the one output that differs from run to run, as
+// vllm's does).
+struct ResultFileNameParts {
+  std::string label;  // --label, or else the backend ("openai-chat")
+  double request_rate = 0;
+  std::optional<int64_t> max_concurrency;
+  // --ramp-up-strategy with its start and end rates, when given.
+  std::optional<std::string> ramp_up_strategy;
+  int64_t ramp_up_start_rps = 0;
+  int64_t ramp_up_end_rps = 0;
+  std::string model_id;
+  std::string local_time;  // "%Y%m%d-%H%M%S"
+};
+std::string VllmResultFileName(const ResultFileNameParts& parts);
 
 // Shortest text that reads back as the same double (Python's repr).
 std::string JsonNumber(double v);

@@ -269,6 +269,13 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
     }
   }
   ASSIGN_OR_RETURN(config.dataset_path, flags.GetStringOr("--dataset-path", ""));
+  // vllm's _ValidateDatasetArgs, a parser error.
+  if (config.dataset_name == DatasetName::kRandom && !config.dataset_path.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--bench: Cannot use 'random' dataset with --dataset-path. Please specify the "
+        "appropriate --dataset-name (e.g., 'sharegpt', 'custom', 'sonnet') for your dataset "
+        "file: ", config.dataset_path));
+  }
   RETURN_IF_ERROR(ReadInt(flags, "--num-prompts", 1, &config.num_prompts, kMaxPrompts));
   config.num_prompts_given = flags.Has("--num-prompts");
   // numpy.random.default_rng, which vLLM seeds with it, rejects negative seeds.
@@ -348,6 +355,16 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
                                          absl::StrJoin(*kGenerationBackends, ", "), ")"));
   }
   ASSIGN_OR_RETURN(config.endpoint, flags.GetStringOr("--endpoint", config.endpoint));
+  // The request functions check their URL before sending (_validate_api_url
+  // in endpoint_request_func.py): the chat client needs a chat endpoint, and
+  // the default /v1/completions is not one.
+  if (config.backend == kChatBackend &&
+      !absl::EndsWith(config.endpoint, "chat/completions") &&
+      !absl::EndsWith(config.endpoint, "profile")) {
+    return Bad("--endpoint", absl::StrCat("\"", config.endpoint,
+                                          "\": OpenAI Chat Completions API URL must end with "
+                                          "'chat/completions' (--backend openai-chat)"));
+  }
   ASSIGN_OR_RETURN(config.model, flags.GetStringOr("--model", ""));
   ASSIGN_OR_RETURN(config.served_model_name, flags.GetStringOr("--served-model-name", ""));
   ASSIGN_OR_RETURN(config.tokenizer, flags.GetStringOr("--tokenizer", ""));

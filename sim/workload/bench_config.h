@@ -38,8 +38,10 @@ std::string_view RampUpShapeName(RampUp::Shape shape);
 
 // Defaults are vllm bench serve's (shared/reference/engine-defaults.md B1-B3).
 struct BenchConfig {
-  // --dataset-name: sharegpt | random | trace. vLLM default: sharegpt.
-  DatasetName dataset_name = DatasetName::kSharegpt;
+  // --dataset-name: sharegpt | random | trace. vLLM default: random
+  // (add_dataset_parser in vllm/benchmarks/datasets.py [U: recalled for
+  // v0.13; the older benchmark_serving.py defaulted to sharegpt]).
+  DatasetName dataset_name = DatasetName::kRandom;
   // --dataset-path: the file vLLM would read. For sharegpt it is only echoed
   // (servesim uses traces/sharegpt_v3_first_turn_lengths.csv); for trace it is
   // the trace file and is required. Default: empty (none).
@@ -109,9 +111,8 @@ struct BenchConfig {
   std::map<std::string, double> goodput_slo_ms;
   // --save-result with --result-dir/--result-filename: where the result JSON
   // goes; --append-result adds it as a new line. Without --result-filename
-  // vllm names the file by the wall-clock time, which a deterministic tool
-  // cannot: save_result is set and the path is "", and `servesim run`
-  // refuses it, while `validate` reads such a live command unharmed.
+  // the path is "" and `servesim run` names the file as vllm does, by the
+  // wall-clock time (metrics::VllmResultFileName).
   bool save_result = false;
   std::string save_result_path;
   std::string save_result_dir;  // --result-dir, made if missing (vllm's os.makedirs)

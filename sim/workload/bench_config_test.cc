@@ -31,7 +31,7 @@ TEST(ParseBenchCommandTest, ReadsTheLiveSharegptCommand) {
 TEST(ParseBenchCommandTest, DefaultsAreVllmDefaults) {
   auto config = ParseBenchCommand("vllm bench serve");
   ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_EQ(config->dataset_name, DatasetName::kSharegpt);
+  EXPECT_EQ(config->dataset_name, DatasetName::kRandom);
   EXPECT_EQ(config->num_prompts, 1000);
   EXPECT_FALSE(config->num_prompts_given);
   EXPECT_EQ(config->seed, 0);
@@ -251,6 +251,15 @@ TEST(ParseBenchCommandTest, EachBadFlagGivesOneLineNamingIt) {
       {"--ramp-up-end-rps 2",
        "--bench: --ramp-up-end-rps: needs --ramp-up-strategy linear|exponential"},
       {"--frobnicate 0.7", "--bench: unknown flag --frobnicate"},
+      // vllm's own refusals: a dataset file for the random dataset (the
+      // default), and the chat client on the completions endpoint (the default).
+      {"--dataset-path ShareGPT.json",
+       "--bench: Cannot use 'random' dataset with --dataset-path. Please specify the "
+       "appropriate --dataset-name (e.g., 'sharegpt', 'custom', 'sonnet') for your dataset "
+       "file: ShareGPT.json"},
+      {"--backend openai-chat",
+       "--bench: --endpoint: \"/v1/completions\": OpenAI Chat Completions API URL must end "
+       "with 'chat/completions' (--backend openai-chat)"},
       {"--ignore-eos=yes", "--bench: --ignore-eos: is a switch and takes no value, got \"yes\""},
       {"--num-prompts", "--bench: --num-prompts: expected a value"},
       {"stray", "--bench: unexpected argument \"stray\""},

@@ -52,6 +52,7 @@ TEST(RandomDatasetTest, LengthsAreExactAtRangeRatioZero) {
 // dataset's does not; a chat backend adds the template's markers.
 TEST(EnginePromptTokensTest, AddsTheBosAndChatMarkersTheClientDoesNotCount) {
   BenchConfig sharegpt;
+  sharegpt.dataset_name = DatasetName::kSharegpt;
   sharegpt.backend = "openai-chat";
   EXPECT_EQ(EnginePromptTokens(sharegpt, 219, 3), 222);
   sharegpt.backend = "openai";  // /v1/completions: the prompt as sent, BOS counted
