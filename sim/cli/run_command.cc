@@ -147,7 +147,7 @@ int RunCommand(const CliArgs& args) {
   if (p->bench.save_result) {
     std::string path = p->bench.save_result_path;
     if (path.empty()) {
-      // vllm's own name: the model id as the result JSON has it.
+      // vllm's own name, from the result JSON's setup.
       metrics::ResultFileNameParts name;
       name.label = p->bench.label.value_or(p->bench.backend);
       name.request_rate = p->bench.request_rate;
@@ -157,7 +157,7 @@ int RunCommand(const CliArgs& args) {
         name.ramp_up_start_rps = p->bench.ramp_up->start_rps;
         name.ramp_up_end_rps = p->bench.ramp_up->end_rps;
       }
-      name.model_id = p->bench.model.empty() ? p->engine.model() : p->bench.model;
+      name.model_id = p->model_id;
       name.local_time = started;
       const std::string file = metrics::VllmResultFileName(name);
       const std::string& dir = p->bench.save_result_dir;

@@ -55,6 +55,8 @@ void SglangReplicaScheduler::Schedule(RequestTable& requests, StepBatch* out) {
 
 bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* out) {
   const int64_t max_running = config_.max_running_requests;
+  // The flag belongs to the running batch, which an empty one does not keep.
+  if (running_.empty()) batch_is_full_ = false;
   // get_new_batch_prefill: no prefill while the running batch is marked full
   // (by a request refused for KV room or by the running cap) until it shrinks.
   if (chunked_ < 0 && (batch_is_full_ || waiting_.empty())) return false;
@@ -125,10 +127,13 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
       batch_is_full_ = true;  // add_one_req's NO_TOKEN
       break;
     }
-    // A whole prompt over the max_prefill_tokens budget only as the batch's first.
+    // A whole prompt over the max_prefill_tokens budget only as the batch's
+    // first. Whether it fits the chunk is its raw length, as the chunked
+    // request's remainder is [U: add_one_req may compare the paged length;
+    // the two differ only where the chunk budget is not a page multiple].
     const int64_t input = paged(extend);
     if (input >= rem_input && !prefill.empty()) break;
-    if (!chunking || input <= rem_chunk) {
+    if (!chunking || extend <= rem_chunk) {
       if (!kv_.ReclaimAndGrowTo(id, hit, hit + extend)) break;
       r.computed_tokens = hit;
       prefill.push_back({id, extend, r.computed_tokens, false});

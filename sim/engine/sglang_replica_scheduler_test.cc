@@ -94,6 +94,15 @@ TEST(SglangReplicaSchedulerTest, ChargesThePrefillBudgetsInWholePages) {
   ASSERT_EQ(b.seqs.size(), 3u);
   for (const ScheduledSeq& q : b.seqs) EXPECT_EQ(q.query_tokens, 17);
 
+  // Whether a prompt runs whole is its raw length against what is left of
+  // the chunk: 95 tokens fit a 100-token chunk that is not a page multiple.
+  RequestTable reqs3 = MakeRequests({{95, 4}});
+  SglangReplicaScheduler s3(Config(100, 100), reqs3.size());
+  s3.Enqueue(0, reqs3);
+  s3.Schedule(reqs3, &b);
+  ASSERT_EQ(b.seqs.size(), 1u);
+  EXPECT_EQ(b.seqs[0].query_tokens, 95);
+
   // max_prefill_tokens: a later prompt is refused when its paged input reaches
   // what is left (input_tokens >= rem_input_tokens), not only when it exceeds it.
   SglangSchedulerConfig c = Config(0, 100);  // no chunking

@@ -102,20 +102,36 @@ absl::StatusOr<std::vector<NodeTrial>> SearchFewestNodes(
     return absl::InvalidArgumentError(absl::StrCat("--max-nodes: must be >= 1, got ", max_nodes));
   }
   std::vector<NodeTrial> trials;
-  for (int n = 1; n <= max_nodes; ++n) {
+  auto run = [&](int n) -> absl::StatusOr<const NodeTrial*> {
+    for (const NodeTrial& t : trials) {
+      if (t.nodes == n) return &t;
+    }
     ASSIGN_OR_RETURN(NodeTrial t, trial(n));
     t.nodes = n;
-    trials.push_back(t);
-    if (t.figures.failed > 0) break;
-    if (t.meets) {
-      if (n < max_nodes) {
-        ASSIGN_OR_RETURN(NodeTrial next, trial(n + 1));
-        next.nodes = n + 1;
-        trials.push_back(next);
-      }
+    trials.push_back(std::move(t));
+    return &trials.back();
+  };
+  // Probes 1, 2, 4, ..., max_nodes until one meets.
+  int probe = 0;
+  for (int n = 1;; n = std::min(2 * n, max_nodes)) {
+    ASSIGN_OR_RETURN(const NodeTrial* t, run(n));
+    if (t->figures.failed > 0) return trials;
+    if (t->meets) {
+      probe = n;
+      break;
+    }
+    if (n >= max_nodes) return trials;
+  }
+  // Then every count below it, from 1: the first that meets is the answer.
+  int answer = probe;
+  for (int n = 1; n < probe; ++n) {
+    ASSIGN_OR_RETURN(const NodeTrial* t, run(n));
+    if (t->meets) {
+      answer = n;
       break;
     }
   }
+  if (answer < max_nodes) RETURN_IF_ERROR(run(answer + 1).status());
   return trials;
 }
 
@@ -216,8 +232,11 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
       t.meets = MeetsAll(t.checks);
       return t;
     };
+    // Past one replica per request more replicas change nothing.
+    const int64_t max_replicas =
+        std::min<int64_t>(options.max_nodes / nodes_per_replica, result.num_requests);
     absl::StatusOr<std::vector<NodeTrial>> trials =
-        SearchFewestNodes(trial, std::max(options.max_nodes / nodes_per_replica, 1));
+        SearchFewestNodes(trial, static_cast<int>(std::max<int64_t>(max_replicas, 1)));
     if (trials.ok()) {
       for (NodeTrial& t : *trials) t.nodes *= nodes_per_replica;
     }

@@ -52,16 +52,18 @@ struct NodeTrial {
   bool meets = false;
 };
 
-// Fewest nodes in [1, max_nodes] for which `trial(n).meets`: every count from
-// 1 up is tried until one meets, then the next one too (the report says when
-// it fails). Not a bisection: more nodes can do worse, as a round-robin split
+// Fewest nodes in [1, max_nodes] for which `trial(n).meets`: probes 1, 2,
+// 4, ..., max_nodes until one meets, then tries every count below it from 1
+// until one meets, and the count after the answer (the report says when it
+// fails). Not a bisection: more nodes can do worse, as a round-robin split
 // can gather long prompts on one node and a P99 over a short replay moves
-// with it (an audit found 7 nodes meeting an SLO that 8 missed, and a
-// bisection answering 9), so a failing count says nothing of a smaller one.
-// A trial with failed requests ends the search: the engine turns those
-// requests away whatever the node count. Returns every trial in the order
-// tried; the answer is the smallest meeting n among them, none if no n <=
-// max_nodes meets.
+// with it (an audit found 7 nodes meeting an SLO that 8 missed, where a
+// bisection answered 9), so a failing count says nothing of a smaller one;
+// but when no probe meets, the search answers none without trying the
+// counts between them (64 trials where 7 do, for a verdict that more nodes
+// rarely overturn). A trial with failed requests ends the search: the engine
+// turns those requests away whatever the node count. Returns every trial in
+// the order tried; the answer is the smallest meeting n among them.
 absl::StatusOr<std::vector<NodeTrial>> SearchFewestNodes(
     const std::function<absl::StatusOr<NodeTrial>(int nodes)>& trial, int max_nodes);
 

@@ -22,25 +22,25 @@ std::vector<int> Tried(const std::vector<NodeTrial>& trials) {
   return n;
 }
 
-TEST(SearchFewestNodesTest, TriesEveryCountUpToTheFirstMeetingAndTheNext) {
+TEST(SearchFewestNodesTest, ProbesThenTriesEveryCountBelowTheFirstMeeting) {
   absl::StatusOr<std::vector<NodeTrial>> t = SearchFewestNodes(Threshold(5), 64);
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ(Tried(*t), (std::vector<int>{1, 2, 3, 4, 5, 6}));
+  // 1, 2, 4 fail, 8 meets; then 3 fails, 5 meets; then 6, the count after.
+  EXPECT_EQ(Tried(*t), (std::vector<int>{1, 2, 4, 8, 3, 5, 6}));
 }
 
 // More nodes can do worse (a round-robin split's phase): 7 meets, 8 fails,
-// 9 on meets. A bisection from 1, 2, 4, 8 (fail), 16 (meet) would answer 9.
+// 9 on meets. A bisection between 8 (fail) and 16 (meet) would answer 9.
 TEST(SearchFewestNodesTest, FindsTheFewestWhenMoreNodesDoWorse) {
   auto trial = [](int n) -> absl::StatusOr<NodeTrial> {
     NodeTrial t;
     t.meets = n == 7 || n >= 9;
     return t;
   };
-  absl::StatusOr<std::vector<NodeTrial>> t = SearchFewestNodes(trial, 8);
+  absl::StatusOr<std::vector<NodeTrial>> t = SearchFewestNodes(trial, 64);
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ(Tried(*t), (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
-  EXPECT_TRUE(t->at(6).meets);
-  EXPECT_FALSE(t->at(7).meets);
+  EXPECT_EQ(Tried(*t), (std::vector<int>{1, 2, 4, 8, 16, 3, 5, 6, 7}));
+  EXPECT_TRUE(t->back().meets);  // 7; 8, the count after it, was a probe and fails
 }
 
 TEST(SearchFewestNodesTest, OneNodeIsTriedWithTheNext) {
@@ -48,8 +48,8 @@ TEST(SearchFewestNodesTest, OneNodeIsTriedWithTheNext) {
   EXPECT_EQ(Tried(*SearchFewestNodes(Threshold(1), 1)), (std::vector<int>{1}));
 }
 
-TEST(SearchFewestNodesTest, StopsAtMaxNodesWhenNothingMeets) {
-  EXPECT_EQ(Tried(*SearchFewestNodes(Threshold(100), 5)), (std::vector<int>{1, 2, 3, 4, 5}));
+TEST(SearchFewestNodesTest, StopsAtMaxNodesWhenNoProbeMeets) {
+  EXPECT_EQ(Tried(*SearchFewestNodes(Threshold(100), 10)), (std::vector<int>{1, 2, 4, 8, 10}));
   EXPECT_FALSE(SearchFewestNodes(Threshold(1), 0).ok());
 }
 

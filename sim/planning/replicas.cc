@@ -68,8 +68,7 @@ absl::StatusOr<metrics::BenchMetrics> SimulateReplicas(const runner::PredictionC
   std::vector<serving::SimulationResult> results(static_cast<size_t>(active));
   std::vector<absl::Status> statuses(static_cast<size_t>(active));
   ParallelFor(static_cast<size_t>(active), threads, [&](size_t k) {
-    serving::SimulationInput input;
-    input.chat_endpoint = workload::SendsChatMessages(workload.bench);
+    serving::SimulationInput input = runner::ClientSimulationInput(workload.bench);
     for (size_t i : RoundRobinShare(workload.requests.size(), replicas, static_cast<int>(k))) {
       input.requests.push_back(workload.requests[i]);
     }
@@ -97,8 +96,7 @@ absl::StatusOr<metrics::BenchMetrics> SimulateReplicasLeastOutstanding(
   runner::PreparedRun nodes = run;
   nodes.setup.topology.nodes = replicas;
   nodes.setup.topology.node_balancer = serving::NodeBalancer::kLeastOutstanding;
-  serving::SimulationInput input;
-  input.chat_endpoint = workload::SendsChatMessages(workload.bench);
+  serving::SimulationInput input = runner::ClientSimulationInput(workload.bench);
   input.requests = workload.requests;
   ASSIGN_OR_RETURN(serving::SimulationResult r,
                    runner::SimulatePrepared(context, nodes, input, /*fallbacks=*/nullptr));

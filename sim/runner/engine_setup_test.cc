@@ -30,6 +30,25 @@ EngineSetup SetupOf(const std::string& serve) {
 
 models::OpGraphOptions GraphOf(const std::string& serve) { return SetupOf(serve).predictor.graph; }
 
+// Each server's chat stream: a role message first on all three (vLLM's
+// chat_completion_stream_generator, SGLang's _generate_chat_stream,
+// TensorRT-LLM's chat_stream_post_processor); a finish_reason message of its
+// own after the last token only on SGLang (the others put it on the last
+// token's message).
+TEST(EngineSetupTest, ChatStreamsAddTheEnginesTokenlessMessages) {
+  const serving::ChatStreamFraming vllm =
+      SetupOf("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8").topology.chat_stream;
+  const serving::ChatStreamFraming sglang =
+      SetupOf("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8")
+          .topology.chat_stream;
+  const serving::ChatStreamFraming trtllm =
+      SetupOf("trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8").topology.chat_stream;
+  EXPECT_TRUE(vllm.role_message_first && sglang.role_message_first && trtllm.role_message_first);
+  EXPECT_FALSE(vllm.finish_message_last);
+  EXPECT_TRUE(sglang.finish_message_last);
+  EXPECT_FALSE(trtllm.finish_message_last);
+}
+
 // vLLM v0.13's FlashMLA sparse backend: one kernel for every row, chosen by
 // the cache dtype, heads padded to 64, the whole top-k per row, no dense MHA.
 TEST(EngineSetupTest, VllmSendsEveryRowThroughOneFlashMlaKernel) {

@@ -340,6 +340,13 @@ absl::StatusOr<PreparedRun> PrepareRunForBench(const PredictionContext& context,
   return run;
 }
 
+serving::SimulationInput ClientSimulationInput(const workload::BenchConfig& bench) {
+  serving::SimulationInput input;
+  input.max_concurrency = bench.max_concurrency;
+  input.chat_endpoint = workload::SendsChatMessages(bench);
+  return input;
+}
+
 absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRequest& request) {
   Prediction p;
   ASSIGN_OR_RETURN(p.bench, workload::ParseBenchCommand(request.bench_command));
@@ -349,9 +356,7 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   p.engine = run.engine;
 
   std::string notice;
-  serving::SimulationInput input;
-  input.max_concurrency = p.bench.max_concurrency;
-  input.chat_endpoint = workload::SendsChatMessages(p.bench);
+  serving::SimulationInput input = ClientSimulationInput(p.bench);
   input.record_steps = request.record_steps;
   ASSIGN_OR_RETURN(input.requests,
                    BuildClientRequests(context, p.bench, &notice, &request.live_lengths));
@@ -382,7 +387,8 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
     // the name the server reports (the served model); tokenizer_id is
     // --tokenizer, else the model. num_prompts: the requests replayed (a
     // trace without --num-prompts is replayed whole).
-    const std::string model = p.bench.model.empty() ? p.engine.model() : p.bench.model;
+    p.model_id = p.bench.model.empty() ? p.engine.model() : p.bench.model;
+    const std::string& model = p.model_id;
     const std::string tokenizer = p.bench.tokenizer.empty() ? model : p.bench.tokenizer;
     auto& setup = p.report.setup_json;
     auto set = [&setup](const std::string& key, std::string value) {

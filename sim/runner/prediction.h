@@ -82,6 +82,8 @@ struct Prediction {
   // or ramp-up), the burstiness and the concurrency limit, as it words them.
   std::vector<std::string> client_lines;
   serving::SimulationResult simulation;
+  // The result JSON's model_id: the bench's --model, else the served model.
+  std::string model_id;
   metrics::BenchMetrics metrics;
   metrics::ReportOptions report;
 };
@@ -112,6 +114,10 @@ absl::StatusOr<PreparedRun> PrepareRunForBench(const PredictionContext& context,
                                                const scenarios::EnvVars& env,
                                                const workload::BenchConfig& bench,
                                                double mtp_mean_accepted_drafts = -1);
+
+// The client's side of a simulation of `bench`: its concurrency limit and
+// whether it streams from the chat endpoint (the caller adds the requests).
+serving::SimulationInput ClientSimulationInput(const workload::BenchConfig& bench);
 
 // The benchmark client's requests for `bench`: sampled lengths (with `live`,
 // if given, laid over them) and send times, in send order. `notice` gets the
