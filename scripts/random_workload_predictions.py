@@ -31,7 +31,9 @@ endpoint the engine prefills each prompt with four tokens more than the
 client counts (`--random-input-len` I gives I - 1 counted tokens; the server
 adds the BOS and DeepSeek-V3.2's three chat-template markers). TensorRT-LLM
 refuses the 32000-token prompts (chunked context is off by default and a prompt
-must fit `max_num_tokens` = 8192), so all 100 fail.
+must fit `max_num_tokens` = 8192): every request fails, and servesim refuses
+the run with the engine's reason (live, the client stops at its test request
+or prints a report of zeros).
 """
 
 WORKLOADS = [(128, 4, 1000), (2000, 100, 500), (4000, 200, 500), (32000, 100, 100), (1000, 2000, 100)]
