@@ -182,7 +182,12 @@ int FitCommand(const CliArgs& args) {
 
   scenarios::FittedParams params;
   params.set_schema_version(runner::kFittedParamsSchemaVersion);
-  params.set_generated_by(absl::StrCat("servesim fit --runs ", args.Get("--runs")));
+  // The command that reproduces the file: the flags that decide its values.
+  params.set_generated_by(absl::StrCat(
+      "servesim fit --runs ", args.Get("--runs"), " --params ",
+      context->paths.params == "none" ? "none" : runner::RepoRelative(*context, context->paths.params),
+      " --max-evaluations ", options.max_evaluations,
+      args.Has("--engines") ? absl::StrCat(" --engines ", args.Get("--engines")) : ""));
   params.set_generated_at(UtcDate());
   params.set_profile(runner::RepoRelative(*context, context->paths.profile));
   std::vector<EngineRuns> engines;
