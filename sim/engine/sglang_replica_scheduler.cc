@@ -83,6 +83,33 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
                                : std::numeric_limits<int64_t>::max();
   std::vector<ScheduledSeq> prefill;
   std::vector<RequestId> joined;  // prefill completes this step: join the decode batch
+  // Prefix nodes this batch computes. SGLang inserts a prefill's KV into the
+  // radix tree after the forward (cache_unfinished_req), so a later member
+  // of the same batch does not match them and computes them again.
+  std::vector<int64_t> computed_here;
+  // The nodes `r` caches first between its tokens `from` and `to` (what it
+  // adds to its chain's shared blocks; a prefix someone else cached it
+  // computes as its own, and that is no new node).
+  auto note_computed = [&](const Request& r, int64_t from, int64_t to) {
+    if (to <= from) return;  // nothing newly cached (a node's partial page never is)
+    int64_t start = 0;
+    for (size_t i = 0; i < r.prefix_node_keys.size() && start < to; ++i) {
+      const int64_t end = start + r.prefix_node_tokens[i];
+      if (end > from) computed_here.push_back(r.prefix_node_keys[i]);
+      start = end;
+    }
+  };
+  auto matchable = [&](const Request& r, int64_t hit) {
+    int64_t end = 0;
+    for (size_t i = 0; i < r.prefix_node_keys.size(); ++i) {
+      if (std::find(computed_here.begin(), computed_here.end(), r.prefix_node_keys[i]) !=
+          computed_here.end()) {
+        return std::min(hit, end / page * page);
+      }
+      end += r.prefix_node_tokens[i];
+    }
+    return hit;
+  };
 
   // The chunked request continues first (add_chunked_req): its budget was
   // taken when it was first admitted, so only the chunk size limits it.
@@ -90,7 +117,9 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
     Request& r = requests[chunked_];
     const int64_t pending = r.known_tokens() - r.computed_tokens;
     const int64_t extend = std::min(pending, rem_chunk);
+    const int64_t shared_before = kv_.shared_blocks_of(chunked_) * page;
     if (extend > 0 && kv_.GrowTo(chunked_, r.computed_tokens + extend)) {
+      note_computed(r, shared_before, kv_.shared_blocks_of(chunked_) * page);
       prefill.push_back({chunked_, extend, r.computed_tokens, false});
       rem_total -= static_cast<double>(paged(extend));
       rem_input -= paged(extend);
@@ -116,7 +145,7 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
     const RequestId id = waiting_.front();
     Request& r = requests[id];
     // match_prefix: a retracted request's prompt pages still in the tree.
-    const int64_t hit = kv_.ReusablePrefixTokens(id, r.known_tokens());
+    const int64_t hit = matchable(r, kv_.ReusablePrefixTokens(id, r.known_tokens()));
     const int64_t extend = r.known_tokens() - hit;
     const int64_t reserve = ClippedRemainingOutput(r);
     // add_one_req: NO_TOKEN when input + clipped max_new_tokens does not fit;
@@ -136,6 +165,7 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
     if (!chunking || extend <= rem_chunk) {
       if (!kv_.ReclaimAndGrowTo(id, hit, hit + extend)) break;
       r.computed_tokens = hit;
+      note_computed(r, hit, kv_.shared_blocks_of(id) * page);
       prefill.push_back({id, extend, r.computed_tokens, false});
       joined.push_back(id);
       rem_total -= static_cast<double>(input + ClippedMaxNewTokens(r) + locked);
@@ -149,6 +179,7 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
     const int64_t trunc = rem_chunk / page * page;
     if (trunc <= 0 || !kv_.ReclaimAndGrowTo(id, hit, hit + trunc)) break;
     r.computed_tokens = hit;
+    note_computed(r, hit, kv_.shared_blocks_of(id) * page);
     prefill.push_back({id, trunc, r.computed_tokens, false});
     rem_total -= static_cast<double>(trunc + locked);
     chunked_ = id;

@@ -115,6 +115,30 @@ TEST(SglangReplicaSchedulerTest, ChargesThePrefillBudgetsInWholePages) {
   EXPECT_EQ(b.seqs[0].id, 0);
 }
 
+// SGLang inserts a prefill's KV into the radix tree after the forward: two
+// requests sharing a 64-token prefix in one prefill batch both compute it;
+// a third, admitted in a later batch, matches it (its last page short of
+// its last token, as match_prefix leaves one token to compute).
+TEST(SglangReplicaSchedulerTest, APrefixIsMatchedOnlyAfterTheBatchThatComputesIt) {
+  RequestTable reqs = MakeRequestsSharingAPrefix({{80, 4}, {80, 4}, {80, 4}}, 64);
+  SglangReplicaScheduler s(Config(1000, 100), reqs.size());
+  s.Enqueue(0, reqs);
+  s.Enqueue(1, reqs);
+  StepBatch b;
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 2u);
+  EXPECT_EQ(b.seqs[0].query_tokens, 80);
+  EXPECT_EQ(b.seqs[1].query_tokens, 80);  // not 16: the prefix is not in the tree yet
+  StepOutcome out;
+  s.Complete(b, reqs, &out);
+  s.Enqueue(2, reqs);
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 1u);
+  EXPECT_EQ(b.seqs[0].id, 2);
+  EXPECT_EQ(b.seqs[0].query_tokens, 16);
+  EXPECT_EQ(b.seqs[0].context_before, 64);
+}
+
 TEST(SglangReplicaSchedulerTest, AdmissionReservesRunningOutputAtTheNewTokenRatio) {
   // 20 pages x 16 = 320 tokens. Request 0 runs with 200 outputs left; at
   // ratio 0.7 it reserves 140 of them.
