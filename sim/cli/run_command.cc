@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -159,9 +158,7 @@ int RunCommand(const CliArgs& args) {
       }
       name.model_id = p->model_id;
       name.local_time = started;
-      const std::string file = metrics::VllmResultFileName(name);
-      const std::string& dir = p->bench.save_result_dir;
-      path = dir.empty() ? file : absl::StrCat(dir, absl::EndsWith(dir, "/") ? "" : "/", file);
+      path = workload::ResultFilePath(p->bench, metrics::VllmResultFileName(name));
     }
     // As vllm: --append-result adds the JSON on a new line of an existing file.
     const std::string json = p->bench.save_detailed ? detailed : format_json(false);

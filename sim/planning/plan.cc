@@ -102,21 +102,28 @@ absl::StatusOr<std::vector<NodeTrial>> SearchFewestNodes(
     return absl::InvalidArgumentError(absl::StrCat("--max-nodes: must be >= 1, got ", max_nodes));
   }
   std::vector<NodeTrial> trials;
-  auto run = [&](int n) -> absl::StatusOr<const NodeTrial*> {
-    for (const NodeTrial& t : trials) {
-      if (t.nodes == n) return &t;
+  // Whether n nodes meet (and whether requests failed), trying n once.
+  struct Outcome {
+    bool meets;
+    bool failed_requests;
+  };
+  auto run = [&](int n) -> absl::StatusOr<Outcome> {
+    auto it = std::find_if(trials.begin(), trials.end(),
+                           [n](const NodeTrial& t) { return t.nodes == n; });
+    if (it == trials.end()) {
+      ASSIGN_OR_RETURN(NodeTrial t, trial(n));
+      t.nodes = n;
+      trials.push_back(std::move(t));
+      it = std::prev(trials.end());
     }
-    ASSIGN_OR_RETURN(NodeTrial t, trial(n));
-    t.nodes = n;
-    trials.push_back(std::move(t));
-    return &trials.back();
+    return Outcome{it->meets, it->figures.failed > 0};
   };
   // Probes 1, 2, 4, ..., max_nodes until one meets.
   int probe = 0;
   for (int n = 1;; n = std::min(2 * n, max_nodes)) {
-    ASSIGN_OR_RETURN(const NodeTrial* t, run(n));
-    if (t->figures.failed > 0) return trials;
-    if (t->meets) {
+    ASSIGN_OR_RETURN(Outcome o, run(n));
+    if (o.failed_requests) return trials;
+    if (o.meets) {
       probe = n;
       break;
     }
@@ -125,8 +132,8 @@ absl::StatusOr<std::vector<NodeTrial>> SearchFewestNodes(
   // Then every count below it, from 1: the first that meets is the answer.
   int answer = probe;
   for (int n = 1; n < probe; ++n) {
-    ASSIGN_OR_RETURN(const NodeTrial* t, run(n));
-    if (t->meets) {
+    ASSIGN_OR_RETURN(Outcome o, run(n));
+    if (o.meets) {
       answer = n;
       break;
     }

@@ -201,6 +201,12 @@ absl::Status ReadRampUp(const ParsedFlags& flags, BenchConfig& config) {
 
 bool SendsChatMessages(const BenchConfig& config) { return config.backend == kChatBackend; }
 
+std::string ResultFilePath(const BenchConfig& config, const std::string& file_name) {
+  const std::string& dir = config.save_result_dir;
+  if (dir.empty() || absl::StartsWith(file_name, "/")) return file_name;
+  return absl::StrCat(dir, absl::EndsWith(dir, "/") ? "" : "/", file_name);
+}
+
 std::string_view RampUpShapeName(RampUp::Shape shape) {
   return shape == RampUp::Shape::kLinear ? "linear" : "exponential";
 }
@@ -448,10 +454,7 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
   }
   if (config.save_result && flags.Has("--result-filename")) {
     ASSIGN_OR_RETURN(std::string name, flags.GetString("--result-filename"));
-    const std::string& dir = config.save_result_dir;
-    config.save_result_path = dir.empty() || absl::StartsWith(name, "/")
-                                  ? name
-                                  : absl::StrCat(dir, absl::EndsWith(dir, "/") ? "" : "/", name);
+    config.save_result_path = ResultFilePath(config, name);
   }
 
   RETURN_IF_ERROR(ReadInt(flags, "--num-warmups", 0, &config.num_warmups, kMaxPrompts));

@@ -145,6 +145,10 @@ const std::vector<IgnoredBenchFlag>& IgnoredBenchFlags();
 // a bare prompt.
 bool SendsChatMessages(const BenchConfig& config);
 
+// Where a result file named `file_name` is saved: os.path.join(--result-dir,
+// file_name) as vllm joins them (an absolute name ignores the directory).
+std::string ResultFilePath(const BenchConfig& config, const std::string& file_name);
+
 // Parses `vllm bench serve [flags]` (the whole line, as recorded in
 // shared/validation). Bad input gives one line naming the flag, e.g.
 // "--bench: --random-range-ratio: must be in [0, 1), got 1.5".
