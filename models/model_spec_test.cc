@@ -212,7 +212,10 @@ TEST(ModelSpecTest, DirectoryIsNotAReadableFile) {
 TEST(ModelSpecTest, RejectsMoreDenseLayersThanLayers) {
   ModelSpec spec = MustLoad(kV32);
   spec.set_num_dense_layers(62);
-  EXPECT_FALSE(ValidateModelSpec(spec).ok());
+  absl::Status s = ValidateModelSpec(spec);
+  EXPECT_NE(s.message().find("num_dense_layers: must be in [0, num_layers=61], got 62"),
+            std::string::npos)
+      << s;
 }
 
 TEST(ModelSpecTest, ParseErrorNamesOriginAndLine) {

@@ -83,7 +83,11 @@ TEST(ParallelLayoutTest, SglangRefusesDpNotDividingTp) {
 }
 
 TEST(ParallelLayoutTest, SglangRefusesDenseTpOtherThanOne) {
-  EXPECT_FALSE(SglangLayout(V32(), 8, 8, true, 1, 2, 8).ok());
+  absl::StatusOr<ParallelLayout> l = SglangLayout(V32(), 8, 8, true, 1, 2, 8);
+  ASSERT_FALSE(l.ok());
+  EXPECT_NE(l.status().message().find("moe_dense_tp_size only support 1 and None currently, got 2"),
+            std::string::npos)
+      << l.status();
 }
 
 TEST(ParallelLayoutTest, TrtllmTp8Ep8IsExpertParallelInsideTp) {

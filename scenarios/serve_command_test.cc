@@ -187,7 +187,9 @@ TEST(VllmServeTest, BlockSizeMustBeAPositiveIntegerAndIsForcedTo64) {
 }
 
 TEST(VllmServeTest, TheModelIsRequired) {
-  EXPECT_FALSE(ParseV32ServeCommand("vllm serve -tp 8").ok());
+  auto missing = ParseV32ServeCommand("vllm serve -tp 8");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "--serve: vllm serve needs the model: vllm serve MODEL");
   EXPECT_TRUE(ParseV32ServeCommand("vllm serve --model m -tp 8").ok());
 }
 

@@ -102,10 +102,18 @@ bool StepPredictor::Graphed(const models::RankBatch& batch, bool all_decode,
                             int64_t tokens) const {
   if (config_.cuda_graph_sizes.empty()) return false;
   if (!(all_decode || config_.graphs_cover_mixed_batches)) return false;
-  if (tokens > config_.cuda_graph_sizes.back()) return false;
+  const int64_t size = GraphSize(batch, all_decode, tokens);
+  if (size > config_.cuda_graph_sizes.back()) return false;
   return !config_.graphs_exact_sizes_only ||
          std::binary_search(config_.cuda_graph_sizes.begin(), config_.cuda_graph_sizes.end(),
-                            static_cast<int>(batch.seqs.size()));
+                            static_cast<int>(size));
+}
+
+int64_t StepPredictor::GraphSize(const models::RankBatch& batch, bool all_decode,
+                                 int64_t tokens) const {
+  return all_decode && !config_.graph_sizes_count_tokens
+             ? static_cast<int64_t>(batch.seqs.size())
+             : tokens;
 }
 
 bool StepPredictor::PadForCudaGraph(const models::RankBatch& batch,
@@ -125,14 +133,21 @@ bool StepPredictor::PadGraphed(const models::RankBatch& batch, bool all_decode, 
   // A decode batch pads its sequences to the captured size (a full graph:
   // the filler rows run attention too); a mixed batch under vLLM's piecewise
   // graphs pads its tokens, which only the graphed token-linear ops see.
-  const int64_t size = all_decode ? static_cast<int64_t>(batch.seqs.size()) : tokens;
+  const int64_t size = GraphSize(batch, all_decode, tokens);
   auto it = std::lower_bound(config_.cuda_graph_sizes.begin(), config_.cuda_graph_sizes.end(),
                              size);
   if (it == config_.cuda_graph_sizes.end() || *it <= size) return false;
   padded = batch;
   if (all_decode) {
-    const models::SequenceWork filler{batch.seqs.front().query_tokens, 0};
-    padded.seqs.insert(padded.seqs.end(), static_cast<size_t>(*it - size), filler);
+    const int64_t row_tokens = batch.seqs.front().query_tokens;
+    const models::SequenceWork filler{row_tokens, 0};
+    // Sizes in tokens: the captured size holds ceil(size / row tokens) rows
+    // (vLLM rounds its sizes under MTP to multiples of 1 + k).
+    const int64_t rows = config_.graph_sizes_count_tokens ? (*it + row_tokens - 1) / row_tokens
+                                                          : *it;
+    const int64_t seqs = static_cast<int64_t>(batch.seqs.size());
+    if (rows <= seqs) return false;
+    padded.seqs.insert(padded.seqs.end(), static_cast<size_t>(rows - seqs), filler);
   } else {
     padded.padding_tokens = *it - size;
   }

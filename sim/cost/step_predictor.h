@@ -46,6 +46,10 @@ struct StepPredictorConfig {
   // Only pure-decode batches are captured (SGLang, TRT-LLM); vLLM's piecewise
   // graphs also cover mixed batches up to the largest size.
   bool graphs_cover_mixed_batches = false;
+  // vLLM's capture sizes count tokens: a decode batch under MTP with k drafts
+  // is n x (1 + k) tokens and pads to the next size in tokens. SGLang's and
+  // TensorRT-LLM's count sequences.
+  bool graph_sizes_count_tokens = false;
   // Graphs replay only batches of exactly a captured size (TensorRT-LLM
   // without cuda_graph_config.enable_padding); others run eagerly.
   bool graphs_exact_sizes_only = false;
@@ -120,6 +124,9 @@ class StepPredictor : public ExecutionTimePredictor {
   // mixed batches, as RankBatch::padding_tokens). False, and `padded`
   // untouched, when it runs as given (eagerly, or at a captured size).
   bool PadForCudaGraph(const models::RankBatch& batch, models::RankBatch& padded) const;
+  // The batch's size in the units of the captured sizes: sequences for a
+  // decode batch (tokens where graph_sizes_count_tokens), tokens otherwise.
+  int64_t GraphSize(const models::RankBatch& batch, bool all_decode, int64_t tokens) const;
 
   // Tokens entering the MoE of a step over `ranks` lockstep ranks: their sum,
   // or every rank padded to the largest where the engine pads.

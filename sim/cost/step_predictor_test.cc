@@ -453,6 +453,32 @@ TEST(StepPredictorTest, CudaGraphPaddingRoundsDecodeBatchesUp) {
   EXPECT_EQ(graphed.PredictStep(Decodes(1, 16, 4096)), eager.PredictStep(Decodes(1, 16, 4096)));
 }
 
+// vLLM's capture sizes count tokens (an audit found them looked up by
+// sequence count): under MTP with one draft, 9 decodes are 18 tokens and run
+// as the 24-token graph, 12 rows; by sequences they would pad to 16 rows.
+// SGLang's and TensorRT-LLM's sizes count sequences: 9 pad to 16.
+TEST(StepPredictorTest, VllmPadsMtpDecodeBatchesByTokens) {
+  StepPredictorConfig c = Config(8, 1, false);
+  c.cuda_graph_sizes = {1, 2, 4, 8, 16, 24, 32};
+  c.num_speculative_tokens = 1;
+  c.graph.num_speculative_tokens = 1;
+  models::RankBatch decodes;
+  for (int i = 0; i < 9; ++i) decodes.seqs.push_back({2, 2048});
+  models::RankBatch padded;
+  StepPredictor by_seqs(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  ASSERT_TRUE(by_seqs.PadForCudaGraph(decodes, padded));
+  EXPECT_EQ(padded.seqs.size(), 16u);
+  c.graph_sizes_count_tokens = true;
+  StepPredictor by_tokens(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  ASSERT_TRUE(by_tokens.PadForCudaGraph(decodes, padded));
+  EXPECT_EQ(padded.seqs.size(), 12u);
+  EXPECT_EQ(padded.Tokens(), 24);
+  // 17 decodes are 34 tokens, past the largest size: eager.
+  for (int i = 9; i < 17; ++i) decodes.seqs.push_back({2, 2048});
+  EXPECT_FALSE(by_tokens.PadForCudaGraph(decodes, padded));
+  EXPECT_TRUE(by_seqs.PadForCudaGraph(decodes, padded));
+}
+
 // vLLM's piecewise graphs pad a mixed batch's tokens to the captured size as
 // its full graphs pad a decode batch's sequences (found by an audit: 8
 // decodes + a 2-token prompt came out 15 % cheaper than 9 decodes, which pad

@@ -43,9 +43,6 @@ class KvCacheManager {
   }
   // Blocks `id` would need in addition to what it holds to cover `tokens`.
   int64_t ExtraBlocksFor(RequestId id, int64_t tokens) const;
-  bool CanGrowTo(RequestId id, int64_t tokens) const {
-    return ExtraBlocksFor(id, tokens) <= free_blocks_;
-  }
   // Grows `id`'s allocation to cover `tokens`. Returns false (and changes
   // nothing) when the pool is short.
   bool GrowTo(RequestId id, int64_t tokens);

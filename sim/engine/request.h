@@ -19,8 +19,6 @@ struct Request {
   // Where the model emits EOS (<= max_output_tokens); the engine cannot know
   // it in advance. 0 = the request runs to max_output_tokens.
   int64_t eos_output_tokens = 0;
-  sim::SimTime arrival;           // reached the engine
-  int dp_rank = 0;
   // The prompt's shareable prefix as a chain of nodes: node i spans
   // prefix_node_tokens[i] tokens, and a key names the same tokens (after the
   // same chain) in every request that has it; the prefix cache reuses them.
@@ -35,7 +33,6 @@ struct Request {
   double spec_accept_credit = 0;
   int preemptions = 0;
   bool finished = false;
-  bool rejected = false;  // refused by the engine (e.g. over its length limit)
 
   // Tokens the model has seen or produced: what a full recompute covers.
   int64_t known_tokens() const { return prompt_tokens + output_tokens; }

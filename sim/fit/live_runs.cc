@@ -26,7 +26,7 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseCsv(const std::string
   std::vector<std::string> row;
   std::string field;
   bool quoted = false, any = false;
-  int line = 1;
+  int line = 1, quote_line = 1;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (quoted) {
@@ -43,6 +43,7 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseCsv(const std::string
     }
     if (c == '"') {
       quoted = true;
+      quote_line = line;
       any = true;
     } else if (c == ',') {
       row.push_back(std::move(field));
@@ -63,7 +64,9 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseCsv(const std::string
       any = true;
     }
   }
-  if (quoted) return absl::InvalidArgumentError(absl::StrCat("unterminated quote at line ", line));
+  if (quoted) {
+    return absl::InvalidArgumentError(absl::StrCat("unterminated quote opened at line ", quote_line));
+  }
   if (any || !field.empty()) {
     row.push_back(std::move(field));
     rows.push_back(std::move(row));

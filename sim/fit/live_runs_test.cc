@@ -32,7 +32,9 @@ TEST(ParseCsvTest, ReadsQuotedCommasQuotesAndLineBreaks) {
 }
 
 TEST(ParseCsvTest, UnterminatedQuoteIsAnError) {
-  EXPECT_FALSE(ParseCsv("a\n\"open\n").ok());
+  auto r = ParseCsv("a\n\"open\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "unterminated quote opened at line 2");
 }
 
 TEST(ReadLiveRunsTest, ReadsTheSharedValidationRuns) {

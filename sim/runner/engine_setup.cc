@@ -159,13 +159,13 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
   absl::StatusOr<EngineSetup> setup;
   switch (config.engine()) {
     case scenarios::VLLM:
-      setup = SetupVllm(config, spec, params);
+      setup = SetupVllm(config, spec);
       break;
     case scenarios::SGLANG:
-      setup = SetupSglang(config, spec, params);
+      setup = SetupSglang(config, spec);
       break;
     case scenarios::TRTLLM:
-      setup = SetupTrtllm(config, spec, params);
+      setup = SetupTrtllm(config, spec);
       break;
     default:
       return absl::InvalidArgumentError("engine not set");

@@ -34,14 +34,11 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
                                           const scenarios::EngineParams& params);
 
 absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
-                                      const models::ModelSpec& spec,
-                                      const scenarios::EngineParams& params);
+                                      const models::ModelSpec& spec);
 absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
-                                        const models::ModelSpec& spec,
-                                        const scenarios::EngineParams& params);
+                                        const models::ModelSpec& spec);
 absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
-                                        const models::ModelSpec& spec,
-                                        const scenarios::EngineParams& params);
+                                        const models::ModelSpec& spec);
 
 // The fitted prefill-path factor; a parameters file without one means the
 // prefill runs as measured.

@@ -20,8 +20,7 @@ int HeadPaddingFor(const std::string& nsa_backend) { return IsFlashMla(nsa_backe
 }  // namespace
 
 absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
-                                        const models::ModelSpec& spec,
-                                        const scenarios::EngineParams& params) {
+                                        const models::ModelSpec& spec) {
   EngineSetup s;
   absl::StatusOr<models::ParallelLayout> layout =
       models::SglangLayout(spec, config.tp(), config.dp(), config.enable_dp_attention(),

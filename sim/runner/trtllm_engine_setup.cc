@@ -10,8 +10,7 @@
 namespace servesim::runner {
 
 absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
-                                        const models::ModelSpec& spec,
-                                        const scenarios::EngineParams& params) {
+                                        const models::ModelSpec& spec) {
   EngineSetup s;
   absl::StatusOr<models::ParallelLayout> layout =
       models::TrtllmLayout(spec, config.tp(), config.ep(), config.pp(),

@@ -10,8 +10,7 @@
 namespace servesim::runner {
 
 absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
-                                      const models::ModelSpec& spec,
-                                      const scenarios::EngineParams& params) {
+                                      const models::ModelSpec& spec) {
   EngineSetup s;
   absl::StatusOr<models::ParallelLayout> layout = models::VllmLayout(
       spec, config.tp(), config.dp(), config.enable_expert_parallel(), config.gpus_per_node() * config.nnodes());
@@ -94,6 +93,7 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   const bool nucleus = !config.greedy_requests() && top_p > 0 && top_p < 1;
   p.graph.sampler_sorts_vocab = nucleus && config.sampler_sorts_vocab();
   p.graphs_cover_mixed_batches = true;  // FULL_AND_PIECEWISE
+  p.graph_sizes_count_tokens = true;    // cudagraph_capture_sizes are token counts
   p.pad_moe_tokens_to_max_rank = true;  // DP ranks pad to the largest (num_tokens_across_dp)
 
   std::string sampler = "no top-p (no sort)";

@@ -167,7 +167,6 @@ void Simulation::Send(RequestId id, SimTime now) {
       // The server answers with an error straight away.
       rec.success = false;
       rec.error = reason;
-      requests_[id].rejected = true;
       ++result_.rejected;
       if (result_.first_reject_reason.empty()) result_.first_reject_reason = std::move(reason);
       --outstanding_;
@@ -192,9 +191,6 @@ void Simulation::Send(RequestId id, SimTime now) {
 
 void Simulation::ReachEngine(RequestId id, SimTime now) {
   const int rank = PickRank(node_of_request_[id]);
-  engine::Request& r = requests_[id];
-  r.arrival = now;
-  r.dp_rank = rank;
   schedulers_[rank]->Enqueue(id, requests_);
   WakeInstance(instance_of_rank_[rank], now);
 }

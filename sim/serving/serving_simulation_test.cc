@@ -197,14 +197,40 @@ TEST(ServingSimulationTest, ManyRejectedRequestsQueuedBehindOneSlot) {
   EXPECT_EQ(result->records.back().start, result->records.front().chunk_times.back());
 }
 
+// Round robin sends request i to rank i % 8: each rank prefills exactly its
+// own requests' prompts (the pool is large enough that nothing is preempted
+// and recomputed).
 TEST(ServingSimulationTest, RoundRobinSpreadsABurstEvenly) {
   auto predictor = Fake();
   EngineTopology t = VllmTopology(8, true, 1000);
   t.router = RouterPolicy::kRoundRobin;
   SimulationInput in = Burst(80);
+  in.record_steps = true;
   auto result = RunServingSimulation(t, predictor, in);
   ASSERT_TRUE(result.ok());
-  EXPECT_EQ(result->rejected, 0);
+  ASSERT_EQ(result->preempted_or_retracted, 0);
+  std::vector<int64_t> want(8, 0), got(8, 0);
+  for (size_t i = 0; i < in.requests.size(); ++i) want[i % 8] += in.requests[i].prompt_tokens;
+  for (const StepRecord& step : result->step_records) {
+    ASSERT_EQ(step.ranks.size(), 8u);
+    for (int r = 0; r < 8; ++r) got[r] += step.ranks[r].prefill_tokens;
+  }
+  EXPECT_EQ(got, want);
+}
+
+// One request alone, timed by hand: a 20-token prefill step takes
+// 1000 + 20 x 10 us and gives the first token; each decode step takes
+// 1000 + 10 + 5 us.
+TEST(ServingSimulationTest, ALoneRequestsTokensFollowTheStepTimes) {
+  auto predictor = Fake();
+  SimulationInput in;
+  in.requests.push_back({20, 3, 0, sim::SimTime::Zero()});
+  auto result = RunServingSimulation(VllmTopology(1, false, 1000), predictor, in);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const std::vector<sim::SimTime> want = {sim::Microseconds(1200), sim::Microseconds(2215),
+                                          sim::Microseconds(3230)};
+  EXPECT_EQ(result->records[0].chunk_times, want);
+  EXPECT_EQ(result->duration, sim::Microseconds(3230));
 }
 
 // Long and short requests alternate, one every 2 ms. Round robin over two

@@ -82,7 +82,9 @@ TEST(ArrivalTimesNsTest, SameSeedSameTimesOtherSeedOthers) {
 }
 
 TEST(ArrivalTimesNsTest, NegativeCountIsAnError) {
-  EXPECT_FALSE(ArrivalTimesNs(RateConfig(5.0, 1.0), -1, 0).ok());
+  auto a = ArrivalTimesNs(RateConfig(5.0, 1.0), -1, 0);
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().message(), "arrivals: n must be >= 0, got -1");
 }
 
 std::vector<BenchRequest> TraceRequests() {
