@@ -84,6 +84,12 @@ absl::StatusOr<ModelSpec> LoadModelSpec(const std::string& path) {
 }
 
 absl::Status ValidateModelSpec(const ModelSpec& spec) {
+  // The name is what a serve command must serve (or be mapped onto) and what
+  // the report says was simulated.
+  if (spec.name().empty()) {
+    return absl::InvalidArgumentError("model spec: name: must name the model (e.g. "
+                                      "\"deepseek-ai/DeepSeek-V3.2\")");
+  }
   RETURN_IF_ERROR(InRange("num_layers", spec.num_layers(), kMaxCount));
   RETURN_IF_ERROR(InRange("hidden_size", spec.hidden_size(), kMaxWidth));
   RETURN_IF_ERROR(InRange("vocab_size", spec.vocab_size(), kMaxWidth));

@@ -209,6 +209,13 @@ TEST(ModelSpecTest, DirectoryIsNotAReadableFile) {
       << spec.status();
 }
 
+TEST(ModelSpecTest, RejectsASpecWithoutAName) {
+  ModelSpec spec = MustLoad(kV32);
+  spec.clear_name();
+  EXPECT_EQ(ValidateModelSpec(spec).message(),
+            "model spec: name: must name the model (e.g. \"deepseek-ai/DeepSeek-V3.2\")");
+}
+
 TEST(ModelSpecTest, RejectsMoreDenseLayersThanLayers) {
   ModelSpec spec = MustLoad(kV32);
   spec.set_num_dense_layers(62);

@@ -25,7 +25,20 @@ absl::StatusOr<std::vector<fit::LiveRun>> RunsFromArgs(const CliArgs& args) {
   if (!args.Has("--runs")) {
     return absl::InvalidArgumentError("--runs PATH (a results CSV, a --save-result JSON or console log with its .cmd, or a directory of them) is required");
   }
-  return fit::ReadLiveRunsFrom(args.Get("--runs"));
+  ASSIGN_OR_RETURN(std::vector<fit::LiveRun> runs, fit::ReadLiveRunsFrom(args.Get("--runs")));
+  // A run with none of the compared figures (a misnamed or missing column)
+  // would give a fit of its starting values and a validation of no errors.
+  for (const fit::LiveRun& run : runs) {
+    if (run.expected_failure) continue;
+    bool compared = false;
+    for (const std::string& key : fit::ComparedMetrics()) compared |= run.measured.count(key) > 0;
+    if (!compared) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--runs: ", run.source, ": case ", run.name, ": none of the compared figures (",
+          absl::StrJoin(fit::ComparedMetrics(), ", "), ") is measured: nothing to compare"));
+    }
+  }
+  return runs;
 }
 
 std::string UtcDate() {
@@ -208,6 +221,11 @@ int FitCommand(const CliArgs& args) {
       FitAll(*context, engines, args.Has("--leave-one-out"), options, threads);
   if (!fitted.ok()) return ReportError(fitted.status());
   for (const scenarios::EngineParams& e : fitted->engines) *params.add_engines() = e;
+  // The starting file's other engines are kept: a fit of one engine leaves
+  // the file whole for the rest.
+  for (const scenarios::EngineParams& e : context->params.engines()) {
+    if (runner::FindEngineParams(params, e.engine()) == nullptr) *params.add_engines() = e;
+  }
   std::vector<fit::CaseResult> held_out = std::move(fitted->held_out);
   if (args.Has("--out")) {
     std::string text;

@@ -36,9 +36,7 @@ std::set<std::string> With(std::set<std::string> a, const std::set<std::string>&
   return a;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Dispatch(int argc, char** argv) {
   using namespace servesim::cli;
   if (argc < 2) {
     std::fputs("servesim: no command given (run `servesim --help`)\n", stderr);
@@ -101,4 +99,17 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "servesim: unknown command \"%s\" (run `servesim --help`)\n",
                command.c_str());
   return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int rc = Dispatch(argc, argv);
+  // A full disk shows only when the buffered report is flushed: a report
+  // that did not reach its file is a failed run, not a success.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fputs("servesim: cannot write the report to standard output\n", stderr);
+    return rc != 0 ? rc : 2;
+  }
+  return rc;
 }

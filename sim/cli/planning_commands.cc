@@ -82,26 +82,17 @@ absl::Status WriteSweepOutputs(const std::string& dir, const planning::SweepTabl
   return absl::OkStatus();
 }
 
-// Prints the counts and the first error; returns the exit code: 2 when every
-// point is an error (planning::CheckSomePointEvaluated), else 0.
+// Prints the counts; returns the exit code: 2, naming the first, when any
+// point is an error (planning::CheckNoPointIsAnError), else 0.
 int PrintSummary(const planning::SweepTable& table, const std::string& wrote) {
   std::map<planning::PointStatus, int64_t> counts;
-  const planning::PointResult* first_error = nullptr;
-  for (const planning::PointResult& r : table.rows) {
-    ++counts[r.status];
-    if (r.status == planning::PointStatus::kError && !first_error) first_error = &r;
-  }
+  for (const planning::PointResult& r : table.rows) ++counts[r.status];
   std::printf("%zu point(s): %lld ok, %lld refused, %lld error; wrote %s\n", table.rows.size(),
               static_cast<long long>(counts[planning::PointStatus::kOk]),
               static_cast<long long>(counts[planning::PointStatus::kRefused]),
               static_cast<long long>(counts[planning::PointStatus::kError]), wrote.c_str());
   std::fflush(stdout);
-  // Its one line names the first error too.
-  if (absl::Status s = planning::CheckSomePointEvaluated(table.rows); !s.ok()) return ReportError(s);
-  if (first_error) {
-    std::fprintf(stderr, "first error (point %lld): %s\n",
-                 static_cast<long long>(first_error->point.index), first_error->reason.c_str());
-  }
+  if (absl::Status s = planning::CheckNoPointIsAnError(table.rows); !s.ok()) return ReportError(s);
   return 0;
 }
 
@@ -394,7 +385,7 @@ int PlanCommand(const CliArgs& args) {
   const std::string report = planning::FormatPlanReport(*result, slo, options);
   std::fwrite(report.data(), 1, report.size(), stdout);
   std::fflush(stdout);
-  if (absl::Status s = planning::CheckSomeCandidateEvaluated(*result); !s.ok()) {
+  if (absl::Status s = planning::CheckCandidates(*result); !s.ok()) {
     return ReportError(s);
   }
   // An answer, but not a plan: a script sizing a fleet must not read it as one.

@@ -265,8 +265,14 @@ std::string FormatValidationTable(const ValidationReport& report, bool completed
   absl::StrAppend(&out, "\nsummary (absolute error, %):\n");
   for (const ComparedMetric& m : kComparedMetrics) {
     const MetricSummary& s = report.per_metric.at(m.key);
-    absl::StrAppendFormat(&out, "  %-14s median %6.1f  max %6.1f  (%d cases)\n", m.label,
-                          s.median_abs_pct, s.max_abs_pct, s.cases);
+    if (s.cases == 0) {
+      // No case measured it (e.g. a misspelled column): no error to report,
+      // which is not an error of 0.
+      absl::StrAppendFormat(&out, "  %-14s median    n/a  max    n/a  (0 cases)\n", m.label);
+    } else {
+      absl::StrAppendFormat(&out, "  %-14s median %6.1f  max %6.1f  (%d cases)\n", m.label,
+                            s.median_abs_pct, s.max_abs_pct, s.cases);
+    }
   }
   if (std::isnan(report.spearman_total_throughput)) {
     absl::StrAppend(&out, "  Spearman rho of total tok/s: n/a (needs two cases of different "
@@ -324,9 +330,10 @@ std::string FormatValidationJson(const ValidationReport& report) {
   out += "], \"summary\": {";
   bool first = true;
   for (const auto& [key, s] : report.per_metric) {
+    const bool none = s.cases == 0;
     absl::StrAppend(&out, first ? "" : ", ", "\"", key, "\": {\"median_abs_pct\": ",
-                    JsonNumber(s.median_abs_pct), ", \"max_abs_pct\": ", JsonNumber(s.max_abs_pct),
-                    ", \"cases\": ", s.cases, "}");
+                    none ? "null" : JsonNumber(s.median_abs_pct), ", \"max_abs_pct\": ",
+                    none ? "null" : JsonNumber(s.max_abs_pct), ", \"cases\": ", s.cases, "}");
     first = false;
   }
   absl::StrAppend(&out, ", \"spearman_total_token_throughput\": ",

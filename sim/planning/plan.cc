@@ -281,18 +281,31 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
   return result;
 }
 
-absl::Status CheckSomeCandidateEvaluated(const PlanResult& result) {
-  const bool all_errors = !result.ranked.empty() &&
-                          std::all_of(result.ranked.begin(), result.ranked.end(),
-                                      [](const CandidateResult& c) {
-                                        return c.status == PointStatus::kError;
-                                      });
-  if (!all_errors) return absl::OkStatus();
-  // `ranked` keeps the input order among errors.
-  const CandidateResult& first = result.ranked.front();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "plan: no candidate could be evaluated: all ", result.ranked.size(),
-      " are errors; the first (", first.serve_command, "): ", first.reason));
+absl::Status CheckCandidates(const PlanResult& result) {
+  // `ranked` keeps the input order among refusals and errors.
+  const CandidateResult* first_error = nullptr;
+  int64_t errors = 0;
+  bool all_refused = !result.ranked.empty();
+  for (const CandidateResult& c : result.ranked) {
+    if (c.status == PointStatus::kError) {
+      if (first_error == nullptr) first_error = &c;
+      ++errors;
+    }
+    all_refused &= c.status == PointStatus::kRefused;
+  }
+  if (first_error != nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "plan: ", errors, " of ", result.ranked.size(),
+        " candidate(s) are errors (bad input, not an engine's refusal); the first (",
+        first_error->serve_command, "): ", first_error->reason));
+  }
+  if (all_refused) {
+    const CandidateResult& first = result.ranked.front();
+    return absl::FailedPreconditionError(
+        absl::StrCat("plan: the engine refuses every candidate; the first (", first.serve_command,
+                     "): ", first.reason));
+  }
+  return absl::OkStatus();
 }
 
 std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const PlanOptions& options) {
@@ -423,12 +436,38 @@ absl::StatusOr<std::string> TraceBenchCommand(const std::string& trace_path, dou
                       " --num-prompts ", num_prompts);
 }
 
+namespace {
+
+// The line up to a shell comment: a '#' that starts a word outside quotes.
+absl::string_view WithoutComment(absl::string_view line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else if (c == '\\' && quote == '"') {
+        ++i;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '\\') {
+      ++i;
+    } else if (c == '#' && (i == 0 || absl::ascii_isspace(static_cast<unsigned char>(line[i - 1])))) {
+      return line.substr(0, i);
+    }
+  }
+  return line;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<std::string>> ParseCandidates(const std::string& text,
                                                          const std::string& origin) {
   std::vector<std::string> out;
   std::string pending;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
-    absl::string_view line = absl::StripAsciiWhitespace(raw);
+    absl::string_view line = absl::StripAsciiWhitespace(WithoutComment(raw));
     if (pending.empty() && (line.empty() || line.front() == '#')) continue;
     if (absl::ConsumeSuffix(&line, "\\")) {
       absl::StrAppend(&pending, absl::StripTrailingAsciiWhitespace(line), " ");

@@ -115,10 +115,12 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
                                 const std::vector<std::string>& candidates, const Slo& slo,
                                 const PlanOptions& options);
 
-// An error when every candidate is an error (a malformed serve command, a
-// flag no engine knows): nothing could be evaluated; it names the first. A
-// refusal by the engine is an outcome, so refusals alone are fine.
-absl::Status CheckSomeCandidateEvaluated(const PlanResult& result);
+// InvalidArgument when any candidate is an error (a malformed serve command,
+// a flag the engine does not know): bad input, even beside good candidates;
+// it counts them and names the first. FailedPrecondition when the engine
+// refuses every candidate, with the first one's reason: nothing was sized.
+// A refusal beside an evaluated candidate is an outcome.
+absl::Status CheckCandidates(const PlanResult& result);
 
 // The human-readable answer: best configuration and node count, its cost,
 // the runner-ups and, for each failing candidate, which SLO fails by how much.

@@ -110,6 +110,19 @@ TEST(ParseCandidatesTest, SkipsCommentsAndJoinsContinuations) {
   EXPECT_FALSE(ParseCandidates("# nothing\n", "f").ok());
 }
 
+// A trailing comment is no part of the command (an audit found it read as an
+// argument); a '#' inside quotes or a word is.
+TEST(ParseCandidatesTest, DropsTrailingComments) {
+  absl::StatusOr<std::vector<std::string>> c = ParseCandidates(
+      "vllm serve m -tp 8  # the baseline\n"
+      "vllm serve m --served-model-name 'a #1' --x=#2 \\\n"
+      "  -dp 8  # eight ranks\n",
+      "f");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(*c, (std::vector<std::string>{"vllm serve m -tp 8",
+                                          "vllm serve m --served-model-name 'a #1' --x=#2 -dp 8"}));
+}
+
 const runner::PredictionContext& Context() { return runner::RepoPredictionContext(); }
 
 // The acceptance test: the Azure conversation trace (its first 600
@@ -249,24 +262,36 @@ TEST(PlanTest, ReportNamesBestRefusedAndFailingCandidates) {
   EXPECT_NE(report.find("refused: "), std::string::npos);
 }
 
-// Candidates that are all malformed evaluate nothing: bad input, not a plan.
-// An engine's refusal is an outcome, so a refused candidate beside a
-// malformed one still makes a plan.
-TEST(PlanTest, NoCandidateEvaluatedIsAnError) {
+// A malformed candidate is bad input, even beside a good one (an audit found
+// a plan ranking the rest and exiting 0); every candidate refused is the
+// engine's answer, with its reason; a refusal beside an evaluated candidate
+// is an outcome.
+TEST(PlanTest, MalformedOrAllRefusedCandidatesAreNoPlan) {
   const std::string bench =
       "vllm bench serve --dataset-name random --random-input-len 64 --random-output-len 4 "
       "--num-prompts 4";
-  absl::StatusOr<PlanResult> broken =
-      Plan(Context(), bench, {"vllm serve m --frobnicate", "ollama serve m"}, ChatSlo(), {});
+  absl::StatusOr<PlanResult> broken = Plan(
+      Context(), bench, {"vllm serve m -tp 8", "vllm serve m --frobnicate", "ollama serve m"},
+      ChatSlo(), {});
   ASSERT_TRUE(broken.ok()) << broken.status();
-  EXPECT_EQ(CheckSomeCandidateEvaluated(*broken).message(),
-            "plan: no candidate could be evaluated: all 2 are errors; the first (vllm serve m "
-            "--frobnicate): --serve: unknown flag --frobnicate");
-  absl::StatusOr<PlanResult> refused = Plan(
-      Context(), bench, {"vllm serve m --frobnicate", "vllm serve m -tp 1"}, ChatSlo(), {});
+  EXPECT_EQ(CheckCandidates(*broken).message(),
+            "plan: 2 of 3 candidate(s) are errors (bad input, not an engine's refusal); the first "
+            "(vllm serve m --frobnicate): --serve: unknown flag --frobnicate");
+  absl::StatusOr<PlanResult> refused =
+      Plan(Context(), bench, {"vllm serve m -tp 1", "vllm serve m -tp 3"}, ChatSlo(), {});
   ASSERT_TRUE(refused.ok()) << refused.status();
-  EXPECT_EQ(refused->ranked[1].status, PointStatus::kRefused);
-  EXPECT_TRUE(CheckSomeCandidateEvaluated(*refused).ok());
+  const absl::Status all_refused = CheckCandidates(*refused);
+  EXPECT_EQ(all_refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(all_refused.message().rfind("plan: the engine refuses every candidate; the first "
+                                        "(vllm serve m -tp 1): ",
+                                        0),
+            0u)
+      << all_refused;
+  absl::StatusOr<PlanResult> mixed =
+      Plan(Context(), bench, {"vllm serve m -tp 8", "vllm serve m -tp 1"}, ChatSlo(), {});
+  ASSERT_TRUE(mixed.ok()) << mixed.status();
+  EXPECT_EQ(mixed->ranked[1].status, PointStatus::kRefused);
+  EXPECT_TRUE(CheckCandidates(*mixed).ok());
 }
 
 PlanOptions OneNodeAtMost() {

@@ -364,15 +364,19 @@ std::vector<PointResult> RunPoints(const std::vector<SweepPoint>& points,
   return results;
 }
 
-absl::Status CheckSomePointEvaluated(const std::vector<PointResult>& results) {
-  const bool all_errors =
-      !results.empty() && std::all_of(results.begin(), results.end(), [](const PointResult& r) {
-        return r.status == PointStatus::kError;
-      });
-  if (!all_errors) return absl::OkStatus();
+absl::Status CheckNoPointIsAnError(const std::vector<PointResult>& results) {
+  const PointResult* first = nullptr;
+  int64_t errors = 0;
+  for (const PointResult& r : results) {
+    if (r.status != PointStatus::kError) continue;
+    if (first == nullptr) first = &r;
+    ++errors;
+  }
+  if (first == nullptr) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
-      "sweep: no point could be evaluated: all ", results.size(), " are errors; the first (point ",
-      results.front().point.index, "): ", results.front().reason));
+      "sweep: ", errors, " of ", results.size(),
+      " point(s) are errors (bad input, not an engine's refusal); the first (point ",
+      first->point.index, "): ", first->reason));
 }
 
 std::string ProgressBar(int64_t done, int64_t total, int width) {

@@ -132,11 +132,12 @@ std::vector<PointResult> RunPoints(const std::vector<SweepPoint>& points,
                                    const PointEvaluator& evaluate, int threads,
                                    const std::function<void(int64_t, int64_t)>& progress);
 
-// An error when every one of `results` is an error: no point could be
-// evaluated, which is bad input (a flag no engine knows, a bench command that
-// does not parse); it names the first. A refusal is an outcome, so refusals
-// alone are fine, and so is no point at all (a shard of a small grid).
-absl::Status CheckSomePointEvaluated(const std::vector<PointResult>& results);
+// An error when any of `results` is an error: bad input (a flag the engine
+// does not know, a value that does not parse), which makes the sweep fail
+// even though its other points ran; it counts them and names the first. A
+// refusal is an outcome, and no point at all (a shard of a small grid) is
+// fine.
+absl::Status CheckNoPointIsAnError(const std::vector<PointResult>& results);
 
 // "\r[########        ] 12/40": a progress bar line of `width` cells.
 std::string ProgressBar(int64_t done, int64_t total, int width);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "sim/workload/command_line.h"
 
 namespace servesim::planning {
@@ -214,20 +215,23 @@ TEST(RunPointsTest, ResultsInGridOrderWhateverTheThreadCount) {
   EXPECT_EQ(four[6].figures.completed, 60);
 }
 
-// Every point an input error: nothing was evaluated. Refusals are outcomes.
-TEST(CheckSomePointEvaluatedTest, OnlyWhenEveryPointIsAnError) {
-  std::vector<PointResult> results(2);
+// Any input error fails the sweep (its other points still ran and were
+// written). Refusals are outcomes.
+TEST(CheckNoPointIsAnErrorTest, AnyErrorFailsTheSweep) {
+  std::vector<PointResult> results(3);
   for (PointResult& r : results) {
     r.point.index = &r - results.data();
     r.status = PointStatus::kError;
-    r.reason = "--serve: unknown flag --frobnicate";
+    r.reason = absl::StrCat("--serve: unknown flag --frobnicate", r.point.index);
   }
-  EXPECT_EQ(CheckSomePointEvaluated(results).message(),
-            "sweep: no point could be evaluated: all 2 are errors; the first (point 0): --serve: "
-            "unknown flag --frobnicate");
+  results[0].status = PointStatus::kOk;
+  EXPECT_EQ(CheckNoPointIsAnError(results).message(),
+            "sweep: 2 of 3 point(s) are errors (bad input, not an engine's refusal); the first "
+            "(point 1): --serve: unknown flag --frobnicate1");
   results[1].status = PointStatus::kRefused;
-  EXPECT_TRUE(CheckSomePointEvaluated(results).ok());
-  EXPECT_TRUE(CheckSomePointEvaluated({}).ok());
+  results[2].status = PointStatus::kRefused;
+  EXPECT_TRUE(CheckNoPointIsAnError(results).ok());
+  EXPECT_TRUE(CheckNoPointIsAnError({}).ok());
 }
 
 TEST(ProgressBarTest, FillsInProportion) {

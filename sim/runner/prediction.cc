@@ -215,13 +215,20 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
   with_model.max_position_embeddings = context.spec.max_position_embeddings();
   ASSIGN_OR_RETURN(run.engine, scenarios::ParseServeCommand(serve_command, env, with_model));
   const scenarios::EngineParams* found = FindEngineParams(context.params, run.engine.engine());
+  if (found == nullptr && context.paths.params != "none") {
+    // Host costs of 0 are a prediction of another engine, not a default.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--params: ", context.paths.params, " has no parameters for ",
+        scenarios::EngineKind_Name(run.engine.engine()),
+        " (fit them with servesim fit, or run with --params none for no fitted costs)"));
+  }
   scenarios::EngineParams zeros;
   zeros.set_engine(run.engine.engine());
   ASSIGN_OR_RETURN(run.setup,
                    PrepareEngine(run.engine, context.spec, found ? *found : zeros));
   if (found == nullptr) {
     run.setup.notes.push_back(
-        "fitted parameters: none for this engine (fitted host costs taken as 0)");
+        "fitted parameters: none (--params none: fitted host costs taken as 0)");
   } else {
     run.setup.notes.push_back(absl::StrFormat(
         "fitted parameters (%s, fitted on %d live runs): API server %.0f us/request, host %.0f "

@@ -62,6 +62,7 @@ TEST(PrepareRunTest, EagerLaunchIsTheProfilesMeasurementForTheEnginesMode) {
   const PredictionContext& repo = RepoPredictionContext();
   PredictionContext context = repo;
   context.params.clear_engines();  // only a params file that sets it overrides
+  context.paths.params = "none";
   const double compiled = MeasuredLaunchUs(context, 1);
   const double eager = MeasuredLaunchUs(context, 0);
   ASSERT_GT(compiled, 0);
@@ -80,7 +81,20 @@ TEST(PrepareRunTest, EagerLaunchIsTheProfilesMeasurementForTheEnginesMode) {
 }
 
 // A parameters file that sets the launch cost wins over the profile; with
-// no profile (roofline) it is not charged, and the header says so.
+// no profile (roofline) it is not charged, and the header says so. A named
+// file without the engine's block is refused: its zero host costs would be
+// another engine's prediction.
+TEST(PrepareRunTest, AParamsFileWithoutTheEngineIsRefused) {
+  PredictionContext context = RepoPredictionContext();
+  context.params.clear_engines();
+  absl::StatusOr<PreparedRun> run = PrepareRun(context, kSglang, {}, scenarios::ServeContext{});
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.status().message().find(" has no parameters for SGLANG (fit them with servesim "
+                                        "fit, or run with --params none for no fitted costs)"),
+            std::string::npos)
+      << run.status();
+}
+
 TEST(PrepareRunTest, ParamsFileOverridesAndNoProfileChargesNothing) {
   PredictionContext context = RepoPredictionContext();
   context.params.clear_engines();
@@ -93,6 +107,7 @@ TEST(PrepareRunTest, ParamsFileOverridesAndNoProfileChargesNothing) {
                                        "CUDA graphs (parameters file)"));
 
   context.params.clear_engines();
+  context.paths.params = "none";
   context.profile = nullptr;
   run = Prepared(context, kVllm);
   EXPECT_EQ(run.setup.predictor.overheads.eager_launch_us, 0);

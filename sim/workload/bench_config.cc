@@ -371,6 +371,17 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
                                           "\": OpenAI Chat Completions API URL must end with "
                                           "'chat/completions' (--backend openai-chat)"));
   }
+  // The other way round the URL check passes ("completions"), but the body
+  // is a bare prompt, which the chat endpoint answers with 400 for want of
+  // `messages`: vllm bench serve's initial test request fails and it stops.
+  if (config.backend != kChatBackend && absl::EndsWith(config.endpoint, "chat/completions")) {
+    return Bad("--endpoint", absl::StrCat("\"", config.endpoint, "\" with --backend ",
+                                          config.backend,
+                                          ": the backend posts a bare prompt, which a chat "
+                                          "endpoint refuses (it needs messages), so vllm bench "
+                                          "serve's initial test run fails; use --backend "
+                                          "openai-chat"));
+  }
   ASSIGN_OR_RETURN(config.model, flags.GetStringOr("--model", ""));
   ASSIGN_OR_RETURN(config.served_model_name, flags.GetStringOr("--served-model-name", ""));
   ASSIGN_OR_RETURN(config.tokenizer, flags.GetStringOr("--tokenizer", ""));

@@ -260,6 +260,10 @@ TEST(ParseBenchCommandTest, EachBadFlagGivesOneLineNamingIt) {
       {"--backend openai-chat",
        "--bench: --endpoint: \"/v1/completions\": OpenAI Chat Completions API URL must end "
        "with 'chat/completions' (--backend openai-chat)"},
+      {"--backend vllm --endpoint /v1/chat/completions",
+       "--bench: --endpoint: \"/v1/chat/completions\" with --backend vllm: the backend posts a "
+       "bare prompt, which a chat endpoint refuses (it needs messages), so vllm bench serve's "
+       "initial test run fails; use --backend openai-chat"},
       {"--ignore-eos=yes", "--bench: --ignore-eos: is a switch and takes no value, got \"yes\""},
       {"--num-prompts", "--bench: --num-prompts: expected a value"},
       {"stray", "--bench: unexpected argument \"stray\""},
