@@ -219,6 +219,8 @@ absl::Status VllmCheckMaxModelLen(const ModelSpec& spec,
 
 double SglangMemFractionStatic(const ParallelLayout& layout,
                                const SglangMemoryConfig& c) {
+  // The constants (MB) are SGLang's own, as server_args._handle_gpu_memory_settings
+  // writes them (v0.5.6; engine-defaults.md §C2, quoted in the header).
   const double gpu_mb = static_cast<double>(c.gpu_capacity_bytes) / kMiB;
   const double bs = c.cuda_graph_max_bs;
   double reserved = 512 + std::max<double>(c.chunked_prefill_size, 2048) * 1.5 +

@@ -250,8 +250,12 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
 
   // Batch limits. _handle_gpu_memory_settings on a 90-160 GB GPU (H200):
   // chunked_prefill_size 8192, cuda_graph_max_bs 256 if tp < 4 else 512.
-  ASSIGN_OR_RETURN(int64_t chunk, flags.GetIntOr("--chunked-prefill-size", 8192));
-  note_default("--chunked-prefill-size", "chunked_prefill_size=8192 (SGLang, 90-160 GB GPU)");
+  constexpr int64_t kDefaultChunkedPrefillSize = 8192;
+  ASSIGN_OR_RETURN(int64_t chunk,
+                   flags.GetIntOr("--chunked-prefill-size", kDefaultChunkedPrefillSize));
+  note_default("--chunked-prefill-size",
+               absl::StrCat("chunked_prefill_size=", kDefaultChunkedPrefillSize,
+                            " (SGLang, 90-160 GB GPU)"));
   if (chunk == 0 || chunk < -1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--serve: --chunked-prefill-size: must be > 0 or -1 (disabled), got ", chunk));

@@ -233,19 +233,25 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
   // (Mapping: moe_tp = tp, moe_ep = 1).
   ASSIGN_OR_RETURN(int64_t ep, flags.GetIntOr("--ep_size", 1));
   note_default("--ep_size", "", "moe ep_size=1 (unset: the MoE is tensor-parallel)");
-  ASSIGN_OR_RETURN(int64_t max_batch, flags.GetIntOr("--max_batch_size", 2048));
-  note_default("--max_batch_size", "max_batch_size", "max_batch_size=2048 (BuildConfig default)");
-  ASSIGN_OR_RETURN(int64_t max_tokens, flags.GetIntOr("--max_num_tokens", 8192));
-  note_default("--max_num_tokens", "max_num_tokens", "max_num_tokens=8192 (BuildConfig default)");
+  constexpr int64_t kDefaultMaxBatchSize = 2048;  // BuildConfig
+  constexpr int64_t kDefaultMaxNumTokens = 8192;  // BuildConfig
+  ASSIGN_OR_RETURN(int64_t max_batch, flags.GetIntOr("--max_batch_size", kDefaultMaxBatchSize));
+  note_default("--max_batch_size", "max_batch_size",
+               absl::StrCat("max_batch_size=", kDefaultMaxBatchSize, " (BuildConfig default)"));
+  ASSIGN_OR_RETURN(int64_t max_tokens, flags.GetIntOr("--max_num_tokens", kDefaultMaxNumTokens));
+  note_default("--max_num_tokens", "max_num_tokens",
+               absl::StrCat("max_num_tokens=", kDefaultMaxNumTokens, " (BuildConfig default)"));
   // max_seq_len None: the model's max_position_embeddings.
   ASSIGN_OR_RETURN(int64_t max_seq_len,
                    flags.GetIntOr("--max_seq_len", context.max_position_embeddings));
   note_default("--max_seq_len", "max_seq_len", absl::StrCat("max_seq_len=", context.max_position_embeddings,
                                              " (model's max_position_embeddings)"));
-  ASSIGN_OR_RETURN(double free_fraction,
-                   flags.GetDoubleOr("--kv_cache_free_gpu_memory_fraction", 0.9));
+  constexpr double kDefaultFreeGpuMemoryFraction = 0.9;  // KvCacheConfig
+  ASSIGN_OR_RETURN(double free_fraction, flags.GetDoubleOr("--kv_cache_free_gpu_memory_fraction",
+                                                           kDefaultFreeGpuMemoryFraction));
   note_default("--kv_cache_free_gpu_memory_fraction", "kv_cache_config.free_gpu_memory_fraction",
-               "free_gpu_memory_fraction=0.9 (of memory free after weights and buffers)");
+               absl::StrCat("free_gpu_memory_fraction=", kDefaultFreeGpuMemoryFraction,
+                            " (of memory free after weights and buffers)"));
   ASSIGN_OR_RETURN(bool chunked, flags.GetBool("--enable_chunked_prefill"));
 
   bool attention_dp = false;

@@ -298,8 +298,12 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   c.set_chunked_prefill(true);
   c.set_schedule_policy("fcfs");
 
-  ASSIGN_OR_RETURN(double util, flags.GetDoubleOr("--gpu-memory-utilization", 0.9));
-  note_default("--gpu-memory-utilization", "gpu_memory_utilization=0.9 (of total GPU memory)");
+  constexpr double kDefaultGpuMemoryUtilization = 0.9;  // CacheConfig
+  ASSIGN_OR_RETURN(double util,
+                   flags.GetDoubleOr("--gpu-memory-utilization", kDefaultGpuMemoryUtilization));
+  note_default("--gpu-memory-utilization",
+               absl::StrCat("gpu_memory_utilization=", kDefaultGpuMemoryUtilization,
+                            " (of total GPU memory)"));
   if (!(util > 0 && util <= 1)) {
     return absl::InvalidArgumentError(
         absl::StrCat("--serve: --gpu-memory-utilization: must be in (0, 1], got ", util));

@@ -31,6 +31,26 @@ struct Event {
   int64_t target = 0;  // request index or engine index, per type
 };
 
+// Each type's phase: a request the API server hands on arrives as the
+// client's requests do.
+constexpr EventPhase PhaseOf(EventType type) {
+  switch (type) {
+    case EventType::kStepEnd:
+      return EventPhase::kStepEnd;
+    case EventType::kScheduleStep:
+      return EventPhase::kScheduleStep;
+    case EventType::kArrival:
+    case EventType::kEngineArrival:
+      break;
+  }
+  return EventPhase::kArrival;
+}
+
+// An event of `type` at `time`; the queue sets `seq` when it is pushed.
+inline Event MakeEvent(EventType type, SimTime time, int64_t target) {
+  return Event{time, PhaseOf(type), 0, type, target};
+}
+
 // True when `a` runs before `b`. The only definition of event order.
 inline bool RunsBefore(const Event& a, const Event& b) {
   if (a.time != b.time) return a.time < b.time;

@@ -34,6 +34,23 @@ TEST(EventQueueTest, AtEqualTimesStepEndRunsBeforeArrivalBeforeSchedule) {
   EXPECT_EQ(q.Pop().target, 3);
 }
 
+// MakeEvent takes the phase from the type: an engine arrival (the API
+// server handing a request on) is an arrival, after a step's end and before
+// an idle engine's look for work at the same instant.
+TEST(EventQueueTest, MakeEventPhasesFollowTheirType) {
+  EventQueue q;
+  q.Push(MakeEvent(EventType::kScheduleStep, Nanoseconds(5), 4));
+  q.Push(MakeEvent(EventType::kEngineArrival, Nanoseconds(5), 3));
+  q.Push(MakeEvent(EventType::kArrival, Nanoseconds(5), 2));
+  q.Push(MakeEvent(EventType::kStepEnd, Nanoseconds(5), 1));
+  for (int64_t want : {1, 3, 2, 4}) {
+    const Event e = q.Pop();
+    EXPECT_EQ(e.target, want);
+    EXPECT_EQ(e.phase, PhaseOf(e.type));
+  }
+  EXPECT_EQ(PhaseOf(EventType::kEngineArrival), EventPhase::kArrival);
+}
+
 TEST(EventQueueTest, EqualTimeAndPhaseResolveInInsertionOrder) {
   EventQueue q;
   for (int i = 0; i < 100; ++i) q.Push(At(7, EventPhase::kArrival, i));

@@ -1,6 +1,7 @@
 // Invariants every engine's ReplicaScheduler keeps, checked on random request
-// mixes: tokens conserved to completion, KV never overcommitted, per-step
-// budgets respected, FCFS first admission, every request finishes.
+// mixes: tokens conserved to completion, KV never overcommitted (a shared
+// prefix's blocks counted once), per-step budgets respected, FCFS first
+// admission, every request finishes.
 #include <algorithm>
 #include <memory>
 #include <random>
@@ -25,6 +26,7 @@ struct Limits {
 };
 
 struct VllmTraits {
+  static constexpr bool kReusesPrefixes = true;
   static std::unique_ptr<ReplicaScheduler> Make(const Limits& l, size_t n) {
     VllmSchedulerConfig c;
     c.max_num_batched_tokens = l.token_budget;
@@ -37,6 +39,7 @@ struct VllmTraits {
 };
 
 struct SglangTraits {
+  static constexpr bool kReusesPrefixes = true;
   static std::unique_ptr<ReplicaScheduler> Make(const Limits& l, size_t n) {
     SglangSchedulerConfig c;
     c.chunked_prefill_size = l.token_budget;
@@ -51,6 +54,9 @@ struct SglangTraits {
 };
 
 struct TrtllmTraits {
+  // Block reuse between requests is not modelled (docs/engines.md): every
+  // request prefills its prefix itself.
+  static constexpr bool kReusesPrefixes = false;
   static std::unique_ptr<ReplicaScheduler> Make(const Limits& l, size_t n) {
     TrtllmSchedulerConfig c;
     c.max_num_tokens = l.token_budget;
@@ -71,7 +77,9 @@ int64_t Uniform(std::mt19937_64& rng, int64_t lo, int64_t hi) {
 template <typename T>
 class ReplicaSchedulerInvariantsTest : public ::testing::Test {
  protected:
-  void RunRandomMix(uint64_t seed, const Limits& limits) {
+  // With `share_prefixes`, three requests in four open with one of three
+  // shared prefixes of 2-4 whole blocks (a --random-prefix-len workload).
+  void RunRandomMix(uint64_t seed, const Limits& limits, bool share_prefixes = false) {
     std::mt19937_64 rng(seed);
     const int n = 120;
     RequestTable reqs(n);
@@ -81,6 +89,13 @@ class ReplicaSchedulerInvariantsTest : public ::testing::Test {
       // prompt + output fit the pool (the engines reject longer ones).
       reqs[i].prompt_tokens = Uniform(rng, 1, 250);
       reqs[i].max_output_tokens = Uniform(rng, 1, 200);
+      const int group = i % 4;
+      if (share_prefixes && group < 3) {
+        const int64_t prefix = limits.block_tokens * (2 + group);
+        reqs[i].prefix_node_keys = {group};
+        reqs[i].prefix_node_tokens = {prefix};
+        reqs[i].prompt_tokens = prefix + Uniform(rng, 1, 250 - prefix);
+      }
     }
     std::unique_ptr<ReplicaScheduler> s = T::Make(limits, reqs.size());
     // Half arrive at once, the rest one per step.
@@ -88,6 +103,7 @@ class ReplicaSchedulerInvariantsTest : public ::testing::Test {
     for (; next < n / 2; ++next) s->Enqueue(next, reqs);
 
     std::vector<int64_t> emitted(n, 0);
+    int64_t shared_seen = 0;  // most blocks held through a shared prefix at once
     std::set<RequestId> seen;
     RequestId last_first_seen = -1;
     StepBatch batch;
@@ -97,10 +113,16 @@ class ReplicaSchedulerInvariantsTest : public ::testing::Test {
       if (next < n) s->Enqueue(next++, reqs);
       s->Schedule(reqs, &batch);
       // Conservation: the pool's used blocks are exactly those the requests
-      // hold (no prompt here shares a prefix, so no block is held twice).
-      int64_t held = 0;
-      for (int i = 0; i < n; ++i) held += s->kv_cache().blocks_of(i);
+      // hold, a shared prefix's blocks once however many hold them.
+      int64_t held = s->kv_cache().held_prefix_blocks();
+      int64_t shared = 0;
+      for (int i = 0; i < n; ++i) {
+        held += s->kv_cache().blocks_of(i) - s->kv_cache().shared_blocks_of(i);
+        shared += s->kv_cache().shared_blocks_of(i);
+      }
       ASSERT_EQ(held, s->kv_cache().used_blocks());
+      if (!share_prefixes) ASSERT_EQ(shared, 0);
+      shared_seen = std::max(shared_seen, shared);
       ASSERT_GE(s->kv_cache().free_blocks(), 0);
       ASSERT_LE(batch.num_tokens(), limits.token_budget);
       ASSERT_LE(static_cast<int64_t>(batch.seqs.size()), limits.max_seqs);
@@ -128,6 +150,9 @@ class ReplicaSchedulerInvariantsTest : public ::testing::Test {
       EXPECT_EQ(reqs[i].output_tokens, reqs[i].max_output_tokens) << i;
     }
     EXPECT_EQ(s->kv_cache().used_blocks(), 0);
+    // The shared prefixes were used: some request held blocks through one.
+    if (share_prefixes && T::kReusesPrefixes) EXPECT_GT(shared_seen, 0);
+    if (!T::kReusesPrefixes) EXPECT_EQ(shared_seen, 0);
     EXPECT_EQ(s->num_waiting(), 0);
     EXPECT_EQ(s->num_running(), 0);
   }
@@ -147,6 +172,19 @@ TYPED_TEST(ReplicaSchedulerInvariantsTest, HoldsWithTwoDraftTokens) {
   Limits l;
   l.spec = {2, 1.3};
   this->RunRandomMix(7, l);
+}
+
+// The path of an audit's finding (SGLang's radix cache matches a prefix only
+// after the batch that computes it) had no invariant run.
+TYPED_TEST(ReplicaSchedulerInvariantsTest, HoldsWithSharedPrefixes) {
+  for (uint64_t seed : {4u, 5u}) {
+    SCOPED_TRACE(seed);
+    this->RunRandomMix(seed, Limits{}, /*share_prefixes=*/true);
+  }
+  Limits tight;
+  tight.kv_blocks = 30;
+  tight.max_seqs = 64;
+  this->RunRandomMix(12, tight, /*share_prefixes=*/true);
 }
 
 TYPED_TEST(ReplicaSchedulerInvariantsTest, HoldsWhenKvIsTheBindingLimit) {

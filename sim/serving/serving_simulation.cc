@@ -106,8 +106,7 @@ absl::StatusOr<SimulationResult> Simulation::Run() {
     r.prefix_node_keys = c.prefix_node_keys;
     r.prefix_node_tokens = c.prefix_node_tokens;
     result_.records[i].prompt_tokens = c.client_prompt();
-    events_.Push(Event{c.arrival, EventPhase::kArrival, 0, EventType::kArrival,
-                       static_cast<int64_t>(i)});
+    events_.Push(MakeEvent(EventType::kArrival, c.arrival, static_cast<int64_t>(i)));
   }
   outstanding_ = static_cast<int64_t>(n);
 
@@ -183,7 +182,7 @@ void Simulation::Send(RequestId id, SimTime now) {
   if (topology_.frontend_per_request.ns() > 0) {
     SimTime& free = frontend_free_[node];
     free = std::max(free, now) + topology_.frontend_per_request;
-    events_.Push(Event{free, EventPhase::kArrival, 0, EventType::kEngineArrival, id});
+    events_.Push(MakeEvent(EventType::kEngineArrival, free, id));
     return;
   }
   ReachEngine(id, now);
@@ -228,7 +227,7 @@ void Simulation::WakeInstance(int instance, SimTime now) {
   Instance& inst = instances_[instance];
   if (inst.busy || inst.step_pending) return;
   inst.step_pending = true;
-  events_.Push(Event{now, EventPhase::kScheduleStep, 0, EventType::kScheduleStep, instance});
+  events_.Push(MakeEvent(EventType::kScheduleStep, now, instance));
 }
 
 absl::Status Simulation::StartStep(int instance, SimTime now) {
@@ -259,7 +258,7 @@ absl::Status Simulation::StartStep(int instance, SimTime now) {
   }
   ++result_.steps;
   if (input_.record_steps) RecordStep(instance, now, dt);
-  events_.Push(Event{now + dt, EventPhase::kStepEnd, 0, EventType::kStepEnd, instance});
+  events_.Push(MakeEvent(EventType::kStepEnd, now + dt, instance));
   return absl::OkStatus();
 }
 
