@@ -743,6 +743,20 @@ TEST(EndToEndTest, ExplainSaysWhenTheDecodeBatchExceedsTheKvPool) {
       << big.out;
   Result fits = Servesim("explain --serve 'vllm serve m -tp 8' --decode-seqs 64 --context 4096");
   EXPECT_EQ(fits.out.find("note: this batch holds"), std::string::npos) << fits.out;
+  EXPECT_EQ(fits.out.find("note: "), std::string::npos) << fits.out;
+  // vLLM's defaults: max_num_seqs 1024, max_num_batched_tokens 8192.
+  Result limits = Servesim(
+      "explain --serve 'vllm serve m -tp 8' --decode-seqs 2000 --context 100 "
+      "--prefill-tokens 10000");
+  ASSERT_EQ(limits.exit_code, 0) << limits.out;
+  EXPECT_NE(limits.out.find("note: 2000 decode sequences per DP rank, more than the engine runs "
+                            "at once (1024)"),
+            std::string::npos)
+      << limits.out;
+  EXPECT_NE(limits.out.find("note: 10000 prompt tokens in one step, more than the engine's "
+                            "per-step budget (8192)"),
+            std::string::npos)
+      << limits.out;
 }
 
 TEST(EndToEndTest, EngineRefusalsExitOneWithTheReason) {

@@ -269,6 +269,24 @@ int ExplainCommand(const CliArgs& args) {
                           "pool's %d: the engine could not run it\n",
                           held, s.kv.kv_capacity_tokens);
   }
+  // So may a batch past the engine's per-step limits (an audit found these
+  // priced without a word): the engine would run fewer sequences, or split
+  // the prompt tokens over several steps.
+  if (const int64_t max_seqs = run->engine.max_num_seqs();
+      max_seqs > 0 && kRefDecodeSeqs > max_seqs) {
+    absl::StrAppendFormat(&out,
+                          "note: %d decode sequences per DP rank, more than the engine runs at "
+                          "once (%d): the engine could not run this batch\n",
+                          kRefDecodeSeqs, max_seqs);
+  }
+  if (const int64_t budget = run->engine.max_num_batched_tokens();
+      budget > 0 && *prefill_tokens > budget) {
+    absl::StrAppendFormat(&out,
+                          "note: %d prompt tokens in one step, more than the engine's per-step "
+                          "budget (%d): the engine would chunk them over several steps, or "
+                          "refuse a longer prompt\n",
+                          *prefill_tokens, budget);
+  }
   // The tables take the predictor's own graph options: --no-production-factors
   // changes how sparse attention is routed, not only its factors.
   const models::OpGraphOptions& graph = predictor.config().graph;
