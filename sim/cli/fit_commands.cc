@@ -185,6 +185,12 @@ int FitCommand(const CliArgs& args) {
   }
   std::vector<std::string> wanted = {"vllm", "sglang", "trtllm"};
   if (args.Has("--engines")) wanted = absl::StrSplit(args.Get("--engines"), ',');
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    if (std::find(wanted.begin(), wanted.begin() + i, wanted[i]) != wanted.begin() + i) {
+      return ReportError(absl::InvalidArgumentError(
+          absl::StrCat("--engines: \"", wanted[i], "\" is named twice")));
+    }
+  }
   for (const std::string& name : wanted) {
     if (std::none_of(Engines().begin(), Engines().end(),
                      [&](const auto& e) { return e.first == name; })) {

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "base/decimal.h"
+#include "base/read_file.h"
 #include "base/status_macros.h"
 #include "sim/cli/commands.h"
 #include "sim/planning/plan.h"
@@ -42,11 +43,11 @@ absl::Status WriteFile(const std::string& path, const std::string& text) {
 }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path, const std::string& what) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return absl::InvalidArgumentError(absl::StrCat(what, ": cannot read ", path));
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", text.status().message()));
+  }
+  return text;
 }
 
 absl::StatusOr<int> IntFlag(const CliArgs& args, const std::string& flag, int fallback, int min) {
@@ -342,6 +343,14 @@ int PlanCommand(const CliArgs& args) {
         planning::ParseCandidates(*text, args.Get("--candidates"));
     if (!more.ok()) return ReportError(more.status());
     candidates.insert(candidates.end(), more->begin(), more->end());
+  }
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    // Ranked twice it would be its own runner-up.
+    if (std::find(candidates.begin(), candidates.begin() + i, candidates[i]) !=
+        candidates.begin() + i) {
+      return ReportError(absl::InvalidArgumentError(
+          absl::StrCat("plan: candidate '", candidates[i], "' is given twice")));
+    }
   }
   planning::PlanOptions options;
   options.workload_note = workload_note;

@@ -98,6 +98,11 @@ absl::StatusOr<Axis> ParseEngineAxis(const std::string& spec) {
       return absl::InvalidArgumentError(
           absl::StrCat("--engine-axis: ", words.status().message()));
     }
+    if (std::find(axis.commands.begin(), axis.commands.end(), command) != axis.commands.end()) {
+      // As a repeated --axis value is: the same point twice.
+      return absl::InvalidArgumentError(
+          absl::StrCat("--engine-axis: '", command, "' is given twice"));
+    }
     std::string label = EngineLabel(*words);
     const int64_t same = std::count_if(axis.values.begin(), axis.values.end(),
                                        [&](const std::string& v) {

@@ -44,7 +44,10 @@ TEST(ParseEngineAxisTest, LabelsEachCommandByItsEngine) {
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_EQ(a->values, (std::vector<std::string>{"vllm", "sglang", "trtllm", "vllm#2"}));
   EXPECT_EQ(a->commands[1], "python3 -m sglang.launch_server --model-path m --tp 8");
-  EXPECT_FALSE(ParseEngineAxis("vllm serve m||vllm serve n").ok());
+  EXPECT_EQ(ParseEngineAxis("vllm serve m||vllm serve n").status().message(),
+            "--engine-axis: empty command between '|'");
+  EXPECT_EQ(ParseEngineAxis("vllm serve m -tp 8 | vllm serve m -tp 8").status().message(),
+            "--engine-axis: 'vllm serve m -tp 8' is given twice");
 }
 
 TEST(SetFlagTest, ReplacesTheValueInPlace) {

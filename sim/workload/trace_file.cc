@@ -150,10 +150,15 @@ absl::StatusOr<int64_t> ParseCount(absl::string_view field, absl::string_view co
 
 absl::StatusOr<int64_t> SecondsToNs(absl::string_view field, absl::string_view column) {
   double seconds;
-  if (!ParseDecimal(field, &seconds) || !std::isfinite(seconds) || seconds < 0 ||
-      seconds > 9e9) {
+  if (!ParseDecimal(field, &seconds) || !std::isfinite(seconds) || seconds < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(column, ": expected seconds >= 0, got \"", field, "\""));
+  }
+  // Past this its nanoseconds would leave int64 (and no trace spans centuries).
+  constexpr double kMaxSeconds = 9e9;
+  if (seconds > kMaxSeconds) {
+    return absl::InvalidArgumentError(absl::StrCat(column, ": ", field, " s is past the ",
+                                                   kMaxSeconds, " s a trace may span"));
   }
   return std::llround(seconds * 1e9);
 }

@@ -145,6 +145,8 @@ TEST(ParseTraceTextTest, MalformedRowsNameTheLine) {
        "t:2: time stamp year 3000 outside 1970-2200: \"3000-01-01 00:00:00.0\""},
       {"arrival_s,input_tokens,output_tokens\n0x10,1,1\n",
        "t:2: arrival: expected seconds >= 0, got \"0x10\""},
+      {"arrival_s,input_tokens,output_tokens\n1e12,1,1\n",
+       "t:2: arrival: 1e12 s is past the 9e+09 s a trace may span"},
       {"{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1, \"hash_ids\": \"x\"}\n",
        "t:1: malformed JSON (hash_ids must be an array of whole numbers at column 69)"},
   };
