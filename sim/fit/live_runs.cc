@@ -234,26 +234,6 @@ bool IsEnvAssignment(const std::string& word) {
   return true;
 }
 
-// Words back to one line that SplitShellWords reads as the same words.
-std::string JoinShellWords(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) {
-    if (!out.empty()) out += ' ';
-    const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) ||
-             std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
-    });
-    if (plain) {
-      out += w;
-    } else {
-      out += '\'';
-      for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-      out += '\'';
-    }
-  }
-  return out;
-}
-
 // The script's lines with backslash continuations joined: (number of the
 // first physical line, text).
 std::vector<std::pair<int, std::string>> LogicalLines(const std::string& text) {
@@ -315,10 +295,10 @@ absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
     const std::vector<std::string> command(words->begin() + first, words->end());
     if (StartsWith(*words, {"vllm", "bench", "serve"}, first)) {
       ++bench_lines;
-      out.bench_command = JoinShellWords(command);
+      out.bench_command = workload::JoinShellWords(command);
     } else if (!scenarios::ServeCommandEngine(*words, first).empty()) {
       ++serve_lines;
-      out.serve_command = JoinShellWords(command);
+      out.serve_command = workload::JoinShellWords(command);
       for (size_t i = 0; i < first; ++i) {
         ASSIGN_OR_RETURN(auto kv, env_assignment((*words)[i]));
         serve_env.push_back(std::move(kv));

@@ -432,7 +432,7 @@ absl::StatusOr<std::string> TraceBenchCommand(const std::string& trace_path, dou
   }
   // --trace-time-scale multiplies the trace's offsets: 1/X runs it X times faster.
   return absl::StrCat("vllm bench serve --dataset-name trace --dataset-path ",
-                      ShellQuote(trace_path), " --trace-time-scale ", Shortest(1.0 / rate_scale),
+                      workload::ShellQuote(trace_path), " --trace-time-scale ", Shortest(1.0 / rate_scale),
                       " --num-prompts ", num_prompts);
 }
 

@@ -115,24 +115,6 @@ absl::StatusOr<Axis> ParseEngineAxis(const std::string& spec) {
   return axis;
 }
 
-std::string ShellQuote(std::string_view word) {
-  if (word.empty()) return "''";
-  const bool safe = std::all_of(word.begin(), word.end(), [](char c) {
-    return absl::ascii_isalnum(static_cast<unsigned char>(c)) ||
-           std::string_view("_./:=,@%+-").find(c) != std::string_view::npos;
-  });
-  if (safe) return std::string(word);
-  std::string out = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 absl::StatusOr<std::string> SetFlag(const std::string& command, const std::string& flag,
                                     const std::string& value) {
   ASSIGN_OR_RETURN(std::vector<std::string> words, workload::SplitShellWords(command));
@@ -157,10 +139,7 @@ absl::StatusOr<std::string> SetFlag(const std::string& command, const std::strin
     words.emplace_back(flag);
     words.emplace_back(value);
   }
-  std::vector<std::string> quoted;
-  quoted.reserve(words.size());
-  for (const std::string& w : words) quoted.push_back(ShellQuote(w));
-  return absl::StrJoin(quoted, " ");
+  return workload::JoinShellWords(words);
 }
 
 // Whether two serve axes name one flag of an engine they edit: an alias

@@ -54,10 +54,6 @@ absl::StatusOr<Axis> ParseEngineAxis(const std::string& spec);
 absl::StatusOr<std::string> SetFlag(const std::string& command, const std::string& flag,
                                     const std::string& value);
 
-// Quotes `word` for a POSIX shell (and sim/workload's SplitShellWords) only
-// when it contains characters that need it.
-std::string ShellQuote(std::string_view word);
-
 struct SweepPoint {
   int64_t index = 0;                // position in the grid, 0-based
   std::vector<std::string> values;  // one per axis, in axis order

@@ -1,5 +1,6 @@
 #include "sim/workload/command_line.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -57,6 +58,31 @@ std::string Prefix(const std::string& context, std::string_view flag) {
 }
 
 }  // namespace
+
+std::string ShellQuote(std::string_view word) {
+  if (word.empty()) return "''";
+  const bool safe = std::all_of(word.begin(), word.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("_./:=,@%+-").find(c) != std::string_view::npos;
+  });
+  if (safe) return std::string(word);
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string JoinShellWords(const std::vector<std::string>& words) {
+  std::vector<std::string> quoted;
+  quoted.reserve(words.size());
+  for (const std::string& w : words) quoted.push_back(ShellQuote(w));
+  return absl::StrJoin(quoted, " ");
+}
 
 absl::StatusOr<std::vector<std::string>> SplitShellWords(std::string_view line) {
   std::vector<std::string> words;

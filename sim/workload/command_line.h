@@ -29,6 +29,12 @@ namespace servesim::workload {
 // Errors: unterminated quote, unmatched JSON bracket, trailing backslash.
 absl::StatusOr<std::vector<std::string>> SplitShellWords(std::string_view line);
 
+// `word` as SplitShellWords (and a POSIX shell) reads it back: as it is when
+// every character is safe, else in single quotes ('' for an empty word).
+std::string ShellQuote(std::string_view word);
+// Words back to one line that SplitShellWords reads as the same words.
+std::string JoinShellWords(const std::vector<std::string>& words);
+
 // One accepted flag. `name` is the canonical spelling, leading dashes included
 // ("--max-model-len"); `aliases` are other spellings ("-tp", "--tp"); a flag
 // with takes_value = false is a boolean switch; multiple_values = true reads

@@ -16,6 +16,16 @@ Words Split(std::string_view line) {
   return words.ok() ? *words : Words{};
 }
 
+// Quoting is SplitShellWords' inverse: a word with a quote, an empty word
+// and a JSON value come back as they went in.
+TEST(ShellQuoteTest, SplitShellWordsReadsTheWordsBack) {
+  EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
+  EXPECT_EQ(ShellQuote(""), "''");
+  EXPECT_EQ(ShellQuote("/a/b.csv"), "/a/b.csv");
+  const std::vector<std::string> words = {"vllm", "it's", "", "{\"method\": \"mtp\"}", "a b"};
+  EXPECT_EQ(*SplitShellWords(JoinShellWords(words)), words);
+}
+
 TEST(SplitShellWordsTest, BlanksSeparateWordsAndRunsCollapse) {
   EXPECT_EQ(Split("  vllm\tbench \n serve  "), (Words{"vllm", "bench", "serve"}));
   EXPECT_EQ(Split(""), Words{});
