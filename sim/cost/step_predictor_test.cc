@@ -423,6 +423,10 @@ TEST(StepPredictorTest, LockstepStepIsGatedByTheBusiestRank) {
   auto skewed = even;
   for (int i = 32; i < 128; ++i) skewed[3].seqs.push_back({i, 1, 4096, true});
   EXPECT_GT(p.PredictStep(skewed), p.PredictStep(even));
+  // Phase by phase the slowest rank sets the time, and the MoE pads every
+  // rank to the busiest one's tokens: one rank of 128 costs as much as all
+  // eight at 128 (a sum or a mean over ranks would not).
+  EXPECT_EQ(p.PredictStep(skewed), p.PredictStep(Decodes(8, 128, 4096)));
   // An idle rank still joins the MoE: the step is not free.
   std::vector<engine::StepBatch> one_busy(8);
   one_busy[0] = even[0];
@@ -446,9 +450,13 @@ TEST(StepPredictorTest, CudaGraphPaddingRoundsDecodeBatchesUp) {
   StepPredictor eager(c, std::make_unique<RooflineOpCost>(GpuRates{}));
   c.cuda_graph_sizes = {1, 2, 4, 8, 16, 24, 32};
   StepPredictor graphed(c, std::make_unique<RooflineOpCost>(GpuRates{}));
-  // 17 sequences run as the 24-wide graph: more than 17 alone, at most 24.
+  // 17 sequences run as the 24-wide graph: more than 17 alone, at most 24;
+  // exactly 17 plus 7 filler rows of no context run eagerly.
   EXPECT_GT(graphed.PredictStep(Decodes(1, 17, 4096)), eager.PredictStep(Decodes(1, 17, 4096)));
   EXPECT_LE(graphed.PredictStep(Decodes(1, 17, 4096)), graphed.PredictStep(Decodes(1, 24, 4096)));
+  std::vector<engine::StepBatch> with_fillers = Decodes(1, 17, 4096);
+  for (int i = 17; i < 24; ++i) with_fillers[0].seqs.push_back({i, 1, 0, true});
+  EXPECT_EQ(graphed.PredictStep(Decodes(1, 17, 4096)), eager.PredictStep(with_fillers));
   // 16 is a captured size: no padding.
   EXPECT_EQ(graphed.PredictStep(Decodes(1, 16, 4096)), eager.PredictStep(Decodes(1, 16, 4096)));
 }

@@ -187,6 +187,14 @@ TYPED_TEST(ReplicaSchedulerInvariantsTest, HoldsWithSharedPrefixes) {
   this->RunRandomMix(12, tight, /*share_prefixes=*/true);
 }
 
+// In the other runs the KV pool binds before the running cap (about 8 such
+// requests fit 60 blocks); here the cap does.
+TYPED_TEST(ReplicaSchedulerInvariantsTest, HoldsWhenTheRunningCapBinds) {
+  Limits l;
+  l.max_seqs = 4;
+  this->RunRandomMix(13, l);
+}
+
 TYPED_TEST(ReplicaSchedulerInvariantsTest, HoldsWhenKvIsTheBindingLimit) {
   Limits l;
   l.kv_blocks = 30;  // 480 tokens: one long request nearly fills it

@@ -95,13 +95,14 @@ TEST(SglangReplicaSchedulerTest, ChargesThePrefillBudgetsInWholePages) {
   for (const ScheduledSeq& q : b.seqs) EXPECT_EQ(q.query_tokens, 17);
 
   // Whether a prompt runs whole is its raw length against what is left of
-  // the chunk: 95 tokens fit a 100-token chunk that is not a page multiple.
-  RequestTable reqs3 = MakeRequests({{95, 4}});
+  // the chunk: 100 tokens fit a 100-token chunk whole, where their 112 paged
+  // tokens would be cut to 96 [U: the choice the scheduler documents].
+  RequestTable reqs3 = MakeRequests({{100, 4}});
   SglangReplicaScheduler s3(Config(100, 100), reqs3.size());
   s3.Enqueue(0, reqs3);
   s3.Schedule(reqs3, &b);
   ASSERT_EQ(b.seqs.size(), 1u);
-  EXPECT_EQ(b.seqs[0].query_tokens, 95);
+  EXPECT_EQ(b.seqs[0].query_tokens, 100);
 
   // max_prefill_tokens: a later prompt is refused when its paged input reaches
   // what is left (input_tokens >= rem_input_tokens), not only when it exceeds it.
@@ -271,6 +272,31 @@ SglangSchedulerConfig RetractionConfig() {
   return c;
 }
 
+// The first key of retract_decode's order: the fewest outputs. Request 0
+// (the longest prompt) decodes a step alone, so at the shortage it has 2
+// outputs against 1 and 2's one each; of those, the longer prompt (request
+// 1) goes. By prompt length alone request 0 would.
+TEST(SglangReplicaSchedulerTest, RetractsFewestOutputsBeforeLongestInput) {
+  RequestTable reqs = MakeRequests({{31, 50}, {30, 50}, {20, 50}});
+  SglangReplicaScheduler s(RetractionConfig(), reqs.size());
+  s.Enqueue(0, reqs);
+  StepBatch b;
+  Step(s, reqs, &b);  // 0 prefills: 31 tokens in 2 pages, 1 output
+  Step(s, reqs, &b);  // 0 decodes alone to 32 tokens: 2 outputs
+  s.Enqueue(1, reqs);
+  s.Enqueue(2, reqs);
+  Step(s, reqs, &b);  // 1 (30 tokens) and 2 (20) prefill, 2 pages each: pool full
+  ASSERT_EQ(s.kv_cache().free_blocks(), 0);
+  ASSERT_EQ(s.num_retractions(), 0);
+  s.Schedule(reqs, &b);  // request 0's 33rd token needs a third page
+  EXPECT_EQ(s.num_retractions(), 1);
+  EXPECT_EQ(reqs[1].preemptions, 1);
+  EXPECT_EQ(reqs[0].preemptions, 0);
+  EXPECT_EQ(reqs[2].preemptions, 0);
+  // (outputs of 0 and 2 + 1 step x 2 requests) / (50 + 50 + 1).
+  EXPECT_NEAR(s.new_token_ratio(), (2.0 + 1 + 2) / 101, 1e-12);
+}
+
 TEST(SglangReplicaSchedulerTest, RetractsTheRequestWithFewestOutputsLongestInputFirst) {
   // 6 pages of 16. Three requests; the pool runs out on decode.
   RequestTable reqs = MakeRequests({{30, 50}, {31, 50}, {20, 50}});
@@ -348,7 +374,7 @@ TEST(SglangReplicaSchedulerTest, CapsRunningRequests) {
 
 TEST(SglangReplicaSchedulerTest, MixedChunkCarriesTheDecodesAndTakesTheirBudget) {
   RequestTable reqs = MakeRequests({{16, 5}, {200, 5}});
-  SglangSchedulerConfig c = Config(100, 100);
+  SglangSchedulerConfig c = Config(96, 100);
   c.enable_mixed_chunk = true;
   SglangReplicaScheduler s(c, reqs.size());
   s.Enqueue(0, reqs);
@@ -357,7 +383,9 @@ TEST(SglangReplicaSchedulerTest, MixedChunkCarriesTheDecodesAndTakesTheirBudget)
   s.Enqueue(1, reqs);
   s.Schedule(reqs, &b);
   ASSERT_EQ(b.seqs.size(), 2u);
-  EXPECT_EQ(b.seqs[0].query_tokens, 96);  // (100 - 1 decode) rounded to pages
+  // (96 - 1 decode) rounded down to pages: 80 (the whole 96 without the
+  // decode's share).
+  EXPECT_EQ(b.seqs[0].query_tokens, 80);
   EXPECT_TRUE(b.seqs[1].is_decode);
 }
 

@@ -1,5 +1,7 @@
 #include "sim/engine/vllm_v1_replica_scheduler.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "sim/engine/request_table_for_test.h"
@@ -71,6 +73,56 @@ TEST(VllmV1ReplicaSchedulerTest, PreemptsTheNewestRunningRequestWhenBlocksRunOut
   EXPECT_EQ(s.kv_cache().blocks_of(0), 3);
   EXPECT_EQ(s.kv_cache().blocks_of(1), 0);
   EXPECT_EQ(s.kv_cache().used_blocks(), 3);
+}
+
+// vLLM puts a preempted request back at the head of the waiting queue
+// (waiting.prepend_request): it is admitted again before a request queued
+// ahead of the preemption. (Request 2 would fit the one free block at once;
+// it waits behind request 1, which fits only once request 0 finishes.)
+TEST(VllmV1ReplicaSchedulerTest, APreemptedRequestResumesBeforeOnesQueuedEarlier) {
+  RequestTable reqs = MakeRequests({{32, 8}, {32, 8}, {16, 2}});
+  VllmV1ReplicaScheduler s(Config(1000, 4), reqs.size());
+  s.Enqueue(0, reqs);
+  s.Enqueue(1, reqs);
+  StepBatch b;
+  StepOutcome out;
+  s.Schedule(reqs, &b);  // both prompts: the pool is full
+  s.Complete(b, reqs, &out);
+  s.Enqueue(2, reqs);
+  s.Schedule(reqs, &b);  // request 0's decode preempts request 1
+  ASSERT_EQ(s.num_preemptions(), 1);
+  s.Complete(b, reqs, &out);
+  std::vector<RequestId> order;  // first scheduled after the preemption
+  for (int step = 0; step < 30 && order.size() < 2; ++step) {
+    s.Schedule(reqs, &b);
+    for (const ScheduledSeq& q : b.seqs) {
+      if (q.id != 0 && std::find(order.begin(), order.end(), q.id) == order.end()) {
+        order.push_back(q.id);
+      }
+    }
+    s.Complete(b, reqs, &out);
+  }
+  EXPECT_EQ(order, (std::vector<RequestId>{1, 2}));
+}
+
+// At most max_num_seqs requests run: a third waits while two decode.
+TEST(VllmV1ReplicaSchedulerTest, MaxNumSeqsCapsTheRunningRequests) {
+  RequestTable reqs = MakeRequests({{8, 5}, {8, 5}, {8, 5}});
+  VllmSchedulerConfig c = Config(1000, 100);
+  c.max_num_seqs = 2;
+  VllmV1ReplicaScheduler s(c, reqs.size());
+  for (RequestId id : {0, 1, 2}) s.Enqueue(id, reqs);
+  StepBatch b;
+  StepOutcome out;
+  for (int step = 0; step < 4; ++step) {  // 1 prefill + 3 of the 4 decodes
+    s.Schedule(reqs, &b);
+    ASSERT_EQ(b.seqs.size(), 2u) << step;
+    EXPECT_EQ(b.seqs[0].id, 0);
+    EXPECT_EQ(b.seqs[1].id, 1);
+    EXPECT_EQ(s.num_running(), 2);
+    EXPECT_EQ(s.num_waiting(), 1);
+    s.Complete(b, reqs, &out);
+  }
 }
 
 // The preemption scenario above, run until request 1 is scheduled again:

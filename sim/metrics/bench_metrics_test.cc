@@ -51,6 +51,12 @@ TEST(BenchMetricsTest, FailedRequestsAreCountedButNotMeasured) {
   EXPECT_EQ(m.completed, 2);
   EXPECT_EQ(m.failed, 1);
   EXPECT_EQ(m.total_input_tokens, 30);
+  // Its chunk at 3.0 s is in none of the figures: TTFTs 1.0 and 0.5 s,
+  // latencies 2.0 and 1.0 s, 5 tokens over the 2 s run.
+  EXPECT_EQ(m.total_output_tokens, 5);
+  EXPECT_NEAR(m.ttft.mean_ms, 750.0, 1e-9);
+  EXPECT_NEAR(m.e2el.mean_ms, 1500.0, 1e-9);
+  EXPECT_DOUBLE_EQ(m.output_throughput, 2.5);
 }
 
 // The busiest second counts successful requests only, however the failed
