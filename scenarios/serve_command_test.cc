@@ -90,7 +90,9 @@ TEST(VllmServeTest, PrefixCachingIsOnUnlessDisabled) {
   EXPECT_FALSE(off->prefix_caching());
   auto both = ParseV32ServeCommand(
       absl::StrCat(kVllmTp8, " --no-enable-prefix-caching --enable-prefix-caching"));
-  EXPECT_FALSE(both.ok());
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.status().message(),
+            "--serve: --enable-prefix-caching and --no-enable-prefix-caching contradict each other");
 }
 
 TEST(VllmServeTest, DataParallelExpertParallelSpansAllRanks) {

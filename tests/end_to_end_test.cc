@@ -762,10 +762,18 @@ TEST(EndToEndTest, ExplainSaysWhenTheDecodeBatchExceedsTheKvPool) {
 TEST(EndToEndTest, EngineRefusalsExitOneWithTheReason) {
   Result dcp = Servesim("run --serve 'vllm serve m -tp 8 -dcp 8' --bench 'vllm bench serve'");
   EXPECT_EQ(dcp.exit_code, 1);
-  EXPECT_EQ(dcp.out.rfind("error: ", 0), 0u) << dcp.out;
+  EXPECT_EQ(dcp.out.rfind("error: decode context parallel (-dcp) needs the softmax log-sum-exp", 0),
+            0u)
+      << dcp.out;
+  EXPECT_NE(dcp.out.find("(vLLM issue #27544)"), std::string::npos) << dcp.out;
   Result oom = Servesim(
       "run --serve 'vllm serve m -tp 1 -dp 8 --enable-expert-parallel' --bench 'vllm bench serve'");
   EXPECT_EQ(oom.exit_code, 1) << oom.out;
+  EXPECT_EQ(oom.out.rfind("error: vllm: To serve at least one request with the models's max seq "
+                          "len (163840)",
+                          0),
+            0u)
+      << oom.out;
   Result fits = Servesim(
       "run --serve 'vllm serve m -tp 1 -dp 8 --enable-expert-parallel --max-model-len 81920' "
       "--bench 'vllm bench serve --dataset-name random --num-prompts 16 --random-input-len 64 "

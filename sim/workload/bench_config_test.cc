@@ -70,6 +70,7 @@ TEST(ParseBenchCommandTest, ReadsTheLiveRandomWorkloadFlags) {
 }
 
 TEST(ParseBenchCommandTest, AcceptsEveryDocumentedNoEffectFlag) {
+  ASSERT_GE(IgnoredBenchFlags().size(), 5u);  // an empty list would pass vacuously
   std::string command = kLive;
   for (const IgnoredBenchFlag& flag : IgnoredBenchFlags()) {
     // --metadata takes KEY=VALUE items (vllm refuses others).
@@ -77,7 +78,13 @@ TEST(ParseBenchCommandTest, AcceptsEveryDocumentedNoEffectFlag) {
     command += " " + std::string(flag.name) + (flag.takes_value ? value : "");
   }
   auto config = ParseBenchCommand(command);
-  EXPECT_TRUE(config.ok()) << config.status();
+  ASSERT_TRUE(config.ok()) << config.status();
+  // No effect: the workload is the live command's.
+  auto live = ParseBenchCommand(kLive);
+  ASSERT_TRUE(live.ok());
+  EXPECT_EQ(config->num_prompts, live->num_prompts);
+  EXPECT_EQ(config->dataset_name, live->dataset_name);
+  EXPECT_EQ(config->backend, live->backend);
 }
 
 // Warm-up requests finish before vllm starts the clock: accepted, and an
