@@ -34,6 +34,11 @@ std::string OneLineMessage(absl::string_view message);
 // Prints the one-line error for `status` and returns its exit code.
 int ReportError(const absl::Status& status);
 
+// --flag's integer value, at least `min`; `fallback` when it is not given.
+absl::StatusOr<int> IntFlag(const CliArgs& args, const std::string& flag, int fallback, int min);
+// The machine's hardware threads, at least 1: the default --threads.
+int DefaultThreads();
+
 // `plan`'s exit code when every candidate was evaluated but none meets the
 // SLOs within --max-nodes (its report is printed all the same).
 inline constexpr int kExitNoPlan = 3;

@@ -1,6 +1,9 @@
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <thread>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "sim/cli/commands.h"
@@ -39,6 +42,18 @@ std::string OneLineMessage(absl::string_view message) {
   }
   return out;
 }
+
+absl::StatusOr<int> IntFlag(const CliArgs& args, const std::string& flag, int fallback, int min) {
+  if (!args.Has(flag)) return fallback;
+  int v = 0;
+  if (!absl::SimpleAtoi(args.Get(flag), &v) || v < min) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": expected an integer >= ", min, ", got \"", args.Get(flag), "\""));
+  }
+  return v;
+}
+
+int DefaultThreads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 
 int ReportError(const absl::Status& status) {
   const std::string message = OneLineMessage(status.message());

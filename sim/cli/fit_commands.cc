@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/status_macros.h"
+#include "base/write_file.h"
 #include "google/protobuf/text_format.h"
 #include "sim/cli/commands.h"
 #include "sim/fit/engine_fit.h"
@@ -172,17 +173,13 @@ int FitCommand(const CliArgs& args) {
     }
   }
   fit::EngineFitOptions options;
-  if (args.Has("--max-evaluations") &&
-      (!absl::SimpleAtoi(args.Get("--max-evaluations"), &options.max_evaluations) ||
-       options.max_evaluations < 1)) {
-    return ReportError(absl::InvalidArgumentError(absl::StrCat(
-        "--max-evaluations: expected an integer >= 1, got \"", args.Get("--max-evaluations"),
-        "\"")));
-  }
-  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (args.Has("--threads") && (!absl::SimpleAtoi(args.Get("--threads"), &threads) || threads < 1)) {
-    return ReportError(absl::InvalidArgumentError("--threads: expected an integer >= 1"));
-  }
+  absl::StatusOr<int> max_evaluations =
+      IntFlag(args, "--max-evaluations", options.max_evaluations, 1);
+  if (!max_evaluations.ok()) return ReportError(max_evaluations.status());
+  options.max_evaluations = *max_evaluations;
+  absl::StatusOr<int> parsed_threads = IntFlag(args, "--threads", DefaultThreads(), 1);
+  if (!parsed_threads.ok()) return ReportError(parsed_threads.status());
+  const int threads = *parsed_threads;
   std::vector<std::string> wanted = {"vllm", "sglang", "trtllm"};
   if (args.Has("--engines")) wanted = absl::StrSplit(args.Get("--engines"), ',');
   for (size_t i = 0; i < wanted.size(); ++i) {
@@ -235,13 +232,14 @@ int FitCommand(const CliArgs& args) {
   std::vector<fit::CaseResult> held_out = std::move(fitted->held_out);
   if (args.Has("--out")) {
     std::string text;
-    google::protobuf::TextFormat::PrintToString(params, &text);
-    std::ofstream f(args.Get("--out"));
-    f << "# Fitted by servesim fit; do not edit by hand (docs/fitting.md).\n" << text;
-    // The stream buffers: a full disk shows only when the file is flushed.
-    f.close();
-    if (!f) {
-      return ReportError(absl::InvalidArgumentError(absl::StrCat("--out: cannot write ", args.Get("--out"))));
+    if (!google::protobuf::TextFormat::PrintToString(params, &text)) {
+      return ReportError(absl::InternalError("fit: the parameters could not be printed"));
+    }
+    if (absl::Status s = WriteStringToFile(
+            args.Get("--out"),
+            absl::StrCat("# Fitted by servesim fit; do not edit by hand (docs/fitting.md).\n", text));
+        !s.ok()) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat("--out: ", s.message())));
     }
   }
   if (args.Has("--leave-one-out")) {

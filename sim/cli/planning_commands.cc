@@ -16,6 +16,7 @@
 #include "base/decimal.h"
 #include "base/read_file.h"
 #include "base/status_macros.h"
+#include "base/write_file.h"
 #include "sim/cli/commands.h"
 #include "sim/planning/plan.h"
 #include "sim/planning/sweep.h"
@@ -35,11 +36,7 @@ std::vector<std::string> Repeated(const CliArgs& args, const std::string& flag) 
 }
 
 absl::Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  f.close();
-  if (!f) return absl::InvalidArgumentError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
+  return WriteStringToFile(path, text);
 }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path, const std::string& what) {
@@ -50,15 +47,6 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, const std::string&
   return text;
 }
 
-absl::StatusOr<int> IntFlag(const CliArgs& args, const std::string& flag, int fallback, int min) {
-  if (!args.Has(flag)) return fallback;
-  int v = 0;
-  if (!absl::SimpleAtoi(args.Get(flag), &v) || v < min) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, ": expected an integer >= ", min, ", got \"", args.Get(flag), "\""));
-  }
-  return v;
-}
 
 absl::StatusOr<std::optional<double>> PositiveFlag(const CliArgs& args, const std::string& flag) {
   if (!args.Has(flag)) return std::optional<double>();
@@ -70,7 +58,6 @@ absl::StatusOr<std::optional<double>> PositiveFlag(const CliArgs& args, const st
   return std::optional<double>(v);
 }
 
-int DefaultThreads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 
 // sweep.csv, sweep.json and the two plots of a whole (or merged) sweep.
 absl::Status WriteSweepOutputs(const std::string& dir, const planning::SweepTable& table) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/decimal.h"
+#include "base/write_file.h"
 #include "sim/cli/commands.h"
 #include "sim/workload/bench_config.h"
 
@@ -134,13 +135,8 @@ int RunCommand(const CliArgs& args) {
   const std::string detailed = detailed_wanted ? format_json(true) : std::string();
   if (args.Has("--result-json")) {
     const std::string& json = detailed;
-    const std::string path = args.Get("--result-json");
-    std::ofstream f(path, std::ios::binary);
-    f << json;
-    f.close();  // a full disk shows only when the buffer is written out
-    if (!f) {
-      return ReportError(absl::InvalidArgumentError(
-          absl::StrCat("--result-json: cannot write ", path)));
+    if (absl::Status s = WriteStringToFile(args.Get("--result-json"), json); !s.ok()) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat("--result-json: ", s.message())));
     }
   }
   if (p->bench.save_result) {
@@ -167,24 +163,19 @@ int RunCommand(const CliArgs& args) {
       std::ifstream existing(path, std::ios::binary | std::ios::ate);
       has_content = existing && existing.tellg() > 0;
     }
-    std::ofstream f(path, std::ios::binary | (p->bench.append_result ? std::ios::app
-                                                                      : std::ios::trunc));
     // vllm's json.dump writes no trailing newline.
-    f << (has_content ? "\n" : "") << std::string_view(json).substr(0, json.size() - 1);
-    f.close();
-    if (!f) {
-      return ReportError(absl::InvalidArgumentError(
-          absl::StrCat("--bench: --save-result: cannot write ", path)));
+    const std::string text =
+        absl::StrCat(has_content ? "\n" : "", absl::string_view(json).substr(0, json.size() - 1));
+    if (absl::Status s = WriteStringToFile(path, text, p->bench.append_result); !s.ok()) {
+      return ReportError(
+          absl::InvalidArgumentError(absl::StrCat("--bench: --save-result: ", s.message())));
     }
   }
   if (args.Has("--step-log")) {
-    const std::string path = args.Get("--step-log");
-    std::ofstream f(path, std::ios::binary);
-    f << FormatStepLog(p->simulation.step_records);
-    f.close();
-    if (!f) {
-      return ReportError(absl::InvalidArgumentError(
-          absl::StrCat("--step-log: cannot write ", path)));
+    if (absl::Status s = WriteStringToFile(args.Get("--step-log"),
+                                           FormatStepLog(p->simulation.step_records));
+        !s.ok()) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat("--step-log: ", s.message())));
     }
   }
   // Printed once every file is written, so that a failed write is the only
