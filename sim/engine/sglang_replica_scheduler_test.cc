@@ -206,6 +206,34 @@ TEST(SglangReplicaSchedulerTest, ARefusalForKvRoomWaitsForARequestToFinish) {
   EXPECT_EQ(admitted_at, finished_at + 1);
 }
 
+// The same with another request still running: a finish shrinks the batch
+// (update_running_batch), which clears the flag, and the refused request is
+// admitted on the next step, not when the running batch empties.
+TEST(SglangReplicaSchedulerTest, AFinishClearsTheFullBatchWhileOthersRun) {
+  RequestTable reqs = MakeRequests({{16, 500}, {600, 320}, {16, 500}});
+  reqs[2].eos_output_tokens = 150;
+  SglangSchedulerConfig c = Config(1000, 100);  // 1600 tokens
+  c.SetConservativeness(1.0);
+  SglangReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  s.Enqueue(2, reqs);
+  StepBatch b;
+  Step(s, reqs, &b);  // both prefills
+  // 96 free pages (1536 tokens) less 0.7 x (499 + 499) reserved < 600 + 320.
+  s.Enqueue(1, reqs);
+  int admitted_at = -1, finished_at = -1;
+  for (int step = 1; step < 600 && admitted_at < 0; ++step) {
+    Step(s, reqs, &b);
+    for (const ScheduledSeq& q : b.seqs) {
+      if (q.id == 1) admitted_at = step;
+    }
+    if (reqs[2].finished && finished_at < 0) finished_at = step;
+  }
+  ASSERT_GT(finished_at, 0);
+  EXPECT_FALSE(reqs[0].finished);
+  EXPECT_EQ(admitted_at, finished_at + 1);
+}
+
 TEST(SglangReplicaSchedulerTest, RatioDecaysPerDecodeStepToItsFloor) {
   RequestTable reqs = MakeRequests({{16, 1000}});
   SglangSchedulerConfig c = Config(1000, 100);
