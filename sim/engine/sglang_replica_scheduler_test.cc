@@ -180,6 +180,22 @@ TEST(SglangReplicaSchedulerTest, AdmissionPlansWithTheCapWhileGenerationStopsAtE
   EXPECT_FALSE(reqs[0].finished);
 }
 
+// Steps until `waiting` is scheduled (at most 600 steps): the step it first
+// runs and the step `finishing` finished (-1 for either that did not happen).
+std::pair<int, int> StepUntilAdmitted(SglangReplicaScheduler& s, RequestTable& reqs,
+                                      RequestId waiting, RequestId finishing) {
+  StepBatch b;
+  int admitted_at = -1, finished_at = -1;
+  for (int step = 1; step < 600 && admitted_at < 0; ++step) {
+    Step(s, reqs, &b);
+    for (const ScheduledSeq& q : b.seqs) {
+      if (q.id == waiting) admitted_at = step;
+    }
+    if (reqs[finishing].finished && finished_at < 0) finished_at = step;
+  }
+  return {admitted_at, finished_at};
+}
+
 // get_new_batch_prefill: a request refused for KV room marks the running
 // batch full, and no prefill is tried again until the batch shrinks, even as
 // the decaying new_token_ratio would let it in (here from about step 270).
@@ -194,14 +210,7 @@ TEST(SglangReplicaSchedulerTest, ARefusalForKvRoomWaitsForARequestToFinish) {
   Step(s, reqs, &b);  // request 0's prefill
   // 99 free pages (1584 tokens) less 0.7 x 999 reserved = 885 < 800 + 200.
   s.Enqueue(1, reqs);
-  int admitted_at = -1, finished_at = -1;
-  for (int step = 1; step < 600 && admitted_at < 0; ++step) {
-    Step(s, reqs, &b);
-    for (const ScheduledSeq& q : b.seqs) {
-      if (q.id == 1) admitted_at = step;
-    }
-    if (reqs[0].finished && finished_at < 0) finished_at = step;
-  }
+  const auto [admitted_at, finished_at] = StepUntilAdmitted(s, reqs, 1, 0);
   ASSERT_GT(finished_at, 0);
   EXPECT_EQ(admitted_at, finished_at + 1);
 }
@@ -221,14 +230,7 @@ TEST(SglangReplicaSchedulerTest, AFinishClearsTheFullBatchWhileOthersRun) {
   Step(s, reqs, &b);  // both prefills
   // 96 free pages (1536 tokens) less 0.7 x (499 + 499) reserved < 600 + 320.
   s.Enqueue(1, reqs);
-  int admitted_at = -1, finished_at = -1;
-  for (int step = 1; step < 600 && admitted_at < 0; ++step) {
-    Step(s, reqs, &b);
-    for (const ScheduledSeq& q : b.seqs) {
-      if (q.id == 1) admitted_at = step;
-    }
-    if (reqs[2].finished && finished_at < 0) finished_at = step;
-  }
+  const auto [admitted_at, finished_at] = StepUntilAdmitted(s, reqs, 1, 2);
   ASSERT_GT(finished_at, 0);
   EXPECT_FALSE(reqs[0].finished);
   EXPECT_EQ(admitted_at, finished_at + 1);
