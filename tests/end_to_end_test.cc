@@ -610,6 +610,9 @@ TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
   std::ofstream(dir + "/fit_nan.csv") << header << row << "nan,100\n";
   std::ofstream(dir + "/fit_inf.csv") << header << row << "1500,inf\n";
   std::ofstream(dir + "/fit_none.csv") << header;
+  // A figure validate compares but fit does not fit (p99 ITL alone).
+  std::ofstream(dir + "/fit_p99_itl.csv")
+      << "case,engine,env,serve_command,bench_command,completed,p99_itl_ms\n" << row << "90\n";
   const std::string ok = "fit --runs " + dir + "/fit_ok.csv --max-evaluations 4 ";
   const std::string bad[] = {
       "fit --runs " + dir + "/fit_nan.csv --out " + dir + "/p --engines vllm --max-evaluations 20",
@@ -625,6 +628,9 @@ TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
       ok + "--out " + dir + "/no_such_dir/p",
       ok + "--out " + dir,
       ok + "--out " + dir + "/",
+      "fit --runs " + dir + "/fit_p99_itl.csv --out " + dir + "/p --max-evaluations 3",
+      ok + "--out " + dir + "/p --env VLLM_USE_DEEP_GEMM=0",
+      "validate --runs " + dir + "/fit_ok.csv --env VLLM_USE_DEEP_GEMM=0",
   };
   for (const std::string& args : bad) {
     Result r = Servesim(args);
@@ -757,6 +763,15 @@ TEST(EndToEndTest, ExplainSaysWhenTheDecodeBatchExceedsTheKvPool) {
                             "per-step budget (8192)"),
             std::string::npos)
       << limits.out;
+  // SGLang's cap derived from its pool (max_running_requests 2048 here).
+  Result sglang = Servesim(
+      "explain --serve 'python3 -m sglang.launch_server --model-path m --tp-size 8' "
+      "--decode-seqs 3000 --context 100");
+  ASSERT_EQ(sglang.exit_code, 0) << sglang.out;
+  EXPECT_NE(sglang.out.find("note: 3000 decode sequences per DP rank, more than the engine runs "
+                            "at once (2048)"),
+            std::string::npos)
+      << sglang.out;
 }
 
 TEST(EndToEndTest, EngineRefusalsExitOneWithTheReason) {

@@ -272,7 +272,7 @@ int ExplainCommand(const CliArgs& args) {
   // So may a batch past the engine's per-step limits (an audit found these
   // priced without a word): the engine would run fewer sequences, or split
   // the prompt tokens over several steps.
-  if (const int64_t max_seqs = run->engine.max_num_seqs();
+  if (const int64_t max_seqs = s.max_running_per_rank;
       max_seqs > 0 && kRefDecodeSeqs > max_seqs) {
     absl::StrAppendFormat(&out,
                           "note: %d decode sequences per DP rank, more than the engine runs at "

@@ -22,7 +22,17 @@
 namespace servesim::cli {
 namespace {
 
-absl::StatusOr<std::vector<fit::LiveRun>> RunsFromArgs(const CliArgs& args) {
+// The runs of --runs, each measuring at least one of `figures` (validate's
+// compared figures, fit's fitted ones).
+absl::StatusOr<std::vector<fit::LiveRun>> RunsFromArgs(const CliArgs& args,
+                                                       const std::vector<std::string>& figures) {
+  // Each run's environment is its own (the CSV's env column, a .cmd's
+  // exports): one given here would be ignored, so it is refused.
+  if (!args.env.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "servesim ", args.command, ": --env does not go with --runs: each run's environment is "
+        "its own (the CSV's env column, a .cmd file's export lines)"));
+  }
   if (!args.Has("--runs")) {
     return absl::InvalidArgumentError("--runs PATH (a results CSV, a --save-result JSON or console log with its .cmd, or a directory of them) is required");
   }
@@ -32,11 +42,11 @@ absl::StatusOr<std::vector<fit::LiveRun>> RunsFromArgs(const CliArgs& args) {
   for (const fit::LiveRun& run : runs) {
     if (run.expected_failure) continue;
     bool compared = false;
-    for (const std::string& key : fit::ComparedMetrics()) compared |= run.measured.count(key) > 0;
+    for (const std::string& key : figures) compared |= run.measured.count(key) > 0;
     if (!compared) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--runs: ", run.source, ": case ", run.name, ": none of the compared figures (",
-          absl::StrJoin(fit::ComparedMetrics(), ", "), ") is measured: nothing to compare"));
+          "--runs: ", run.source, ": case ", run.name, ": none of the figures ", args.command,
+          " uses (", absl::StrJoin(figures, ", "), ") is measured: nothing to compare"));
     }
   }
   return runs;
@@ -119,7 +129,7 @@ absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
 int ValidateCommand(const CliArgs& args) {
   absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
   if (!context.ok()) return ReportError(context.status());
-  absl::StatusOr<std::vector<fit::LiveRun>> runs = RunsFromArgs(args);
+  absl::StatusOr<std::vector<fit::LiveRun>> runs = RunsFromArgs(args, fit::ComparedMetrics());
   if (!runs.ok()) return ReportError(runs.status());
   std::vector<fit::CaseResult> cases;
   for (const fit::LiveRun& run : *runs) {
@@ -137,7 +147,7 @@ int ValidateCommand(const CliArgs& args) {
 int FitCommand(const CliArgs& args) {
   absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
   if (!context.ok()) return ReportError(context.status());
-  absl::StatusOr<std::vector<fit::LiveRun>> runs = RunsFromArgs(args);
+  absl::StatusOr<std::vector<fit::LiveRun>> runs = RunsFromArgs(args, fit::FittedMetrics());
   if (!runs.ok()) return ReportError(runs.status());
   if (!args.Has("--out") && !args.Has("--leave-one-out")) {
     return ReportError(absl::InvalidArgumentError("servesim fit: --out PARAMS is required"));

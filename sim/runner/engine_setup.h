@@ -22,6 +22,10 @@ struct EngineSetup {
   models::ParallelLayout layout;
   models::KvBudget kv;             // one pool per DP rank
   int64_t kv_blocks_per_rank = 0;
+  // Requests one DP rank runs at once (vLLM max_num_seqs, SGLang
+  // max_running_requests as given or derived from the pool, TensorRT-LLM
+  // max_batch_size).
+  int64_t max_running_per_rank = 0;
   serving::EngineTopology topology;
   cost::StepPredictorConfig predictor;
   std::vector<std::string> notes;  // header lines: layout, memory, kernels

@@ -467,8 +467,11 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
     p.client_lines.push_back(absl::StrCat("Will increase RPS from ", ramp->start_rps, " to ",
                                           ramp->end_rps,
                                           " RPS over the duration of the benchmark."));
-  } else if (p.bench.dataset_name == workload::DatasetName::kTrace && !p.bench.request_rate_given) {
+  } else if (p.bench.dataset_name == workload::DatasetName::kTrace && !p.bench.request_rate_given &&
+             std::any_of(input.requests.begin(), input.requests.end(),
+                         [](const serving::ClientRequest& r) { return r.arrival.ns() > 0; })) {
     // servesim's own dataset: the trace's clock, which vllm has no line for.
+    // (A lengths table without times sends every request at once: rate inf.)
     p.client_lines.push_back("Traffic request rate: the trace's arrival times (servesim)");
   } else {
     p.client_lines.push_back(absl::StrCat(

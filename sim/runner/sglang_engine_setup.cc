@@ -75,6 +75,7 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
   sched.chunked_prefill_size = config.chunked_prefill() ? config.max_num_batched_tokens() : -1;
   sched.max_prefill_tokens = config.max_prefill_tokens();
   sched.max_running_requests = max_running;
+  s.max_running_per_rank = max_running;
   sched.kv_blocks = s.kv_blocks_per_rank;
   sched.page_size_tokens = config.kv_block_size();
   sched.SetConservativeness(config.schedule_conservativeness());

@@ -47,6 +47,7 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
   s.topology.chat_stream = {.role_message_first = true, .finish_message_last = false};
   engine::TrtllmSchedulerConfig sched;
   sched.max_batch_size = config.max_num_seqs();
+  s.max_running_per_rank = config.max_num_seqs();
   sched.max_num_tokens = config.max_num_batched_tokens();
   sched.kv_blocks = s.kv_blocks_per_rank;
   sched.tokens_per_block = config.kv_block_size();

@@ -48,6 +48,7 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   engine::VllmSchedulerConfig sched;
   sched.max_num_batched_tokens = config.max_num_batched_tokens();
   sched.max_num_seqs = config.max_num_seqs();
+  s.max_running_per_rank = config.max_num_seqs();
   sched.kv_blocks = s.kv_blocks_per_rank;
   sched.block_size_tokens = config.kv_block_size();
   sched.prefix_caching = config.prefix_caching();
