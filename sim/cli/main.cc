@@ -16,16 +16,16 @@ constexpr char kUsage[] =
     "           [--prefill-tokens N [--prefill-seqs N]] [--gpu-only-json] [--no-production-factors]\n"
     "           [--collectives-as-copies]\n"
     "  validate --runs CSV|JSON|LOG|DIR [--json]   (a JSON or console log needs its .cmd beside it)\n"
-    "  fit      --runs CSV|JSON|LOG|DIR --out PARAMS [--leave-one-out] [--engines vllm,sglang,trtllm]\n"
-    "           [--max-evaluations N] [--threads N]\n"
-    "  sweep    --serve CMD --bench CMD --axis 'FLAG=V1,V2,...'... [--engine-axis 'CMD1|CMD2']\n"
-    "           --out-dir DIR [--threads N] [--shard i/n]\n"
+    "  fit      --runs CSV|JSON|LOG|DIR (--out PARAMS | --leave-one-out [--out PARAMS])\n"
+    "           [--engines vllm,sglang,trtllm] [--max-evaluations N] [--threads N]\n"
+    "  sweep    --serve CMD --bench CMD [--axis 'FLAG=V1,V2,...']... [--engine-axis 'CMD1|CMD2']\n"
+    "           [--env K=V]... --out-dir DIR [--threads N] [--shard i/n]\n"
     "  sweep-merge --out-dir DIR   (or sweep --merge --out-dir DIR)\n"
     "  plan     --bench CMD | --trace FILE [--rate-scale X] [--num-prompts N]\n"
     "           --slo-ttft-p99-ms A --slo-tpot-mean-ms B [--slo-itl-p99-ms C]\n"
-    "           [--min-throughput OUT_TOK_S] --candidate CMD... | --candidates FILE\n"
-    "           [--max-nodes N] [--threads N] [--balancer round-robin|least-outstanding]\n"
-    "           [--slowdown X]\n"
+    "           [--min-throughput OUT_TOK_S] [--candidate CMD]... [--candidates FILE]\n"
+    "           [--env K=V]... [--max-nodes N] [--threads N]\n"
+    "           [--balancer round-robin|least-outstanding] [--slowdown X]\n"
     "See README.md for every command.\n";
 
 const std::set<std::string> kContextFlags = {"--repo-dir", "--profile", "--params",

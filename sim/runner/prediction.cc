@@ -190,7 +190,10 @@ absl::StatusOr<PredictionContext> LoadPredictionContext(ContextPaths paths) {
     c.missing_default_profile = paths.profile;
     paths.profile = "roofline";
   }
-  if (!explicit_params && !std::ifstream(paths.params)) paths.params = "none";
+  if (!explicit_params && !std::ifstream(paths.params)) {
+    c.missing_default_params = paths.params;
+    paths.params = "none";
+  }
   if (paths.profile != "roofline") {
     absl::StatusOr<calibration::Profile> profile = calibration::Profile::Load(paths.profile);
     if (!profile.ok()) {
@@ -228,7 +231,10 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
                    PrepareEngine(run.engine, context.spec, found ? *found : zeros));
   if (found == nullptr) {
     run.setup.notes.push_back(
-        "fitted parameters: none (--params none: fitted host costs taken as 0)");
+        context.missing_default_params.empty()
+            ? "fitted parameters: none (--params none: fitted host costs taken as 0)"
+            : absl::StrCat("fitted parameters: none (no parameters file at ",
+                           context.missing_default_params, ": fitted host costs taken as 0)"));
   } else {
     run.setup.notes.push_back(absl::StrFormat(
         "fitted parameters (%s, fitted on %d live runs): API server %.0f us/request, host %.0f "

@@ -39,6 +39,7 @@ struct PredictionContext {
   std::shared_ptr<const calibration::Profile> profile;  // null: roofline only
   scenarios::FittedParams params;
   std::string missing_default_profile;  // set when the default profile file is absent
+  std::string missing_default_params;   // set when the default parameters file is absent
   std::vector<cost::KernelScale> kernel_scales;  // production-kernel factors of the profile
 };
 
