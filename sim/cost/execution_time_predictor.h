@@ -15,6 +15,9 @@ class ExecutionTimePredictor {
   virtual ~ExecutionTimePredictor() = default;
   // One iteration in which DP rank r runs `rank_batches[r]` (empty batches
   // are idle ranks that still join the MoE collectives in lockstep layouts).
+  // Zero means no valid time (a step past a day, or not finite: a profile or
+  // parameters no GPU has), which the simulation reports as bad input; a
+  // real step always takes time.
   virtual sim::SimTime PredictStep(std::span<const engine::StepBatch> rank_batches) = 0;
 };
 

@@ -123,7 +123,8 @@ struct SimulationResult {
 };
 
 // Runs the benchmark to completion. Fails (Internal) if an engine can make no
-// progress, which a validated configuration rules out.
+// progress, which a validated configuration rules out, and (InvalidArgument)
+// if the predictor gives a step no valid time (its inputs are bad).
 absl::StatusOr<SimulationResult> RunServingSimulation(const EngineTopology& topology,
                                                       cost::ExecutionTimePredictor& predictor,
                                                       const SimulationInput& input);
