@@ -242,25 +242,11 @@ const std::vector<IgnoredBenchFlag>& IgnoredBenchFlags() {
   return *kFlags;
 }
 
-absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
-  auto split = SplitShellWords(command);
-  if (!split.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(kContext, ": ", split.status().message()));
-  }
-  std::vector<std::string> words = *std::move(split);
-  if (words.size() < 3 || words[0] != "vllm" || words[1] != "bench" || words[2] != "serve") {
-    return absl::InvalidArgumentError(
-        absl::StrCat(kContext, ": must start with \"vllm bench serve\", got \"",
-                     ToAbsl(command.substr(0, 40)), "\""));
-  }
-  words.erase(words.begin(), words.begin() + 3);
-  FlagParseOptions options;
-  options.context = kContext;
-  // vLLM's FlexibleArgumentParser accepts --num_prompts for --num-prompts.
-  options.underscores_match_dashes = true;
-  ASSIGN_OR_RETURN(ParsedFlags flags, ParseFlags(words, BenchFlagSpecs(), options));
+namespace {
 
-  BenchConfig config;
+// The dataset: which, where, how many prompts and how long (vllm's dataset
+// flags and their checks).
+absl::Status ReadDataset(const ParsedFlags& flags, BenchConfig& config) {
   if (flags.Has("--dataset-name")) {
     ASSIGN_OR_RETURN(std::string name, flags.GetString("--dataset-name"));
     if (name == "sharegpt") {
@@ -306,6 +292,12 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
   ASSIGN_OR_RETURN(config.no_oversample, flags.GetBool("--no-oversample"));
   ASSIGN_OR_RETURN(config.ignore_eos, flags.GetBool("--ignore-eos"));
 
+  return absl::OkStatus();
+}
+
+// When requests are sent: the rate, its burstiness or ramp-up, the
+// concurrency limit.
+absl::Status ReadArrivals(const ParsedFlags& flags, BenchConfig& config) {
   config.request_rate_given = flags.Has("--request-rate");
   ASSIGN_OR_RETURN(config.request_rate,
                    flags.GetDoubleOr("--request-rate", config.request_rate));
@@ -323,6 +315,11 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
     RETURN_IF_ERROR(ReadInt(flags, "--max-concurrency", 1, &limit));
     config.max_concurrency = limit;
   }
+  return absl::OkStatus();
+}
+
+// The sampling parameters each request carries.
+absl::Status ReadSampling(const ParsedFlags& flags, BenchConfig& config) {
   if (flags.Has("--top-p")) {
     ASSIGN_OR_RETURN(double p, flags.GetDouble("--top-p"));
     if (!(p > 0.0 && p <= 1.0)) return Bad("--top-p", absl::StrCat("must be in (0, 1], got ", p));
@@ -345,6 +342,12 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
     }
     config.temperature = t;
   }
+  return absl::OkStatus();
+}
+
+// The client: backend and endpoint (with vllm's URL checks), the model it
+// names, the result's labels.
+absl::Status ReadClient(const ParsedFlags& flags, BenchConfig& config) {
   ASSIGN_OR_RETURN(config.backend, flags.GetStringOr("--backend", config.backend));
   // vllm bench serve's text-generation backends: openai-chat sends chat
   // messages, the rest a bare prompt (vllm/benchmarks/lib/endpoint_request_func.py
@@ -404,7 +407,11 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
                                    std::string(absl::StripAsciiWhitespace(kv[1])));
     }
   }
+  return absl::OkStatus();
+}
 
+// What the report prints beyond its defaults: percentiles and goodput SLOs.
+absl::Status ReadReportOptions(const ParsedFlags& flags, BenchConfig& config) {
   if (flags.Has("--percentile-metrics")) {
     ASSIGN_OR_RETURN(std::string text, flags.GetString("--percentile-metrics"));
     config.percentile_metrics.clear();
@@ -451,11 +458,14 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
       config.goodput_slo_ms[kv[0]] = ms;
     }
   }
+  return absl::OkStatus();
+}
 
-  // --save-result (or --append-result: vllm saves on either) writes the
-  // result JSON where vllm would: os.path.join(dir, name), which keeps an
-  // absolute name as it is. Without either, vllm ignores the directory and
-  // name, and so does servesim.
+// --save-result (or --append-result: vllm saves on either) writes the
+// result JSON where vllm would: os.path.join(dir, name), which keeps an
+// absolute name as it is. Without either, vllm ignores the directory and
+// name, and so does servesim.
+absl::Status ReadSaveResult(const ParsedFlags& flags, BenchConfig& config) {
   ASSIGN_OR_RETURN(config.append_result, flags.GetBool("--append-result"));
   ASSIGN_OR_RETURN(config.save_result, flags.GetBool("--save-result"));
   config.save_result = config.save_result || config.append_result;
@@ -467,7 +477,36 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
     ASSIGN_OR_RETURN(std::string name, flags.GetString("--result-filename"));
     config.save_result_path = ResultFilePath(config, name);
   }
+  return absl::OkStatus();
+}
 
+}  // namespace
+
+absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
+  auto split = SplitShellWords(command);
+  if (!split.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(kContext, ": ", split.status().message()));
+  }
+  std::vector<std::string> words = *std::move(split);
+  if (words.size() < 3 || words[0] != "vllm" || words[1] != "bench" || words[2] != "serve") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kContext, ": must start with \"vllm bench serve\", got \"",
+                     ToAbsl(command.substr(0, 40)), "\""));
+  }
+  words.erase(words.begin(), words.begin() + 3);
+  FlagParseOptions options;
+  options.context = kContext;
+  // vLLM's FlexibleArgumentParser accepts --num_prompts for --num-prompts.
+  options.underscores_match_dashes = true;
+  ASSIGN_OR_RETURN(ParsedFlags flags, ParseFlags(words, BenchFlagSpecs(), options));
+
+  BenchConfig config;
+  RETURN_IF_ERROR(ReadDataset(flags, config));
+  RETURN_IF_ERROR(ReadArrivals(flags, config));
+  RETURN_IF_ERROR(ReadSampling(flags, config));
+  RETURN_IF_ERROR(ReadClient(flags, config));
+  RETURN_IF_ERROR(ReadReportOptions(flags, config));
+  RETURN_IF_ERROR(ReadSaveResult(flags, config));
   RETURN_IF_ERROR(ReadInt(flags, "--num-warmups", 0, &config.num_warmups, kMaxPrompts));
   RETURN_IF_ERROR(RefuseUnmodelledGeneration(flags));
 
