@@ -18,7 +18,12 @@ struct CliArgs {
   std::map<std::string, std::string> values;  // --flag -> value
   std::vector<std::string> env;               // every --env, in order
   std::set<std::string> switches;             // flags without a value
-  bool Has(const std::string& flag) const { return values.count(flag) || switches.count(flag); }
+  // Flags a command takes many times (--axis, --candidate): every value, in
+  // order (ParseRepeatedCliArgs).
+  std::map<std::string, std::vector<std::string>> repeated;
+  bool Has(const std::string& flag) const {
+    return values.count(flag) || switches.count(flag) || repeated.count(flag);
+  }
   std::string Get(const std::string& flag, const std::string& fallback = "") const {
     auto it = values.find(flag);
     return it == values.end() ? fallback : it->second;

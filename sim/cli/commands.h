@@ -17,7 +17,7 @@ int ExplainCommand(const CliArgs& args);
 int ValidateCommand(const CliArgs& args);
 int FitCommand(const CliArgs& args);
 // sweep / sweep-merge / plan (planning_commands.cc). Their repeatable flags
-// (--axis, --candidate) hold every value, '\x1f'-joined: see ParseRepeatedCliArgs.
+// (--axis, --candidate) are in CliArgs::repeated: see ParseRepeatedCliArgs.
 int SweepCommand(const CliArgs& args);
 int PlanCommand(const CliArgs& args);
 // ParseCliArgs, except that each flag of `repeatable` may be given many times.

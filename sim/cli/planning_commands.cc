@@ -28,11 +28,9 @@ namespace servesim::cli {
 namespace {
 
 // Joins the values of a repeated flag; no command line holds this character.
-constexpr char kRepeatSeparator = '\x1f';
-
 std::vector<std::string> Repeated(const CliArgs& args, const std::string& flag) {
-  if (!args.values.count(flag)) return {};
-  return absl::StrSplit(args.Get(flag), kRepeatSeparator);
+  auto it = args.repeated.find(flag);
+  return it == args.repeated.end() ? std::vector<std::string>() : it->second;
 }
 
 absl::Status WriteFile(const std::string& path, const std::string& text) {
@@ -161,14 +159,7 @@ absl::StatusOr<CliArgs> ParseRepeatedCliArgs(int argc, char** argv, const std::s
   }
   ASSIGN_OR_RETURN(CliArgs args, ParseCliArgs(static_cast<int>(rest.size()), rest.data(), command,
                                               valued, switches));
-  for (const auto& [flag, values] : repeated) {
-    std::string joined;
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (i) joined += kRepeatSeparator;
-      joined += values[i];
-    }
-    args.values[flag] = joined;
-  }
+  args.repeated = std::move(repeated);
   return args;
 }
 
@@ -180,10 +171,12 @@ int SweepCommand(const CliArgs& args) {
   if (args.command == "sweep-merge" || args.Has("--merge")) {
     // A merge joins the shards in --out-dir as they were run; a sweep or
     // setting named beside it would go unchecked against them.
-    std::string other = args.env.empty() ? "" : "--env";
-    for (const auto& [flag, value] : args.values) {
-      if (other.empty() && flag != "--out-dir") other = flag;
-    }
+    // The first other flag in name order (--axis among the valued ones).
+    std::set<std::string> given;
+    for (const auto& [flag, value] : args.values) given.insert(flag);
+    for (const auto& [flag, values] : args.repeated) given.insert(flag);
+    given.erase("--out-dir");
+    std::string other = !args.env.empty() ? "--env" : given.empty() ? "" : *given.begin();
     if (!other.empty()) {
       return ReportError(absl::InvalidArgumentError(absl::StrCat(
           "servesim ", args.command == "sweep-merge" ? "sweep-merge" : "sweep --merge", ": ", other,
