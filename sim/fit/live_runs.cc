@@ -18,61 +18,9 @@
 #include "sim/metrics/result_reader.h"
 #include "sim/workload/bench_config.h"
 #include "sim/workload/command_line.h"
+#include "sim/workload/csv.h"
 
 namespace servesim::fit {
-
-absl::StatusOr<std::vector<std::vector<std::string>>> ParseCsv(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> row;
-  std::string field;
-  bool quoted = false, any = false;
-  int line = 1, quote_line = 1;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        if (c == '\n') ++line;
-        field += c;
-      }
-      continue;
-    }
-    if (c == '"') {
-      quoted = true;
-      quote_line = line;
-      any = true;
-    } else if (c == ',') {
-      row.push_back(std::move(field));
-      field.clear();
-      any = true;
-    } else if (c == '\n' || c == '\r') {
-      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      if (any || !field.empty()) {
-        row.push_back(std::move(field));
-        rows.push_back(std::move(row));
-      }
-      row.clear();
-      field.clear();
-      any = false;
-      ++line;
-    } else {
-      field += c;
-      any = true;
-    }
-  }
-  if (quoted) {
-    return absl::InvalidArgumentError(absl::StrCat("unterminated quote opened at line ", quote_line));
-  }
-  if (any || !field.empty()) {
-    row.push_back(std::move(field));
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
 
 namespace {
 
@@ -109,7 +57,7 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
   ASSIGN_OR_RETURN(std::string text, ReadText(path));
   // Spreadsheet programs save CSV with a byte-order mark before the header.
   if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
-  absl::StatusOr<std::vector<std::vector<std::string>>> rows = ParseCsv(text);
+  absl::StatusOr<std::vector<std::vector<std::string>>> rows = workload::ParseCsv(text);
   if (!rows.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--runs: ", path, ": ", rows.status().message()));
   }

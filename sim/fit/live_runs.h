@@ -32,9 +32,6 @@ struct LiveRun {
   std::string observed_failure;
 };
 
-// RFC 4180 CSV: quoted fields, doubled quotes, commas and newlines in quotes.
-absl::StatusOr<std::vector<std::vector<std::string>>> ParseCsv(const std::string& text);
-
 // Reads a results CSV (columns case, env, serve_command, bench_command and
 // metric keys) or an expected-failures CSV (case, env, serve_command,
 // observed). `env` holds K=V pairs separated by ';' or spaces; an optional

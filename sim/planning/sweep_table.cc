@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "sim/fit/live_runs.h"
 #include "sim/metrics/report.h"
+#include "sim/workload/csv.h"
 
 namespace servesim::planning {
 namespace {
@@ -153,7 +153,7 @@ std::string FormatSweepJson(const SweepTable& table) {
 }
 
 absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::string& origin) {
-  absl::StatusOr<std::vector<std::vector<std::string>>> records = fit::ParseCsv(text);
+  absl::StatusOr<std::vector<std::vector<std::string>>> records = workload::ParseCsv(text);
   if (!records.ok()) return absl::InvalidArgumentError(absl::StrCat(origin, ": ", records.status().message()));
   if (records->empty()) return absl::InvalidArgumentError(absl::StrCat(origin, ": empty file"));
   const std::vector<std::string>& header = records->front();
