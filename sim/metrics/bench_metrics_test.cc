@@ -2,27 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/metrics/records_for_test.h"
 #include "sim/metrics/report.h"
 
 namespace servesim::metrics {
 namespace {
-
-RequestRecord Record(double start_s, std::vector<double> chunks_s, int64_t in, int64_t out) {
-  RequestRecord r;
-  r.prompt_tokens = in;
-  r.output_tokens = out;
-  r.success = true;
-  r.start = sim::Seconds(start_s);
-  for (double t : chunks_s) r.chunk_times.push_back(sim::Seconds(t));
-  return r;
-}
-
-// Three requests worked out by hand (see the comments for each figure).
-std::vector<RequestRecord> ThreeRequests() {
-  return {Record(0.0, {1.0, 1.5, 2.0}, 10, 3),  // ttft 1.0, tpot 0.5, gaps .5 .5
-          Record(0.0, {0.5, 1.0}, 20, 2),       // ttft 0.5, tpot 0.5, gap .5
-          Record(0.2, {3.0}, 30, 1)};           // ttft 2.8, no tpot (1 token)
-}
 
 TEST(BenchMetricsTest, HandComputedThreeRequestTimeline) {
   BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0));
@@ -76,83 +60,11 @@ TEST(BenchMetricsTest, PeaksCountOnlySuccessesWhereverFailuresSit) {
   EXPECT_DOUBLE_EQ(m.max_output_tokens_per_s, 3.0);
 }
 
-// vLLM's --save-result arrays hold every request; a failed one keeps its
-// prompt length and start, with zeros, no ITLs and its error message.
-TEST(ReportTest, SavedArraysKeepFailedRequestsWithTheirError) {
-  auto records = ThreeRequests();
-  records[1].success = false;
-  records[1].chunk_times.clear();
-  records[1].error = "too long";
-  BenchMetrics m = ComputeBenchMetrics(records, sim::Seconds(3.0));
-  EXPECT_EQ(m.input_lens, (std::vector<int64_t>{10, 20, 30}));
-  EXPECT_EQ(m.output_lens, (std::vector<int64_t>{3, 0, 1}));
-  EXPECT_EQ(m.ttfts_s[1], 0.0);
-  EXPECT_TRUE(m.itls_s[1].empty());
-  const std::string json = FormatResultJson(m, ReportOptions{}, "");
-  EXPECT_NE(json.find("\"errors\": [\"\", \"too long\", \"\"]"), std::string::npos) << json;
-  EXPECT_NE(json.find("\"output_lens\": [3, 0, 1]"), std::string::npos) << json;
-}
-
 TEST(PercentileTest, MatchesNumpyLinearInterpolation) {
   // numpy.percentile([1, 2, 3, 4], 99) == 3.97
   EXPECT_NEAR(Percentile({4, 1, 3, 2}, 99), 3.97, 1e-12);
   EXPECT_EQ(Percentile({}, 50), 0.0);
   EXPECT_EQ(Percentile({7}, 99), 7.0);
-}
-
-TEST(ReportTest, LinesFollowVllmFormat) {
-  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0));
-  ReportOptions options;
-  options.request_rate = std::numeric_limits<double>::infinity();
-  const std::string text = FormatBenchReport(m, options);
-  EXPECT_EQ(text.substr(0, 51), "============ Serving Benchmark Result ============\n");
-  EXPECT_NE(text.find("Successful requests:                     3         \n"),
-            std::string::npos);
-  EXPECT_NE(text.find("Benchmark duration (s):                  3.00      \n"),
-            std::string::npos);
-  EXPECT_NE(text.find("---------------Time to First Token----------------\n"),
-            std::string::npos);
-  EXPECT_EQ(text.find("Request rate configured"), std::string::npos);
-}
-
-TEST(ReportTest, SelectedMetricsAndPercentilesAsTheClientAsksForThem) {
-  // --percentile-metrics e2el,ttft --metric-percentiles 50,99.9: vllm prints
-  // the blocks in its own order (TTFT before E2EL), each with its P lines.
-  MetricOptions metric_options;
-  metric_options.percentiles = {50.0, 99.9};
-  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0), metric_options);
-  ReportOptions options;
-  options.percentile_metrics = {"e2el", "ttft"};
-  const std::string text = FormatBenchReport(m, options);
-  EXPECT_EQ(text.find("Inter-token Latency"), std::string::npos);
-  EXPECT_EQ(text.find("P99 TTFT"), std::string::npos);
-  const size_t ttft = text.find("---------------Time to First Token----------------\n");
-  const size_t e2el = text.find("----------------End-to-end Latency----------------\n");
-  ASSERT_NE(ttft, std::string::npos);
-  ASSERT_NE(e2el, std::string::npos);
-  EXPECT_LT(ttft, e2el);
-  // TTFTs {0.5, 1.0, 2.8} s: P50 is the middle one, P99.9 is
-  // 1.0 + 0.998 * (2.8 - 1.0) = 2.7964 s.
-  EXPECT_NE(text.find("P50 TTFT (ms):                           1000.00   \n"), std::string::npos);
-  EXPECT_NE(text.find("P99.9 TTFT (ms):                         2796.40   \n"), std::string::npos);
-  const std::string json = FormatResultJson(m, options, "");
-  EXPECT_NE(json.find("\"p99.9_e2el_ms\": "), std::string::npos);
-  EXPECT_NE(json.find("\"p50_ttft_ms\": 1000.0"), std::string::npos);
-  EXPECT_EQ(json.find("mean_itl_ms"), std::string::npos);
-}
-
-// 99 and 99.0 asked for together: two printed lines, as vllm prints them,
-// but one key of its result dict.
-TEST(ReportTest, APercentileAskedForTwiceIsOneJsonKey) {
-  MetricOptions metric_options;
-  metric_options.percentiles = {99.0, 50.0, 99.0};
-  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0), metric_options);
-  ReportOptions options;
-  const std::string json = FormatResultJson(m, options, "");
-  const size_t first = json.find("\"p99_ttft_ms\"");
-  ASSERT_NE(first, std::string::npos);
-  EXPECT_EQ(json.find("\"p99_ttft_ms\"", first + 1), std::string::npos);
-  EXPECT_NE(json.find("\"p50_ttft_ms\""), std::string::npos);
 }
 
 TEST(BenchMetricsTest, GoodputCountsRequestsWithinEverySlo) {
@@ -172,47 +84,6 @@ TEST(BenchMetricsTest, GoodputCountsRequestsWithinEverySlo) {
   EXPECT_EQ(FormatBenchReport(m, ReportOptions{}).find("goodput"), std::string::npos);
   EXPECT_NE(FormatResultJson(m, ReportOptions{}, "").find("\"request_goodput\": null"),
             std::string::npos);
-}
-
-// The setup keys come first, as vllm writes them; one that names a figure
-// (a --metadata key) yields to the figure, as in vllm's dict merge.
-TEST(ReportTest, SetupKeysLeadTheJsonAndYieldToFigures) {
-  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0));
-  ReportOptions options;
-  options.setup_json = {{"model_id", "\"m\""}, {"num_prompts", "3"}, {"duration", "\"x\""}};
-  const std::string json = FormatResultJson(m, options, "");
-  EXPECT_EQ(json.rfind("{\"model_id\": \"m\", \"num_prompts\": 3, \"duration\": 3", 0), 0u)
-      << json;
-  EXPECT_EQ(json.find("\"duration\": \"x\""), std::string::npos);
-}
-
-TEST(ReportTest, AnUnboundedRequestRateIsSavedAsVllmsInfString) {
-  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0));
-  ReportOptions options;
-  options.request_rate = std::numeric_limits<double>::infinity();
-  EXPECT_NE(FormatResultJson(m, options, "").find("\"request_rate\": \"inf\""), std::string::npos);
-  options.request_rate = 2.5;
-  EXPECT_NE(FormatResultJson(m, options, "").find("\"request_rate\": 2.5,"), std::string::npos);
-}
-
-TEST(ReportTest, JsonNumbersReadLikePython) {
-  EXPECT_EQ(JsonNumber(1000.0), "1000.0");
-  EXPECT_EQ(JsonNumber(0.1), "0.1");
-  // Python's repr of each (json.dump writes floats so).
-  EXPECT_EQ(JsonNumber(100000.0), "100000.0");
-  EXPECT_EQ(JsonNumber(0.0005), "0.0005");
-  EXPECT_EQ(JsonNumber(0.0001), "0.0001");
-  EXPECT_EQ(JsonNumber(0.00001), "1e-05");
-  EXPECT_EQ(JsonNumber(1.5e-7), "1.5e-07");
-  EXPECT_EQ(JsonNumber(1e16), "1e+16");
-  EXPECT_EQ(JsonNumber(1.25e17), "1.25e+17");
-  EXPECT_EQ(JsonNumber(1234567890123456.0), "1234567890123456.0");
-  EXPECT_EQ(JsonNumber(12.5), "12.5");
-  EXPECT_EQ(JsonNumber(0.0), "0.0");
-  EXPECT_EQ(JsonNumber(-0.0), "-0.0");
-  EXPECT_EQ(JsonNumber(-2.75), "-2.75");
-  EXPECT_EQ(JsonNumber(1e300), "1e+300");
-  EXPECT_EQ(JsonNumber(std::numeric_limits<double>::infinity()), "Infinity");
 }
 
 }  // namespace
