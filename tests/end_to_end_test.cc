@@ -750,28 +750,22 @@ TEST(EndToEndTest, ExplainSaysWhenTheDecodeBatchExceedsTheKvPool) {
   Result fits = Servesim("explain --serve 'vllm serve m -tp 8' --decode-seqs 64 --context 4096");
   EXPECT_EQ(fits.out.find("note: this batch holds"), std::string::npos) << fits.out;
   EXPECT_EQ(fits.out.find("note: "), std::string::npos) << fits.out;
+  const auto expect_notes = [](const std::string& args, const std::vector<std::string>& notes) {
+    Result r = Servesim(args);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    for (const std::string& note : notes) EXPECT_NE(r.out.find(note), std::string::npos) << r.out;
+  };
   // vLLM's defaults: max_num_seqs 1024, max_num_batched_tokens 8192.
-  Result limits = Servesim(
-      "explain --serve 'vllm serve m -tp 8' --decode-seqs 2000 --context 100 "
-      "--prefill-tokens 10000");
-  ASSERT_EQ(limits.exit_code, 0) << limits.out;
-  EXPECT_NE(limits.out.find("note: 2000 decode sequences per DP rank, more than the engine runs "
-                            "at once (1024)"),
-            std::string::npos)
-      << limits.out;
-  EXPECT_NE(limits.out.find("note: 10000 prompt tokens in one step, more than the engine's "
-                            "per-step budget (8192)"),
-            std::string::npos)
-      << limits.out;
+  expect_notes("explain --serve 'vllm serve m -tp 8' --decode-seqs 2000 --context 100 "
+               "--prefill-tokens 10000",
+               {"note: 2000 decode sequences per DP rank, more than the engine runs at once (1024)",
+                "note: 10000 prompt tokens in one step, more than the engine's per-step budget "
+                "(8192)"});
   // SGLang's cap derived from its pool (max_running_requests 2048 here).
-  Result sglang = Servesim(
-      "explain --serve 'python3 -m sglang.launch_server --model-path m --tp-size 8' "
-      "--decode-seqs 3000 --context 100");
-  ASSERT_EQ(sglang.exit_code, 0) << sglang.out;
-  EXPECT_NE(sglang.out.find("note: 3000 decode sequences per DP rank, more than the engine runs "
-                            "at once (2048)"),
-            std::string::npos)
-      << sglang.out;
+  expect_notes("explain --serve 'python3 -m sglang.launch_server --model-path m --tp-size 8' "
+               "--decode-seqs 3000 --context 100",
+               {"note: 3000 decode sequences per DP rank, more than the engine runs at once "
+                "(2048)"});
 }
 
 TEST(EndToEndTest, EngineRefusalsExitOneWithTheReason) {
