@@ -181,9 +181,13 @@ TEST(ParseRunCommandsTest, ReadsAScriptOfExportsContinuationsAndLeadingEnv) {
 }
 
 TEST(ParseRunCommandsTest, NeedsOneServeAndOneBenchCommandAndNothingElse) {
-  EXPECT_EQ(std::string(ParseRunCommands("vllm serve m -tp 8\n").status().message()), "needs one serve command and one `vllm bench serve` command, has 1 and 0");
-  EXPECT_EQ(std::string(ParseRunCommands("vllm bench serve --num-prompts 5\n").status().message()), "needs one serve command and one `vllm bench serve` command, has 0 and 1");
-  EXPECT_EQ(std::string(ParseRunCommands("vllm serve m\ntrtllm-serve m\nvllm bench serve\n").status().message()), "needs one serve command and one `vllm bench serve` command, has 2 and 1");
+  EXPECT_EQ(std::string(ParseRunCommands("vllm serve m -tp 8\n").status().message()),
+            "needs one serve command and one `vllm bench serve` command, has 1 and 0");
+  EXPECT_EQ(std::string(ParseRunCommands("vllm bench serve --num-prompts 5\n").status().message()),
+            "needs one serve command and one `vllm bench serve` command, has 0 and 1");
+  EXPECT_EQ(std::string(
+                ParseRunCommands("vllm serve m\ntrtllm-serve m\nvllm bench serve\n").status().message()),
+            "needs one serve command and one `vllm bench serve` command, has 2 and 1");
   absl::StatusOr<RunCommands> other =
       ParseRunCommands("vllm serve m\nsleep 600\nvllm bench serve\n");
   ASSERT_FALSE(other.ok());

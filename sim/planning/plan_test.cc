@@ -97,8 +97,10 @@ TEST(TraceBenchCommandTest, RateScaleIsTheInverseTimeScale) {
   EXPECT_EQ(*TraceBenchCommand("/t/azure conv.csv", 4, 600),
             "vllm bench serve --dataset-name trace --dataset-path '/t/azure conv.csv' "
             "--trace-time-scale 0.25 --num-prompts 600");
-  EXPECT_EQ(std::string(TraceBenchCommand("t.csv", 0, 600).status().message()), "--rate-scale: must be a finite number > 0, got 0");
-  EXPECT_EQ(std::string(TraceBenchCommand("t.csv", 1, 0).status().message()), "--num-prompts: must be >= 1, got 0");
+  EXPECT_EQ(std::string(TraceBenchCommand("t.csv", 0, 600).status().message()),
+            "--rate-scale: must be a finite number > 0, got 0");
+  EXPECT_EQ(std::string(TraceBenchCommand("t.csv", 1, 0).status().message()),
+            "--num-prompts: must be >= 1, got 0");
 }
 
 TEST(ParseCandidatesTest, SkipsCommentsAndJoinsContinuations) {
@@ -107,7 +109,8 @@ TEST(ParseCandidatesTest, SkipsCommentsAndJoinsContinuations) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(*c, (std::vector<std::string>{"vllm serve m -tp 8",
                                           "python3 -m sglang.launch_server --tp 8"}));
-  EXPECT_EQ(std::string(ParseCandidates("# nothing\n", "f").status().message()), "f: no serve commands");
+  EXPECT_EQ(std::string(ParseCandidates("# nothing\n", "f").status().message()),
+            "f: no serve commands");
 }
 
 // A trailing comment is no part of the command (an audit found it read as an

@@ -23,8 +23,10 @@ TEST(ParseAxisTest, RoutesWorkloadFlagsToBenchAndOthersToServe) {
 }
 
 TEST(ParseAxisTest, RejectsMissingFlagOrEmptyValue) {
-  EXPECT_EQ(std::string(ParseAxis("dp-size=1,2").status().message()), "--axis: expected FLAG=V1,V2,... (e.g. --request-rate=1,2,4), got \"dp-size=1,2\"");
-  EXPECT_EQ(std::string(ParseAxis("--dp-size").status().message()), "--axis: expected FLAG=V1,V2,... (e.g. --request-rate=1,2,4), got \"--dp-size\"");
+  EXPECT_EQ(std::string(ParseAxis("dp-size=1,2").status().message()),
+            "--axis: expected FLAG=V1,V2,... (e.g. --request-rate=1,2,4), got \"dp-size=1,2\"");
+  EXPECT_EQ(std::string(ParseAxis("--dp-size").status().message()),
+            "--axis: expected FLAG=V1,V2,... (e.g. --request-rate=1,2,4), got \"--dp-size\"");
   absl::Status s = ParseAxis("--dp-size=1,,2").status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("--dp-size"), std::string::npos);
@@ -175,10 +177,14 @@ TEST(ShardTest, ParsesAndSelectsIndexModuloCount) {
   std::vector<int64_t> got;
   for (const SweepPoint& p : SelectShard(points, *s)) got.push_back(p.index);
   EXPECT_EQ(got, (std::vector<int64_t>{1, 4, 7}));
-  EXPECT_EQ(std::string(ParseShard("3/3").status().message()), "--shard: expected i/n with 0 <= i < n (e.g. 0/4), got \"3/3\"");
-  EXPECT_EQ(std::string(ParseShard("-1/3").status().message()), "--shard: expected i/n with 0 <= i < n (e.g. 0/4), got \"-1/3\"");
-  EXPECT_EQ(std::string(ParseShard("1").status().message()), "--shard: expected i/n with 0 <= i < n (e.g. 0/4), got \"1\"");
-  EXPECT_EQ(std::string(ParseShard("0/0").status().message()), "--shard: expected i/n with 0 <= i < n (e.g. 0/4), got \"0/0\"");
+  EXPECT_EQ(std::string(ParseShard("3/3").status().message()),
+            "--shard: expected i/n with 0 <= i < n (e.g. 0/4), got \"3/3\"");
+  EXPECT_EQ(std::string(ParseShard("-1/3").status().message()),
+            "--shard: expected i/n with 0 <= i < n (e.g. 0/4), got \"-1/3\"");
+  EXPECT_EQ(std::string(ParseShard("1").status().message()),
+            "--shard: expected i/n with 0 <= i < n (e.g. 0/4), got \"1\"");
+  EXPECT_EQ(std::string(ParseShard("0/0").status().message()),
+            "--shard: expected i/n with 0 <= i < n (e.g. 0/4), got \"0/0\"");
 }
 
 TEST(RunPointsTest, ResultsInGridOrderWhateverTheThreadCount) {
