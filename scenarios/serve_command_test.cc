@@ -33,6 +33,24 @@ TEST(VllmServeTest, AppliesTheOpenAiServerDefaultsOnH200) {
   EXPECT_EQ(c->ignored_flags_size(), 2);
 }
 
+// Under MTP the capture sizes are rounded up to multiples of 1 + k and kept
+// within the largest: one draft drops size 1 (50 sizes, 2..512); two drafts
+// give multiples of 3 up to 498 (496 rounds to 498, 512 past the largest).
+TEST(VllmServeTest, MtpCaptureSizesAreMultiplesOfTheRowTokens) {
+  auto one = ParseV32ServeCommand(absl::StrCat(
+      kVllmTp8, " --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":1}'"));
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->cuda_graph_sizes_size(), 50);
+  EXPECT_EQ(one->cuda_graph_sizes(0), 2);
+  EXPECT_EQ(one->cuda_graph_max_bs(), 512);
+  auto two = ParseV32ServeCommand(absl::StrCat(
+      kVllmTp8, " --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":2}'"));
+  ASSERT_TRUE(two.ok()) << two.status();
+  for (int32_t s : two->cuda_graph_sizes()) EXPECT_EQ(s % 3, 0) << s;
+  EXPECT_EQ(two->cuda_graph_sizes(0), 3);
+  EXPECT_EQ(two->cuda_graph_max_bs(), 498);
+}
+
 TEST(VllmServeTest, DefaultedBatchLimitsAreCappedByEachOther) {
   // A smaller token budget caps the defaulted sequence limit (1024 -> 512).
   auto seqs = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-num-batched-tokens 512"));

@@ -425,6 +425,22 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
       c.add_cuda_graph_sizes(static_cast<int32_t>(s));
     }
     for (int64_t s = 256; s <= max_capture; s += 16) c.add_cuda_graph_sizes(static_cast<int32_t>(s));
+    // Under speculative decoding a uniform decode batch is n x (1 + k) tokens:
+    // vLLM rounds each capture size up to a multiple of 1 + k and keeps those
+    // within the largest (adjust_cudagraph_sizes_for_spec_decode) [U: read in
+    // vLLM's source of late 2025]. For k = 1 and 3 this only drops sizes 1
+    // and 2, which no decode batch has.
+    if (const int64_t row = 1 + c.num_speculative_tokens(); row > 1) {
+      std::vector<int32_t> rounded;
+      for (int32_t s : c.cuda_graph_sizes()) {
+        const int64_t up = (s + row - 1) / row * row;
+        if (up <= max_capture && (rounded.empty() || rounded.back() != up)) {
+          rounded.push_back(static_cast<int32_t>(up));
+        }
+      }
+      c.clear_cuda_graph_sizes();
+      for (int32_t s : rounded) c.add_cuda_graph_sizes(s);
+    }
     c.set_cuda_graph_max_bs(c.cuda_graph_sizes().empty() ? 0 : c.cuda_graph_sizes().rbegin()[0]);
   }
   // v0.13.0 predates async scheduling by default (PR #27614): the CPU's

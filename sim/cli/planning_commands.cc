@@ -27,7 +27,7 @@
 namespace servesim::cli {
 namespace {
 
-// Joins the values of a repeated flag; no command line holds this character.
+// Every value of a repeatable flag (--axis, --candidate), in order; none if absent.
 std::vector<std::string> Repeated(const CliArgs& args, const std::string& flag) {
   auto it = args.repeated.find(flag);
   return it == args.repeated.end() ? std::vector<std::string>() : it->second;

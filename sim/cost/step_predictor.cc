@@ -141,8 +141,8 @@ bool StepPredictor::PadGraphed(const models::RankBatch& batch, bool all_decode, 
   if (all_decode) {
     const int64_t row_tokens = batch.seqs.front().query_tokens;
     const models::SequenceWork filler{row_tokens, 0};
-    // Sizes in tokens: the captured size holds ceil(size / row tokens) rows
-    // (vLLM rounds its sizes under MTP to multiples of 1 + k).
+    // Sizes in tokens: the captured size holds size / row tokens rows (vLLM
+    // rounds its sizes under MTP to multiples of 1 + k, scenarios/vllm_serve.cc).
     const int64_t rows = config_.graph_sizes_count_tokens ? (*it + row_tokens - 1) / row_tokens
                                                           : *it;
     const int64_t seqs = static_cast<int64_t>(batch.seqs.size());

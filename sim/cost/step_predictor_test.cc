@@ -481,10 +481,13 @@ TEST(StepPredictorTest, VllmPadsMtpDecodeBatchesByTokens) {
   ASSERT_TRUE(by_tokens.PadForCudaGraph(decodes, padded));
   EXPECT_EQ(padded.seqs.size(), 12u);
   EXPECT_EQ(padded.Tokens(), 24);
-  // 17 decodes are 34 tokens, past the largest size: eager.
+  // 17 decodes are 34 tokens, past the largest size: eager for vLLM; SGLang
+  // and TensorRT-LLM compare requests with their largest size (SGLang's
+  // can_run), so 17 requests still run their 24-request graph.
   for (int i = 9; i < 17; ++i) decodes.seqs.push_back({2, 2048});
   EXPECT_FALSE(by_tokens.PadForCudaGraph(decodes, padded));
-  EXPECT_TRUE(by_seqs.PadForCudaGraph(decodes, padded));
+  ASSERT_TRUE(by_seqs.PadForCudaGraph(decodes, padded));
+  EXPECT_EQ(padded.seqs.size(), 24u);
 }
 
 // vLLM's piecewise graphs pad a mixed batch's tokens to the captured size as

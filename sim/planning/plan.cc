@@ -296,7 +296,8 @@ absl::Status CheckCandidates(const PlanResult& result) {
   if (first_error != nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "plan: ", errors, " of ", result.ranked.size(),
-        " candidate(s) are errors (bad input, not an engine's refusal); the first (",
+        " candidate(s) are errors (bad input or a feature servesim does not model, not an "
+        "engine's refusal); the first (",
         first_error->serve_command, "): ", first_error->reason));
   }
   if (all_refused) {

@@ -278,8 +278,9 @@ TEST(PlanTest, MalformedOrAllRefusedCandidatesAreNoPlan) {
       ChatSlo(), {});
   ASSERT_TRUE(broken.ok()) << broken.status();
   EXPECT_EQ(CheckCandidates(*broken).message(),
-            "plan: 2 of 3 candidate(s) are errors (bad input, not an engine's refusal); the first "
-            "(vllm serve m --frobnicate): --serve: unknown flag --frobnicate");
+            "plan: 2 of 3 candidate(s) are errors (bad input or a feature servesim does not "
+            "model, not an engine's refusal); the first (vllm serve m --frobnicate): --serve: "
+            "unknown flag --frobnicate");
   absl::StatusOr<PlanResult> refused =
       Plan(Context(), bench, {"vllm serve m -tp 1", "vllm serve m -tp 3"}, ChatSlo(), {});
   ASSERT_TRUE(refused.ok()) << refused.status();

@@ -359,7 +359,8 @@ absl::Status CheckNoPointIsAnError(const std::vector<PointResult>& results) {
   if (first == nullptr) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
       "sweep: ", errors, " of ", results.size(),
-      " point(s) are errors (bad input, not an engine's refusal); the first (point ",
+      " point(s) are errors (bad input or a feature servesim does not model, not an "
+      "engine's refusal); the first (point ",
       first->point.index, "): ", first->reason));
 }
 

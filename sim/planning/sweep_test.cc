@@ -231,8 +231,8 @@ TEST(CheckNoPointIsAnErrorTest, AnyErrorFailsTheSweep) {
   }
   results[0].status = PointStatus::kOk;
   EXPECT_EQ(CheckNoPointIsAnError(results).message(),
-            "sweep: 2 of 3 point(s) are errors (bad input, not an engine's refusal); the first "
-            "(point 1): --serve: unknown flag --frobnicate1");
+            "sweep: 2 of 3 point(s) are errors (bad input or a feature servesim does not model, "
+            "not an engine's refusal); the first (point 1): --serve: unknown flag --frobnicate1");
   results[1].status = PointStatus::kRefused;
   results[2].status = PointStatus::kRefused;
   EXPECT_TRUE(CheckNoPointIsAnError(results).ok());

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/strings/match.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -218,17 +219,18 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
   with_model.max_position_embeddings = context.spec.max_position_embeddings();
   ASSIGN_OR_RETURN(run.engine, scenarios::ParseServeCommand(serve_command, env, with_model));
   const scenarios::EngineParams* found = FindEngineParams(context.params, run.engine.engine());
+  scenarios::EngineParams zeros;
+  zeros.set_engine(run.engine.engine());
+  // The engine's own refusal comes first: it needs no parameters.
+  ASSIGN_OR_RETURN(run.setup,
+                   PrepareEngine(run.engine, context.spec, found ? *found : zeros));
   if (found == nullptr && context.paths.params != "none") {
     // Host costs of 0 are a prediction of another engine, not a default.
     return absl::InvalidArgumentError(absl::StrCat(
         "--params: ", context.paths.params, " has no parameters for ",
-        scenarios::EngineKind_Name(run.engine.engine()),
+        absl::AsciiStrToLower(scenarios::EngineKind_Name(run.engine.engine())),
         " (fit them with servesim fit, or run with --params none for no fitted costs)"));
   }
-  scenarios::EngineParams zeros;
-  zeros.set_engine(run.engine.engine());
-  ASSIGN_OR_RETURN(run.setup,
-                   PrepareEngine(run.engine, context.spec, found ? *found : zeros));
   if (found == nullptr) {
     run.setup.notes.push_back(
         context.missing_default_params.empty()

@@ -89,7 +89,7 @@ TEST(PrepareRunTest, AParamsFileWithoutTheEngineIsRefused) {
   context.params.clear_engines();
   absl::StatusOr<PreparedRun> run = PrepareRun(context, kSglang, {}, scenarios::ServeContext{});
   ASSERT_FALSE(run.ok());
-  EXPECT_NE(run.status().message().find(" has no parameters for SGLANG (fit them with servesim "
+  EXPECT_NE(run.status().message().find(" has no parameters for sglang (fit them with servesim "
                                         "fit, or run with --params none for no fitted costs)"),
             std::string::npos)
       << run.status();

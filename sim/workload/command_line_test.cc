@@ -23,7 +23,9 @@ TEST(ShellQuoteTest, SplitShellWordsReadsTheWordsBack) {
   EXPECT_EQ(ShellQuote(""), "''");
   EXPECT_EQ(ShellQuote("/a/b.csv"), "/a/b.csv");
   const std::vector<std::string> words = {"vllm", "it's", "", "{\"method\": \"mtp\"}", "a b"};
-  EXPECT_EQ(*SplitShellWords(JoinShellWords(words)), words);
+  absl::StatusOr<std::vector<std::string>> back = SplitShellWords(JoinShellWords(words));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, words);
 }
 
 TEST(SplitShellWordsTest, BlanksSeparateWordsAndRunsCollapse) {
