@@ -135,7 +135,8 @@ TEST(ValidateRunTest, PredictsTheRepliesTheLiveRunGenerated) {
   EXPECT_NE(throughput(listed), asked);
   EXPECT_NE(throughput(total), asked);
   listed.output_lens.resize(19);  // a list that does not match the requests
-  EXPECT_FALSE(ValidateRun(context, listed).ok());
+  EXPECT_EQ(std::string(ValidateRun(context, listed).status().message()),
+            "case r: the live run lists 19 request lengths for 20 requests");
   // Every live request failed, the prediction completes them: not the
   // live outcome.
   LiveRun failed = run;

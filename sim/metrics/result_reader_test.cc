@@ -97,7 +97,8 @@ TEST(ResultReaderTest, ReadsTheBlockOutOfAConsoleLog) {
 }
 
 TEST(ResultReaderTest, RefusesWhatIsNotAResult) {
-  EXPECT_FALSE(ReadBenchReportFigures("INFO nothing here\n").ok());
+  EXPECT_EQ(std::string(ReadBenchReportFigures("INFO nothing here\n").status().message()),
+            "no \"Serving Benchmark Result\" block in the report");
   EXPECT_FALSE(ReadBenchReportFigures("============ Serving Benchmark Result ============\n"
                                       "Successful requests:                     x\n"
                                       "==================================================\n")
@@ -107,9 +108,13 @@ TEST(ResultReaderTest, RefusesWhatIsNotAResult) {
                                       "Successful requests:                     10\n"
                                       "Benchmark duration (s):                  2.0\n")
                    .ok());
-  EXPECT_FALSE(ReadResultJsonFigures("{\"completed\": 10, \"duration\": 2.0").ok());
-  EXPECT_FALSE(ReadResultJsonFigures("{\"completed\": 10}").ok());
-  EXPECT_FALSE(ReadResultJsonFigures("[1, 2]").ok());
+  EXPECT_EQ(std::string(
+                ReadResultJsonFigures("{\"completed\": 10, \"duration\": 2.0").status().message()),
+            "JSON: expected ',' or '}' at offset 33");
+  EXPECT_EQ(std::string(ReadResultJsonFigures("{\"completed\": 10}").status().message()),
+            "the result JSON has no \"duration\" figure");
+  EXPECT_EQ(std::string(ReadResultJsonFigures("[1, 2]").status().message()),
+            "JSON: expected '{' at offset 0");
   // vllm bench serve --append-result: one object per run, one per line.
   EXPECT_EQ(ReadResultJsonFigures("{\"completed\": 10, \"duration\": 2.0}\n"
                                   "{\"completed\": 10, \"duration\": 2.1}\n")
@@ -159,9 +164,12 @@ TEST(ResultReaderTest, ReadsThePerRequestLengths) {
   absl::StatusOr<ResultLengths> none = ReadResultJsonLengths(R"({"completed": 2})");
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->output_lens.empty());
-  EXPECT_FALSE(ReadResultJsonLengths(R"({"output_lens": [30, -1]})").ok());
-  EXPECT_FALSE(ReadResultJsonLengths(R"({"output_lens": [30, 2.5]})").ok());
-  EXPECT_FALSE(ReadResultJsonLengths(R"({"output_lens": 30})").ok());
+  EXPECT_EQ(std::string(ReadResultJsonLengths(R"({"output_lens": [30, -1]})").status().message()),
+            "JSON: \"output_lens\": expected a whole number >= 0, got \"-1\" at offset 23");
+  EXPECT_EQ(std::string(ReadResultJsonLengths(R"({"output_lens": [30, 2.5]})").status().message()),
+            "JSON: \"output_lens\": expected a whole number >= 0, got \"2.5\" at offset 24");
+  EXPECT_EQ(std::string(ReadResultJsonLengths(R"({"output_lens": 30})").status().message()),
+            "JSON: \"output_lens\": expected a list at offset 16");
 }
 
 }  // namespace

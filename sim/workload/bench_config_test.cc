@@ -93,8 +93,12 @@ TEST(ParseBenchCommandTest, AcceptsWarmupsAndHeaders) {
   auto config = ParseBenchCommand(std::string(kLive) + " --num-warmups 5 --header a=1 b=2");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->num_warmups, 5);
-  EXPECT_FALSE(ParseBenchCommand(std::string(kLive) + " --num-warmups -1").ok());
-  EXPECT_FALSE(ParseBenchCommand(std::string(kLive) + " --num-warmups two").ok());
+  EXPECT_EQ(std::string(
+                ParseBenchCommand(std::string(kLive) + " --num-warmups -1").status().message()),
+            "--bench: --num-warmups: must be >= 0, got -1");
+  EXPECT_EQ(std::string(
+                ParseBenchCommand(std::string(kLive) + " --num-warmups two").status().message()),
+            "--bench: --num-warmups: expected an integer, got \"two\"");
 }
 
 // Flags that change the engine's work per token or per request are refused

@@ -91,7 +91,10 @@ TEST(ApplyLiveLengthsTest, PerRequestLengthsReplaceTheSampledOnes) {
   EXPECT_EQ(r[2].output_tokens, 500);
   EXPECT_FALSE(
       ApplyLiveLengths({.output_lens = {1, 2}}, RandomBench(500), r, nullptr).ok());  // 2 for 3
-  EXPECT_FALSE(ApplyLiveLengths({.output_lens = {1, -2, 3}}, RandomBench(500), r, nullptr).ok());
+  EXPECT_EQ(std::string(
+                ApplyLiveLengths({.output_lens = {1, -2, 3}}, RandomBench(500), r, nullptr)
+                    .message()),
+            "the live run lists a negative length");
 }
 
 // Live lengths that this bench command cannot have produced are refused:
@@ -118,7 +121,10 @@ TEST(ApplyLiveLengthsTest, RefusesLengthsTheBenchCommandCannotProduce) {
   EXPECT_TRUE(ApplyLiveLengths({.output_lens = {140, 20}}, ranged, few, nullptr).ok());
   EXPECT_EQ(few[0].output_tokens, 140);
   EXPECT_EQ(few[0].max_completion_tokens, 140);
-  EXPECT_FALSE(ApplyLiveLengths({.output_lens = {160, 20}}, ranged, few, nullptr).ok());
+  EXPECT_EQ(std::string(
+                ApplyLiveLengths({.output_lens = {160, 20}}, ranged, few, nullptr).message()),
+            "the live run's output_lens[0] is 160 tokens, more than its bench command lets a "
+            "request ask for");
   // ShareGPT's replies are the dataset's, not a fixed length: a longer live
   // reply than servesim's stand-in table sampled is the real one.
   BenchConfig sharegpt = RandomBench(256);
