@@ -630,6 +630,7 @@ TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
       ok + "--out " + dir + "/",
       "fit --runs " + dir + "/fit_p99_itl.csv --out " + dir + "/p --max-evaluations 3",
       ok + "--out " + dir + "/p --env VLLM_USE_DEEP_GEMM=0",
+      ok + "--out " + dir + "/p --engines vllm,sglang,vllm",
       "validate --runs " + dir + "/fit_ok.csv --env VLLM_USE_DEEP_GEMM=0",
   };
   for (const std::string& args : bad) {
@@ -737,6 +738,11 @@ TEST(EndToEndTest, PlanReplaysAShortTraceWholeAndNeedsOneEvaluatedCandidate) {
   EXPECT_NE(broken.out.find("candidates refused or in error:"), std::string::npos) << broken.out;
   EXPECT_NE(broken.out.find("servesim: plan: 2 of 2 candidate(s) are errors"), std::string::npos)
       << broken.out;
+  Result twice = Servesim("plan --trace " + trace + slos +
+                          " --candidate 'vllm serve m -tp 8' --candidate 'vllm serve m -tp 8'");
+  EXPECT_EQ(twice.exit_code, 2) << twice.out;
+  EXPECT_EQ(twice.out, "servesim: plan: candidate 'vllm serve m -tp 8' is given twice\n")
+      << twice.out;
 }
 
 // explain prices a what-if batch larger than the KV pool, and says so:

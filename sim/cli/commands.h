@@ -4,6 +4,7 @@
 #define SERVESIM_SIM_CLI_COMMANDS_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -38,6 +39,8 @@ int ReportError(const absl::Status& status);
 absl::StatusOr<int> IntFlag(const CliArgs& args, const std::string& flag, int fallback, int min);
 // The machine's hardware threads, at least 1: the default --threads.
 int DefaultThreads();
+// The first value that appears earlier in `values` too, or null.
+const std::string* FirstRepeated(const std::vector<std::string>& values);
 
 // `plan`'s exit code when every candidate was evaluated but none meets the
 // SLOs within --max-nodes (its report is printed all the same).

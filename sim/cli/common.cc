@@ -55,6 +55,13 @@ absl::StatusOr<int> IntFlag(const CliArgs& args, const std::string& flag, int fa
 
 int DefaultThreads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 
+const std::string* FirstRepeated(const std::vector<std::string>& values) {
+  for (auto it = values.begin(); it != values.end(); ++it) {
+    if (std::find(values.begin(), it, *it) != it) return &*it;
+  }
+  return nullptr;
+}
+
 int ReportError(const absl::Status& status) {
   const std::string message = OneLineMessage(status.message());
   if (status.code() == absl::StatusCode::kFailedPrecondition) {

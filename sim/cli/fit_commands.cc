@@ -192,11 +192,9 @@ int FitCommand(const CliArgs& args) {
   const int threads = *parsed_threads;
   std::vector<std::string> wanted = {"vllm", "sglang", "trtllm"};
   if (args.Has("--engines")) wanted = absl::StrSplit(args.Get("--engines"), ',');
-  for (size_t i = 0; i < wanted.size(); ++i) {
-    if (std::find(wanted.begin(), wanted.begin() + i, wanted[i]) != wanted.begin() + i) {
-      return ReportError(absl::InvalidArgumentError(
-          absl::StrCat("--engines: \"", wanted[i], "\" is named twice")));
-    }
+  if (const std::string* twice = FirstRepeated(wanted)) {
+    return ReportError(
+        absl::InvalidArgumentError(absl::StrCat("--engines: \"", *twice, "\" is named twice")));
   }
   for (const std::string& name : wanted) {
     if (std::none_of(Engines().begin(), Engines().end(),

@@ -33,10 +33,6 @@ std::vector<std::string> Repeated(const CliArgs& args, const std::string& flag) 
   return it == args.repeated.end() ? std::vector<std::string>() : it->second;
 }
 
-absl::Status WriteFile(const std::string& path, const std::string& text) {
-  return WriteStringToFile(path, text);
-}
-
 absl::StatusOr<std::string> ReadFile(const std::string& path, const std::string& what) {
   absl::StatusOr<std::string> text = ReadFileToString(path);
   if (!text.ok()) {
@@ -44,7 +40,6 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, const std::string&
   }
   return text;
 }
-
 
 absl::StatusOr<std::optional<double>> PositiveFlag(const CliArgs& args, const std::string& flag) {
   if (!args.Has(flag)) return std::optional<double>();
@@ -56,15 +51,14 @@ absl::StatusOr<std::optional<double>> PositiveFlag(const CliArgs& args, const st
   return std::optional<double>(v);
 }
 
-
 // sweep.csv, sweep.json and the two plots of a whole (or merged) sweep.
 absl::Status WriteSweepOutputs(const std::string& dir, const planning::SweepTable& table) {
-  RETURN_IF_ERROR(WriteFile(dir + "/sweep.csv", planning::FormatSweepCsv(table)));
-  RETURN_IF_ERROR(WriteFile(dir + "/sweep.json", planning::FormatSweepJson(table)));
+  RETURN_IF_ERROR(WriteStringToFile(dir + "/sweep.csv", planning::FormatSweepCsv(table)));
+  RETURN_IF_ERROR(WriteStringToFile(dir + "/sweep.json", planning::FormatSweepJson(table)));
+  RETURN_IF_ERROR(WriteStringToFile(dir + "/throughput.svg",
+                                    planning::RenderSvg(planning::ThroughputFigure(table))));
   RETURN_IF_ERROR(
-      WriteFile(dir + "/throughput.svg", planning::RenderSvg(planning::ThroughputFigure(table))));
-  RETURN_IF_ERROR(
-      WriteFile(dir + "/pareto.svg", planning::RenderSvg(planning::ParetoFigure(table))));
+      WriteStringToFile(dir + "/pareto.svg", planning::RenderSvg(planning::ParetoFigure(table))));
   return absl::OkStatus();
 }
 
@@ -246,7 +240,7 @@ int SweepCommand(const CliArgs& args) {
       });
   if (shard) {
     const std::string path = absl::StrCat(dir, "/", planning::ShardFileName(*shard));
-    absl::Status s = WriteFile(path, planning::FormatSweepCsv(table));
+    absl::Status s = WriteStringToFile(path, planning::FormatSweepCsv(table));
     if (!s.ok()) return ReportError(s);
     return PrintSummary(table, path);
   }
@@ -324,13 +318,10 @@ int PlanCommand(const CliArgs& args) {
     if (!more.ok()) return ReportError(more.status());
     candidates.insert(candidates.end(), more->begin(), more->end());
   }
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    // Ranked twice it would be its own runner-up.
-    if (std::find(candidates.begin(), candidates.begin() + i, candidates[i]) !=
-        candidates.begin() + i) {
-      return ReportError(absl::InvalidArgumentError(
-          absl::StrCat("plan: candidate '", candidates[i], "' is given twice")));
-    }
+  // Ranked twice a candidate would be its own runner-up.
+  if (const std::string* twice = FirstRepeated(candidates)) {
+    return ReportError(absl::InvalidArgumentError(
+        absl::StrCat("plan: candidate '", *twice, "' is given twice")));
   }
   planning::PlanOptions options;
   options.workload_note = workload_note;

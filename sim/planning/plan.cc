@@ -469,7 +469,7 @@ absl::StatusOr<std::vector<std::string>> ParseCandidates(const std::string& text
   std::string pending;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
     absl::string_view line = absl::StripAsciiWhitespace(WithoutComment(raw));
-    if (pending.empty() && (line.empty() || line.front() == '#')) continue;
+    if (pending.empty() && line.empty()) continue;  // blank, or a comment alone
     if (absl::ConsumeSuffix(&line, "\\")) {
       absl::StrAppend(&pending, absl::StripTrailingAsciiWhitespace(line), " ");
       continue;
