@@ -38,6 +38,10 @@ struct ServeContext {
   // The model's max_position_embeddings (its model spec): each engine's
   // default context length, and the longest one it accepts. Required (> 0).
   int64_t max_position_embeddings = 0;
+  // The model has DSA's lightning indexer (DeepSeek-V3.2): the engines serve
+  // it only on their sparse MLA backends, whose limits they enforce; a model
+  // without it (DeepSeek-V3) is not bound by them.
+  bool dsa_attention = true;
 };
 
 absl::StatusOr<EngineConfig> ParseServeCommand(std::string_view command, const EnvVars& env,

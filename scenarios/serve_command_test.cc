@@ -150,6 +150,31 @@ TEST(VllmServeTest, RefusesBackendsWithoutSparseSupport) {
   EXPECT_TRUE(ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "FLASHMLA_SPARSE"}}).ok());
 }
 
+// The sparse-backend and DCP refusals are DSA's: vLLM serves DeepSeek-V3
+// (dense MLA, no indexer) on its dense MLA backends, and SGLang runs it
+// without DeepGEMM. Only the compute-capability reason stays.
+TEST(VllmServeTest, DenseMlaModelIsNotBoundByTheSparseBackendRules) {
+  ServeContext dense;
+  dense.dsa_attention = false;
+  EXPECT_TRUE(
+      ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "FLASHMLA"}}, dense).ok());
+  EXPECT_TRUE(
+      ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "TRITON_MLA"}}, dense).ok());
+  auto cutlass =
+      ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "CUTLASS_MLA"}}, dense);
+  EXPECT_NE(cutlass.status().message().find("Reason: ['compute capability not supported']"),
+            std::string::npos)
+      << cutlass.status();
+  auto dcp = ParseV32ServeCommand(std::string(kVllmTp8) + " -dcp 8", {}, dense);
+  EXPECT_EQ(dcp.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(dcp.status().message().find("-dcp"), std::string::npos) << dcp.status();
+  auto sglang = ParseV32ServeCommand(
+      "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8",
+      {{"SGLANG_ENABLE_JIT_DEEPGEMM", "0"}}, dense);
+  ASSERT_TRUE(sglang.ok()) << sglang.status();
+  EXPECT_FALSE(sglang->deep_gemm());
+}
+
 TEST(VllmServeTest, DeepGemmSwitchIsAKernelChoiceNotARefusal) {
   auto c = ParseV32ServeCommand(kVllmTp8, {{"VLLM_USE_DEEP_GEMM", "0"}});
   ASSERT_TRUE(c.ok());

@@ -135,16 +135,19 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   for (const auto& [key, value] : env) {
     if (key == "SGLANG_ENABLE_JIT_DEEPGEMM") {
       const std::string v = absl::AsciiStrToLower(value);
-      if (v == "0" || v == "false") {
+      const bool disabled = v == "0" || v == "false";
+      if (!disabled && v != "1" && v != "true") {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--env: SGLANG_ENABLE_JIT_DEEPGEMM: expected 0 or 1, got \"", value, "\""));
+      }
+      if (disabled && context.dsa_attention) {
         return absl::FailedPreconditionError(
             "server fails to start when DeepGEMM is disabled: SGLang's DeepSeek-V3.2 (NSA) path "
             "takes its indexer logits kernels fp8_mqa_logits / fp8_paged_mqa_logits from "
             "DeepGEMM (SGLANG_ENABLE_JIT_DEEPGEMM=0)");
       }
-      if (v != "1" && v != "true") {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--env: SGLANG_ENABLE_JIT_DEEPGEMM: expected 0 or 1, got \"", value, "\""));
-      }
+      // Other FP8 GEMMs serve a model without the indexer.
+      c.set_deep_gemm(!disabled);
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "--env: ", key, " is not an environment variable servesim models for SGLang "

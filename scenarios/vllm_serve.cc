@@ -143,11 +143,11 @@ constexpr AttentionBackendRule kVllmBackends[] = {
     {"TRITON_ATTN", false, true},
 };
 
-absl::Status CheckAttentionBackend(const std::string& name) {
+absl::Status CheckAttentionBackend(const std::string& name, bool dsa_attention) {
   for (const AttentionBackendRule& b : kVllmBackends) {
     if (name != b.name) continue;
     std::vector<std::string> reasons;
-    if (!b.sparse) reasons.push_back("'sparse not supported'");
+    if (!b.sparse && dsa_attention) reasons.push_back("'sparse not supported'");
     if (!b.sm90) reasons.push_back("'compute capability not supported'");
     if (reasons.empty()) return absl::OkStatus();
     return absl::FailedPreconditionError(absl::StrCat(
@@ -225,6 +225,10 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   }
   if (pp > 1) {
     return absl::UnimplementedError("--serve: --pipeline-parallel-size > 1 is not modelled yet");
+  }
+  if (dcp > 1 && !context.dsa_attention) {
+    return absl::UnimplementedError(
+        "--serve: decode context parallel (-dcp) is not modelled yet");
   }
   if (dcp > 1) {
     // vLLM issue #27544: DCP merges partial attention with the softmax LSE,
@@ -361,7 +365,7 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   c.set_sampler_sorts_vocab(true);
   for (const auto& [key, value] : env) {
     if (key == "VLLM_ATTENTION_BACKEND") {
-      RETURN_IF_ERROR(CheckAttentionBackend(value));
+      RETURN_IF_ERROR(CheckAttentionBackend(value, context.dsa_attention));
     } else if (key == "VLLM_USE_DEEP_GEMM") {
       ASSIGN_OR_RETURN(bool on, EnvBool(key, value));
       c.set_deep_gemm(on);

@@ -70,6 +70,7 @@ constexpr double kRobustScale = 0.2;
 scenarios::ServeContext ModelServeContext(const runner::PredictionContext& context) {
   scenarios::ServeContext serve;
   serve.max_position_embeddings = context.spec.max_position_embeddings();
+  serve.dsa_attention = context.spec.has_indexer();
   return serve;
 }
 

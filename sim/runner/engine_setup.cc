@@ -30,6 +30,12 @@ std::string DescribeKvPool(const models::ModelSpec& spec, const models::KvBudget
       static_cast<double>(kv.weight_bytes) / models::kGiB);
 }
 
+std::string DescribeAttention(const models::ModelSpec& spec, absl::string_view dsa_path) {
+  if (spec.has_indexer()) return std::string(dsa_path);
+  return "dense MLA (the model spec has no DSA indexer: prefills attend to every earlier "
+         "token, decode rows read their whole context)";
+}
+
 std::string ContextLengthRejection(int64_t max_model_len, int64_t prompt_tokens,
                                    int64_t output_tokens) {
   if (prompt_tokens + output_tokens <= max_model_len) return "";

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "models/model_spec.h"
 #include "scenarios/serve_command_for_test.h"
 #include "sim/runner/repo_context_for_test.h"
 
@@ -47,6 +48,35 @@ TEST(EngineSetupTest, ChatStreamsAddTheEnginesTokenlessMessages) {
   EXPECT_FALSE(vllm.finish_message_last);
   EXPECT_TRUE(sglang.finish_message_last);
   EXPECT_FALSE(trtllm.finish_message_last);
+}
+
+// The engines' DSA backends exist for the indexer's top-k; a model without
+// the indexer (DeepSeek-V3) runs none of them, and the header must not claim
+// it does.
+TEST(EngineSetupTest, AttentionNoteNamesDsaOnlyForAModelWithTheIndexer) {
+  absl::StatusOr<models::ModelSpec> v3 =
+      models::LoadModelSpec(std::string(SERVESIM_SOURCE_DIR) + "/models/deepseek_v3.textproto");
+  ASSERT_TRUE(v3.ok()) << v3.status();
+  for (const std::string serve :
+       {"vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8",
+        "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8",
+        "trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8"}) {
+    auto attention_note = [](const EngineSetup& setup) {
+      for (const std::string& note : setup.notes) {
+        if (note.rfind("attention: ", 0) == 0) return note;
+      }
+      return std::string();
+    };
+    const std::string dsa = attention_note(SetupOf(serve));
+    absl::StatusOr<EngineSetup> dense = PrepareEngine(ConfigOf(serve), *v3, {});
+    ASSERT_TRUE(dense.ok()) << dense.status();
+    EXPECT_EQ(dsa.find("dense MLA"), std::string::npos) << serve << ": " << dsa;
+    EXPECT_NE(attention_note(*dense).find("dense MLA (the model spec has no DSA indexer"),
+              std::string::npos)
+        << serve << ": " << attention_note(*dense);
+    EXPECT_EQ(attention_note(*dense).find("nsa"), std::string::npos) << attention_note(*dense);
+    EXPECT_EQ(attention_note(*dense).find("SPARSE"), std::string::npos) << attention_note(*dense);
+  }
 }
 
 // vLLM v0.13's FlashMLA sparse backend: one kernel for every row, chosen by

@@ -217,6 +217,7 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
   PreparedRun run;
   scenarios::ServeContext with_model = serve_context;
   with_model.max_position_embeddings = context.spec.max_position_embeddings();
+  with_model.dsa_attention = context.spec.has_indexer();
   ASSIGN_OR_RETURN(run.engine, scenarios::ParseServeCommand(serve_command, env, with_model));
   const scenarios::EngineParams* found = FindEngineParams(context.params, run.engine.engine());
   scenarios::EngineParams zeros;

@@ -133,8 +133,11 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
       config.chunked_prefill() ? absl::StrCat(config.max_num_batched_tokens(), " tokens") : "off",
       sched.init_new_token_ratio, sched.min_new_token_ratio));
   s.notes.push_back(absl::StrCat(
-      "attention: nsa (prefill ", config.prefill_attention_backend(), ", decode ",
-      config.decode_attention_backend(), "; dense MHA for prefills <= 2048 tokens); CUDA graphs ",
+      "attention: ",
+      DescribeAttention(spec, absl::StrCat("nsa (prefill ", config.prefill_attention_backend(),
+                                           ", decode ", config.decode_attention_backend(),
+                                           "; dense MHA for prefills <= 2048 tokens)")),
+      "; CUDA graphs ",
       config.cuda_graph_sizes().empty() ? std::string("off")
                                         : absl::StrCat("up to ", config.cuda_graph_max_bs()),
       " (decode only); overlap scheduler ", config.overlap_schedule() ? "on" : "off",

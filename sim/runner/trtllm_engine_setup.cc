@@ -104,7 +104,7 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
       ", max_num_tokens ", config.max_num_batched_tokens(), ", chunked context ",
       config.chunked_prefill() ? "on" : "off", ", tokens_per_block ", config.kv_block_size()));
   s.notes.push_back(absl::StrCat(
-      "attention: TRTLLM (DSA); MoE: CUTLASS; GEMMs: ",
+      "attention: TRTLLM ", DescribeAttention(spec, "(DSA)"), "; MoE: CUTLASS; GEMMs: ",
       config.deep_gemm() ? "DeepGEMM FP8" : "TRT-LLM FP8 (TRTLLM_DG_ENABLED=0)",
       "; CUDA graphs ",
       config.cuda_graph_sizes().empty()

@@ -107,10 +107,14 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
                                                        : ", FlashInfer (no sort)");
   }
   s.notes.push_back(absl::StrCat(
-      "attention: FLASHMLA_SPARSE (every row through the ",
-      fp8_cache ? "FP8 sparse decode" : "BF16 sparse prefill",
-      " kernel, heads padded to 64, the whole top-k per row; decode indexer logits ",
-      max_model_len, " wide per row, filled with -inf past its context); GEMMs: ",
+      "attention: ",
+      DescribeAttention(
+          spec, absl::StrCat("FLASHMLA_SPARSE (every row through the ",
+                             fp8_cache ? "FP8 sparse decode" : "BF16 sparse prefill",
+                             " kernel, heads padded to 64, the whole top-k per row; decode "
+                             "indexer logits ",
+                             max_model_len, " wide per row, filled with -inf past its context)")),
+      "; GEMMs: ",
       config.deep_gemm() ? "DeepGEMM FP8" : "CUTLASS FP8",
       "; CUDA graphs up to ", config.cuda_graph_max_bs(), " tokens; async scheduling ",
       config.overlap_schedule() ? "on" : "off", "; sampler: ", sampler));
