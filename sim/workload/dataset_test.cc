@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -154,6 +157,53 @@ BenchConfig SharegptConfig(int64_t n) {
   return config;
 }
 
+// Writes a ShareGPT length table of `rows` into a folder of this test's own (ctest runs each test
+// as its own process, in parallel) and returns the folder, to pass as SampleRequests' traces dir.
+std::string WriteSharegptTable(const std::string& rows) {
+  const std::string dir = ::testing::TempDir() + "/servesim_sharegpt_" +
+                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/" + kSharegptTableFile)
+      << "prompt_tokens,completion_tokens,output_tokens\n"
+      << rows;
+  return dir;
+}
+
+// Rows on both sides of each bound of vLLM's ShareGPT filter (engine-defaults.md B1.6, with
+// --sharegpt-output-len unset: drop if prompt_len < 4, output_len < 4, prompt_len > 1024 or
+// prompt_len + output_len > 2048). The filter reads the completion column: the output column is
+// where EOS ends the reply.
+constexpr char kFilterBoundaryRows[] =
+    "3,100,50\n"        // prompt 3 < 4: dropped
+    "10,3,3\n"          // completion 3 < 4: dropped
+    "1025,10,10\n"      // prompt 1025 > 1024: dropped
+    "1000,1049,700\n"   // 2049 in all > 2048: dropped
+    "1024,1024,1000\n"  // prompt 1024 and 2048 in all, both at the bound: kept
+    "4,4,2\n"           // prompt and completion 4, at the minimum: kept
+    "100,200,150\n";    // kept
+
+// vLLM's is_valid_sequence (engine-defaults.md B1.6) drops below 4 and above 1024 / 2048, so 4,
+// 1024 and a 2048 total are kept; a fixed --sharegpt-output-len skips only the output minimum
+// (B1.5).
+TEST(SharegptFilterTest, KeepsExactlyTheLengthsVllmKeeps) {
+  EXPECT_FALSE(PassesSharegptFilter(3, 100, false));
+  EXPECT_TRUE(PassesSharegptFilter(4, 100, false));
+  EXPECT_FALSE(PassesSharegptFilter(100, 3, false));
+  EXPECT_TRUE(PassesSharegptFilter(100, 4, false));
+  EXPECT_TRUE(PassesSharegptFilter(1024, 4, false));
+  EXPECT_FALSE(PassesSharegptFilter(1025, 4, false));
+  EXPECT_TRUE(PassesSharegptFilter(1000, 1048, false));
+  EXPECT_FALSE(PassesSharegptFilter(1000, 1049, false));
+  EXPECT_TRUE(PassesSharegptFilter(1024, 1024, false));
+  EXPECT_FALSE(PassesSharegptFilter(1024, 1025, false));
+  // A fixed output length lifts the output minimum only.
+  EXPECT_TRUE(PassesSharegptFilter(100, 3, true));
+  EXPECT_TRUE(PassesSharegptFilter(100, 1, true));
+  EXPECT_FALSE(PassesSharegptFilter(3, 100, true));
+  EXPECT_FALSE(PassesSharegptFilter(1025, 4, true));
+  EXPECT_FALSE(PassesSharegptFilter(1024, 1025, true));
+}
+
 TEST(SharegptDatasetTest, ThousandPromptsLandOnTheLiveTotals) {
   std::string notice;
   auto requests = SampleRequests(SharegptConfig(1000), kTracesDir, &notice);
@@ -236,19 +286,20 @@ TEST(SharegptDatasetTest, SameSeedSameRequestsOtherSeedOthers) {
   EXPECT_LT(same_ac, 20);
 }
 
+// In file order, the first three rows the filter keeps are the 5th to 7th of
+// kFilterBoundaryRows, each with its reply as EOS cut it and its completion as the cap.
 TEST(SharegptDatasetTest, DisableShuffleKeepsFileOrder) {
-  BenchConfig config = SharegptConfig(2);
+  BenchConfig config = SharegptConfig(3);
   config.disable_shuffle = true;
-  auto requests = SampleRequests(config, kTracesDir, nullptr);
-  ASSERT_TRUE(requests.ok());
-  auto table = ReadSharegptTable(kTracesDir + "/" + kSharegptTableFile);
-  ASSERT_TRUE(table.ok());
-  size_t k = 0;
-  while (!PassesSharegptFilter((*table)[k].prompt_tokens, (*table)[k].completion_tokens, false)) {
-    ++k;
+  auto requests = SampleRequests(config, WriteSharegptTable(kFilterBoundaryRows), nullptr);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  ASSERT_EQ(requests->size(), 3u);
+  const int64_t expected[3][3] = {{1024, 1000, 1024}, {4, 2, 4}, {100, 150, 200}};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ((*requests)[i].prompt_tokens, expected[i][0]) << i;
+    EXPECT_EQ((*requests)[i].output_tokens, expected[i][1]) << i;
+    EXPECT_EQ((*requests)[i].max_completion_tokens, expected[i][2]) << i;
   }
-  EXPECT_EQ((*requests)[0].prompt_tokens, (*table)[k].prompt_tokens);
-  EXPECT_EQ((*requests)[0].output_tokens, (*table)[k].output_tokens);
 }
 
 TEST(SharegptDatasetTest, IgnoreEosGeneratesEveryCompletionInFull) {
@@ -281,24 +332,48 @@ TEST(SharegptDatasetTest, FixedOutputLengthSkipsTheMinimumButNotTheTotal) {
   for (const auto& r : *requests) EXPECT_LE(r.prompt_tokens, 548);
 }
 
-TEST(SharegptDatasetTest, OversamplesWithReplacementUnlessToldNot) {
-  auto table = ReadSharegptTable(kTracesDir + "/" + kSharegptTableFile);
-  ASSERT_TRUE(table.ok());
-  int64_t passing = 0;
-  for (const auto& row : *table) {
-    passing += PassesSharegptFilter(row.prompt_tokens, row.completion_tokens, false);
-  }
-  BenchConfig config = SharegptConfig(passing + 500);
-  std::string notice;
-  auto requests = SampleRequests(config, kTracesDir, &notice);
-  ASSERT_TRUE(requests.ok());
-  EXPECT_EQ(static_cast<int64_t>(requests->size()), passing + 500);
-  EXPECT_EQ(requests->back().id, passing + 499);
-  EXPECT_NE(notice.find("oversampled"), std::string::npos);
+// With --sharegpt-output-len 1025 the filter sees 1025 for every row: the completion-3 row now
+// passes (no output minimum), prompt 3 and 1025 still drop, and prompt 1024 drops on 2049 in all
+// while prompt 1000 (2025) passes.
+TEST(SharegptDatasetTest, FixedOutputLengthFiltersTheBoundaryRows) {
+  BenchConfig config = SharegptConfig(100);
+  config.sharegpt_output_len = 1025;
+  config.disable_shuffle = true;
   config.no_oversample = true;
-  requests = SampleRequests(config, kTracesDir, &notice);
-  ASSERT_TRUE(requests.ok());
-  EXPECT_EQ(static_cast<int64_t>(requests->size()), passing);
+  auto requests = SampleRequests(config, WriteSharegptTable(kFilterBoundaryRows), nullptr);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  std::vector<int64_t> prompts;
+  for (const auto& r : *requests) {
+    prompts.push_back(r.prompt_tokens);
+    EXPECT_EQ(r.output_tokens, 1025);
+  }
+  EXPECT_EQ(prompts, (std::vector<int64_t>{10, 1000, 4, 100}));
+}
+
+// Three rows of kFilterBoundaryRows pass; vLLM fills 8 prompts by drawing from those three.
+TEST(SharegptDatasetTest, OversamplesWithReplacementUnlessToldNot) {
+  const std::string dir = WriteSharegptTable(kFilterBoundaryRows);
+  BenchConfig config = SharegptConfig(8);
+  std::string notice;
+  auto requests = SampleRequests(config, dir, &notice);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  ASSERT_EQ(requests->size(), 8u);
+  const std::set<std::pair<int64_t, int64_t>> passing = {{1024, 1000}, {4, 2}, {100, 150}};
+  std::set<std::pair<int64_t, int64_t>> first_three;
+  for (size_t i = 0; i < requests->size(); ++i) {
+    const BenchRequest& r = (*requests)[i];
+    EXPECT_EQ(r.id, static_cast<int64_t>(i));
+    EXPECT_EQ(passing.count({r.prompt_tokens, r.output_tokens}), 1u) << r.prompt_tokens;
+    if (i < 3) first_three.insert({r.prompt_tokens, r.output_tokens});
+  }
+  EXPECT_EQ(first_three, passing);
+  EXPECT_NE(notice.find("only 3 rows pass, oversampled to 8"), std::string::npos) << notice;
+  config.no_oversample = true;
+  requests = SampleRequests(config, dir, &notice);
+  ASSERT_TRUE(requests.ok()) << requests.status();
+  EXPECT_EQ(requests->size(), 3u);
+  EXPECT_NE(notice.find("only 3 rows pass, --no-oversample: sending 3"), std::string::npos)
+      << notice;
 }
 
 TEST(SharegptDatasetTest, ExistingShareGptJsonIsReportedAsNotRead) {
