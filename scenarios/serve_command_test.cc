@@ -221,10 +221,15 @@ TEST(VllmServeTest, WholePromptSchedulingIsNamedAsNotModelled) {
 // vLLM's --block-size is an integer (argparse refuses others); FlashMLA
 // sparse then forces 64 whatever it was.
 TEST(VllmServeTest, BlockSizeMustBeAPositiveIntegerAndIsForcedTo64) {
-  for (const char* bad : {"0", "abc", "-16"}) {
-    EXPECT_FALSE(ParseV32ServeCommand(absl::StrCat("vllm serve m -tp 8 --block-size ", bad))
-                     .ok())
-        << bad;
+  const std::pair<const char*, const char*> cases[] = {
+      {"0", "--serve: --block-size: must be >= 1, got 0"},
+      {"abc", "--serve: --block-size: expected an integer, got \"abc\""},
+      {"-16", "--serve: --block-size: must be >= 1, got -16"},
+  };
+  for (const auto& [bad, message] : cases) {
+    auto refused = ParseV32ServeCommand(absl::StrCat("vllm serve m -tp 8 --block-size ", bad));
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_EQ(refused.status().message(), message) << bad;
   }
   auto c = ParseV32ServeCommand("vllm serve m -tp 8 --block-size 16");
   ASSERT_TRUE(c.ok()) << c.status();

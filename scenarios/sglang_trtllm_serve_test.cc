@@ -145,9 +145,16 @@ TEST(SglangServeTest, UnknownFlagAndUnmodelledFeaturesAreNamed) {
   EXPECT_NE(unknown.status().message().find("--frobnicate"), std::string::npos);
   auto policy = ParseV32ServeCommand(std::string(kSglangBase) + " --schedule-policy lof");
   EXPECT_EQ(policy.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(policy.status().message().find("--schedule-policy lof is not modelled"),
+            std::string::npos)
+      << policy.status();
   auto backend = ParseV32ServeCommand(std::string(kSglangBase) + " --nsa-decode-backend xyz");
   EXPECT_EQ(backend.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(backend.status().message().find("--nsa-decode-backend: unknown NSA backend \"xyz\""),
+            std::string::npos)
+      << backend.status();
   auto env = ParseV32ServeCommand(kSglangBase, {{"SGLANG_FOO", "1"}});
+  EXPECT_EQ(env.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(env.status().message().find("SGLANG_FOO"), std::string::npos);
 }
 
@@ -288,6 +295,9 @@ TEST(TrtllmServeTest, UnknownFlagAndEnvAreNamed) {
   EXPECT_NE(e.status().message().find("TRTLLM_FOO"), std::string::npos);
   auto missing = ParseV32ServeCommand("trtllm-serve --tp_size 8");
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(missing.status().message().find("trtllm-serve takes one model argument, got 0"),
+            std::string::npos)
+      << missing.status();
 }
 
 // Found by fuzzing: values that overflowed int64 products or passed as
@@ -320,8 +330,11 @@ TEST(TrtllmServeTest, BeamWidthOneIsTheDefaultAndBeamSearchIsNotModelled) {
   EXPECT_EQ(beams.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_EQ(beams.status().message(),
             "--serve: --max_beam_width 4 (beam search) is not modelled (1)");
-  EXPECT_EQ(ParseV32ServeCommand("trtllm-serve /m --max_beam_width 0").status().code(),
-            absl::StatusCode::kInvalidArgument);
+  auto zero = ParseV32ServeCommand("trtllm-serve /m --max_beam_width 0");
+  EXPECT_EQ(zero.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(zero.status().message().find("--max_beam_width: must be >= 1, got 0"),
+            std::string::npos)
+      << zero.status();
 }
 
 TEST(SglangServeTest, NnodesSpreadsOneInstanceOverNodes) {
@@ -331,13 +344,18 @@ TEST(SglangServeTest, NnodesSpreadsOneInstanceOverNodes) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->nnodes(), 2);
   EXPECT_EQ(c->tp(), 16);
-  EXPECT_FALSE(
-      ParseV32ServeCommand("python3 -m sglang.launch_server --model-path m --nnodes 0").ok());
+  auto none = ParseV32ServeCommand("python3 -m sglang.launch_server --model-path m --nnodes 0");
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(none.status().message().find("--nnodes: must be >= 1, got 0"), std::string::npos)
+      << none.status();
+  auto rank = ParseV32ServeCommand(
+      "python3 -m sglang.launch_server --model-path m --tp-size 16 --nnodes 2 --node-rank 2");
+  EXPECT_EQ(rank.status().code(), absl::StatusCode::kInvalidArgument);  // ranks 0 and 1 only
+  EXPECT_NE(rank.status().message().find("--node-rank: 2 is not a node of --nnodes 2"),
+            std::string::npos)
+      << rank.status();
   // --tp-size counts every GPU of the instance: 8 over 2 nodes is not two
   // of servesim's 8-GPU nodes.
-  EXPECT_FALSE(ParseV32ServeCommand("python3 -m sglang.launch_server --model-path m --tp-size 16 "
-                                    "--nnodes 2 --node-rank 2")
-                   .ok());  // ranks 0 and 1 only
   auto half = ParseV32ServeCommand(
       "python3 -m sglang.launch_server --model-path m --tp-size 8 --nnodes 2");
   ASSERT_FALSE(half.ok());
@@ -345,9 +363,11 @@ TEST(SglangServeTest, NnodesSpreadsOneInstanceOverNodes) {
 }
 
 TEST(SglangServeTest, PageSizeMustBePositive) {
-  EXPECT_FALSE(ParseV32ServeCommand(
-                   "python3 -m sglang.launch_server --model-path m --tp-size 8 --page-size 0")
-                   .ok());
+  auto zero = ParseV32ServeCommand(
+      "python3 -m sglang.launch_server --model-path m --tp-size 8 --page-size 0");
+  EXPECT_EQ(zero.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(zero.status().message().find("--page-size: must be >= 1, got 0"), std::string::npos)
+      << zero.status();
   auto c = ParseV32ServeCommand(
       "python3 -m sglang.launch_server --model-path m --tp-size 8 --page-size 32");
   ASSERT_TRUE(c.ok()) << c.status();
