@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace servesim::scenarios {
@@ -72,16 +73,25 @@ TEST(VllmServeTest, MaxModelLenTakesHumanReadableSuffixes) {
       {"1m", 1000000}};
   for (const auto& [text, expected] : cases) {
     auto c = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-model-len ", text));
-    if (expected > 163840) {
-      EXPECT_FALSE(c.ok()) << text;  // past the model's context
+    if (expected > 163840) {  // past the model's context
+      EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition) << text;
+      EXPECT_NE(c.status().message().find(absl::StrCat(
+                    "max_model_len (", expected, ") is greater than the derived max_model_len "
+                    "(max_position_embeddings=163840)")),
+                std::string::npos)
+          << c.status();
       continue;
     }
     ASSERT_TRUE(c.ok()) << text << ": " << c.status();
     EXPECT_EQ(c->max_model_len(), expected) << text;
   }
   for (const char* bad : {"1.5K", "32x", "k", "-", ".5k", "5.k", "auto"}) {
-    EXPECT_FALSE(ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-model-len ", bad)).ok())
-        << bad;
+    auto c = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-model-len ", bad));
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    // e.g. --serve: --max-model-len: expected an integer or one with a suffix (32k, 32K), got "k"
+    EXPECT_TRUE(absl::StartsWith(c.status().message(), "--serve: --max-model-len: ")) << c.status();
+    EXPECT_TRUE(absl::EndsWith(c.status().message(), absl::StrCat("got \"", bad, "\"")))
+        << c.status();
   }
   // The token budget reads the same way.
   auto budget = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-num-batched-tokens 16K"));
@@ -252,11 +262,16 @@ TEST(VllmServeTest, MultiNodeDataParallelSpansDpOverLocalNodes) {
   EXPECT_EQ(c->ep(), 16);
   auto bad = ParseV32ServeCommand("vllm serve m -dp 16 --data-parallel-size-local 5");
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(),
+            "--serve: --data-parallel-size-local: must divide --data-parallel-size (16), got 5");
 }
 
 TEST(ServeCommandTest, UnknownProgramIsAnError) {
   auto c = ParseV32ServeCommand("ollama serve");
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("unrecognised engine command \"ollama\""),
+            std::string::npos)
+      << c.status();
 }
 
 // Each engine's default context is the model's max_position_embeddings, and a
@@ -310,9 +325,13 @@ TEST(MtpAcceptanceTest, AtMost32DraftTokensPerStep) {
       R"(vllm serve m -tp 8 --speculative-config {"method":"mtp","num_speculative_tokens":1000000000})");
   ASSERT_FALSE(vllm.ok());
   EXPECT_NE(vllm.status().message().find("servesim models at most 32"), std::string::npos);
-  EXPECT_FALSE(ParseV32ServeCommand("python3 -m sglang.launch_server --model-path m --tp-size 8 "
-                                    "--speculative-algorithm EAGLE --speculative-num-steps 100000")
-                   .ok());
+  auto sglang = ParseV32ServeCommand(
+      "python3 -m sglang.launch_server --model-path m --tp-size 8 "
+      "--speculative-algorithm EAGLE --speculative-num-steps 100000");
+  EXPECT_NE(sglang.status().message().find("--speculative-num-steps: 100000 draft tokens per "
+                                           "step; servesim models at most 32"),
+            std::string::npos)
+      << sglang.status();
 }
 
 // --mtp-acceptance is the mean of accepted drafts per step: at most the
