@@ -17,9 +17,6 @@ namespace {
 constexpr int64_t kMaxDecodeSeqsPerRank = 65536;
 constexpr int64_t kMaxPrefillTokens = int64_t{1} << 24;
 
-// The reference iterations (overridable with --decode-seqs, --context and
-// --prefill-tokens): every DP rank decoding 64 sequences at a 4096-token
-// context, and one rank prefilling a full token budget of fresh prompt.
 // Under MTP a decoding row verifies its k drafts: 1 + k query tokens.
 std::vector<models::RankBatch> DecodeBatches(int ranks, int64_t seqs, int64_t context,
                                              int64_t query_tokens) {
@@ -36,7 +33,9 @@ class CollectivesAsCopies : public cost::OpCost {
  public:
   explicit CollectivesAsCopies(std::unique_ptr<cost::OpCost> inner) : inner_(std::move(inner)) {}
   double OpUs(const models::Op& op) override { return inner_->OpUs(AsCopy(op)); }
-  double OpUsAt(const models::Op& op, size_t slot) override { return inner_->OpUsAt(AsCopy(op), slot); }
+  double OpUsAt(const models::Op& op, size_t slot) override {
+    return inner_->OpUsAt(AsCopy(op), slot);
+  }
 
  private:
   static models::Op AsCopy(const models::Op& op) {
@@ -68,6 +67,229 @@ absl::StatusOr<int64_t> PositiveFlag(const CliArgs& args, const std::string& fla
   return v;
 }
 
+// The reference iterations (overridable with --decode-seqs, --context,
+// --prefill-tokens and --prefill-seqs): every DP rank decoding 64 sequences
+// at a 4096-token context, and one rank prefilling a full token budget of
+// fresh prompt.
+struct ReferenceSizes {
+  int64_t decode_seqs = 0;     // per DP rank
+  int64_t context_tokens = 0;  // of each decoding sequence
+  int64_t prefill_tokens = 0;  // on one rank
+  int64_t prefill_seqs = 0;    // the prompts that share prefill_tokens equally
+};
+
+// Bounds: what one engine step can hold, so that a typo is an error
+// rather than an hour of op-graph building or an overflow.
+absl::StatusOr<ReferenceSizes> ReferenceSizesFromArgs(const CliArgs& args,
+                                                      const scenarios::EngineConfig& engine) {
+  const int64_t max_len = engine.max_model_len();
+  absl::StatusOr<int64_t> decode_seqs = PositiveFlag(
+      args, "--decode-seqs", 64, kMaxDecodeSeqsPerRank,
+      absl::StrCat(kMaxDecodeSeqsPerRank, " sequences per DP rank"));
+  absl::StatusOr<int64_t> context_tokens = PositiveFlag(
+      args, "--context", std::min<int64_t>(4096, max_len - 1), max_len - 1,
+      absl::StrCat("the engine's max_model_len (", max_len, ") allows before a decode token"));
+  absl::StatusOr<int64_t> prefill_tokens =
+      PositiveFlag(args, "--prefill-tokens", engine.max_num_batched_tokens(),
+                   kMaxPrefillTokens, absl::StrCat(kMaxPrefillTokens, " tokens in one step"));
+  // --prefill-seqs N: the prefill tokens as N fresh prompts of equal length
+  // (a chunk of short chat prompts), not one long one.
+  absl::StatusOr<int64_t> prefill_seqs =
+      PositiveFlag(args, "--prefill-seqs", 1, prefill_tokens.ok() ? *prefill_tokens : 1,
+                   "the step's prefill tokens (--prefill-tokens): every prompt has one or more");
+  for (const auto* v : {&decode_seqs, &context_tokens, &prefill_tokens, &prefill_seqs}) {
+    if (!v->ok()) return v->status();
+  }
+  if (*prefill_tokens / *prefill_seqs > max_len) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--prefill-tokens: ", *prefill_tokens, " tokens as ", *prefill_seqs,
+        " prompt(s) are longer than the engine's max_model_len (", max_len,
+        "); give more --prefill-seqs"));
+  }
+  return ReferenceSizes{*decode_seqs, *context_tokens, *prefill_tokens, *prefill_seqs};
+}
+
+// --no-production-factors: servesim's own kernels' measured times, without
+// the production-kernel factors (production_kernels.h), the fitted
+// per-kind backend factors and the host's launch floor; for comparing with
+// a composition of those same kernels replayed from a CUDA graph
+// (calibration/run_iteration_check.sh).
+bool OwnKernelsOnly(const CliArgs& args) { return args.Has("--no-production-factors"); }
+
+// Each op's time: measured (the profile) or modelled (the roofline).
+std::unique_ptr<cost::OpCost> ExplainOpCost(const CliArgs& args,
+                                            const runner::PredictionContext& context) {
+  std::unique_ptr<cost::OpCost> op_cost;
+  if (context.profile) {
+    op_cost = std::make_unique<cost::ProfileOpCost>(
+        *context.profile, cost::GpuRates{},
+        OwnKernelsOnly(args) ? std::vector<std::pair<std::string, double>>{}
+                             : runner::ProductionScalePairs(context));
+  } else {
+    op_cost = std::make_unique<cost::RooflineOpCost>(cost::GpuRates{});
+  }
+  if (args.Has("--collectives-as-copies")) {
+    op_cost = std::make_unique<CollectivesAsCopies>(std::move(op_cost));
+  }
+  return op_cost;
+}
+
+// The engine's predictor configuration, less what the flags take out.
+cost::StepPredictorConfig ExplainPredictorConfig(const CliArgs& args,
+                                                 cost::StepPredictorConfig config) {
+  const bool own_kernels = OwnKernelsOnly(args);
+  if (own_kernels) {
+    config.kind_time_scale.clear();
+    config.prefill_kind_time_scale.clear();
+    config.prefill_time_scale = 1.0;
+    // servesim's own sparse MLA kernels stop at each row's real key count and
+    // the iteration check composes decode and prefill kernels separately;
+    // walking the whole top-k in one call is FlashMLA's behaviour.
+    config.graph.sparse_prefill_full_topk = false;
+    config.graph.sparse_decode_full_topk = false;
+    config.graph.sparse_kernel_routing = models::SparseKernelRouting::kByPhase;
+  }
+  // The GPU time of each batch as replayed from one CUDA graph: no eager
+  // launch floor.
+  if (args.Has("--gpu-only-json") || own_kernels) config.overheads.eager_launch_us = 0;
+  return config;
+}
+
+// The reference iterations as batches, and their GPU times.
+struct ReferenceSteps {
+  std::vector<models::RankBatch> decode;  // one per DP rank
+  models::RankBatch prefill;              // one rank's; the others have none
+  cost::StepPredictor::GpuStep decode_parts;
+  double decode_us = 0;
+  double prefill_us = 0;
+  double mixed_us = 0;  // the decode batch and the prefill in one step
+};
+
+ReferenceSteps PriceReferenceSteps(const ReferenceSizes& sizes, int ranks,
+                                   cost::StepPredictor& predictor) {
+  ReferenceSteps steps;
+  const int draft_tokens = predictor.config().num_speculative_tokens;
+  steps.decode =
+      DecodeBatches(ranks, sizes.decode_seqs, sizes.context_tokens, 1 + draft_tokens);
+  steps.decode_parts = predictor.GpuStepParts(steps.decode);
+  steps.decode_us = steps.decode_parts.Us();
+  for (int64_t i = 0; i < sizes.prefill_seqs; ++i) {
+    steps.prefill.seqs.push_back(
+        {std::max<int64_t>(sizes.prefill_tokens / sizes.prefill_seqs, 1), 0});
+  }
+  std::vector<models::RankBatch> prefill_ranks(ranks);
+  prefill_ranks[0] = steps.prefill;
+  steps.prefill_us = predictor.GpuStepUs(prefill_ranks);
+  // Mixed chunked batch: every rank decodes, rank 0 also prefills the chunk.
+  std::vector<models::RankBatch> mixed = steps.decode;
+  mixed[0].seqs.insert(mixed[0].seqs.end(), steps.prefill.seqs.begin(),
+                       steps.prefill.seqs.end());
+  steps.mixed_us = predictor.GpuStepUs(mixed);
+  return steps;
+}
+
+int64_t KvBytesPerToken(const models::ModelSpec& spec, const scenarios::EngineConfig& engine) {
+  return models::KvBytesPerToken(spec, runner::ToModelKvDtype(engine.kv_cache_dtype()),
+                                 engine.num_speculative_tokens() > 0);
+}
+
+// Where a reference batch is more than the engine could run. A what-if is
+// priced all the same; these say so.
+std::vector<std::string> EngineLimitNotes(const ReferenceSizes& sizes, int draft_tokens,
+                                          const runner::PreparedRun& run) {
+  std::vector<std::string> notes;
+  // A what-if may ask for more KV than the pool holds.
+  const int64_t pool = run.setup.kv.kv_capacity_tokens;
+  if (const int64_t held = sizes.decode_seqs * (sizes.context_tokens + 1 + draft_tokens);
+      held > pool) {
+    notes.push_back(absl::StrFormat("this batch holds %d tokens of KV per DP rank, more than "
+                                    "the pool's %d: the engine could not run it",
+                                    held, pool));
+  }
+  // So may a batch past the engine's per-step limits (an audit found these
+  // priced without a word): the engine would run fewer sequences, or split
+  // the prompt tokens over several steps.
+  if (const int64_t max_seqs = run.setup.max_running_per_rank;
+      max_seqs > 0 && sizes.decode_seqs > max_seqs) {
+    notes.push_back(absl::StrFormat("%d decode sequences per DP rank, more than the engine runs "
+                                    "at once (%d): the engine could not run this batch",
+                                    sizes.decode_seqs, max_seqs));
+  }
+  if (const int64_t budget = run.engine.max_num_batched_tokens();
+      budget > 0 && sizes.prefill_tokens > budget) {
+    notes.push_back(absl::StrFormat("%d prompt tokens in one step, more than the engine's "
+                                    "per-step budget (%d): the engine would chunk them over "
+                                    "several steps, or refuse a longer prompt",
+                                    sizes.prefill_tokens, budget));
+  }
+  return notes;
+}
+
+// --gpu-only-json: the reference steps' GPU times alone, as the iteration
+// check (calibration/run_iteration_check.sh) compares them with a
+// measurement.
+std::string GpuOnlyJson(const CliArgs& args, const models::ParallelLayout& layout,
+                        const ReferenceSizes& sizes, const ReferenceSteps& steps) {
+  using metrics::JsonNumber;
+  return absl::StrCat("{\"layout\": ", metrics::JsonString(layout.Describe()),
+                      ", \"decode_seqs\": ", sizes.decode_seqs,
+                      ", \"context\": ", sizes.context_tokens,
+                      ", \"prefill_tokens\": ", sizes.prefill_tokens,
+                      ", \"prefill_seqs\": ", sizes.prefill_seqs,
+                      ", \"production_factors\": ", OwnKernelsOnly(args) ? "false" : "true",
+                      ", \"collectives_as_copies\": ",
+                      args.Has("--collectives-as-copies") ? "true" : "false",
+                      ", \"decode_us\": ", JsonNumber(steps.decode_us),
+                      ", \"prefill_us\": ", JsonNumber(steps.prefill_us),
+                      ", \"mixed_us\": ", JsonNumber(steps.mixed_us), "}\n");
+}
+
+// --json: the layout, parameters, memory and the reference steps' times.
+std::string ExplainJson(const models::ModelSpec& spec, const runner::PreparedRun& run,
+                        const ReferenceSizes& sizes, const ReferenceSteps& steps,
+                        const cost::StepPredictor& predictor) {
+  using metrics::JsonNumber;
+  const runner::EngineSetup& s = run.setup;
+  const models::ParameterCounts counts = models::CountParameters(spec);
+  return absl::StrCat(
+      "{\"engine\": ", metrics::JsonString(run.engine.engine_version()),
+      ", \"layout\": ", metrics::JsonString(s.layout.Describe()),
+      ", \"total_params\": ", counts.main_model,
+      ", \"checkpoint_params\": ", counts.checkpoint_total,
+      ", \"active_params_per_token\": ", counts.active_per_token,
+      ", \"gpus\": ", s.layout.gpus, ", \"dp_ranks\": ", s.layout.attn_dp,
+      ", \"weights_bytes_per_gpu\": ", s.kv.weight_bytes,
+      ", \"kv_bytes_per_token\": ", KvBytesPerToken(spec, run.engine),
+      ", \"kv_pool_bytes_per_gpu\": ", s.kv.kv_pool_bytes,
+      ", \"kv_capacity_tokens\": ", s.kv.kv_capacity_tokens,
+      ", \"max_model_len\": ", run.engine.max_model_len(),
+      ", \"ref_decode_step_us\": ", JsonNumber(steps.decode_us),
+      ", \"ref_decode_step_with_host_us\": ",
+      JsonNumber(predictor.StepUs(steps.decode_parts, sizes.decode_seqs)),
+      ", \"ref_prefill_step_us\": ", JsonNumber(steps.prefill_us), "}\n");
+}
+
+// The engine, its layout and kernels, the model's parameters, and what each
+// GPU's memory holds, down to the KV pool.
+void AppendEngineAndMemory(const models::ModelSpec& spec, const runner::PreparedRun& run,
+                           std::string& out) {
+  const runner::EngineSetup& s = run.setup;
+  const models::ParameterCounts counts = models::CountParameters(spec);
+  absl::StrAppend(&out, "engine: ", run.engine.engine_version(), "\n");
+  for (const std::string& n : s.notes) absl::StrAppend(&out, n, "\n");
+  absl::StrAppendFormat(&out,
+                        "parameters: %.1fB main model, %.1fB with MTP, %.1fB active per token\n",
+                        counts.main_model / 1e9, counts.checkpoint_total / 1e9,
+                        counts.active_per_token / 1e9);
+  absl::StrAppend(&out, "memory per GPU (bytes):\n");
+  for (const auto& [name, bytes] : s.kv.terms) {
+    absl::StrAppendFormat(&out, "  %-48s %16d\n", name, bytes);
+  }
+  absl::StrAppendFormat(&out, "KV: %d B per token, %d tokens per DP rank, max_model_len %d\n",
+                        KvBytesPerToken(spec, run.engine), s.kv.kv_capacity_tokens,
+                        run.engine.max_model_len());
+}
+
 // One row per op of a rank's iteration: its measured-or-modelled time over
 // all layers, as the predictor charges it (backend factors included; the
 // prefill-path factor applies to a step's prefill chunks as a whole and is
@@ -88,6 +310,91 @@ double AppendOpTable(const std::vector<models::Op>& ops, cost::StepPredictor& pr
   return sum_us;
 }
 
+// The reference decode step: its GPU time, the time `run` charges for it
+// with the engine's host work, the limit notes, and its ops.
+void AppendReferenceDecodeStep(const models::ModelSpec& spec, const runner::PreparedRun& run,
+                               const ReferenceSizes& sizes, const ReferenceSteps& steps,
+                               cost::StepPredictor& predictor, std::string& out) {
+  const models::ParallelLayout& layout = run.setup.layout;
+  const int ranks = layout.attn_dp;
+  absl::StrAppendFormat(&out,
+                        "\nreference decode step (%d seqs x context %d on each of %d DP "
+                        "rank(s)): %.3f ms GPU\n",
+                        sizes.decode_seqs, sizes.context_tokens, ranks, steps.decode_us / 1e3);
+  // What `run` charges for the same step: the engine's host work beside it.
+  const cost::EngineOverheads& host = predictor.config().overheads;
+  absl::StrAppendFormat(
+      &out, "  (with the engine's host work, %.0f us/step + %.1f us/sequence %s%s: %.3f ms)\n",
+      host.step_cpu_us, host.per_seq_cpu_us, host.overlap_cpu ? "overlapped" : "added",
+      steps.decode_parts.launch_us > 0 && host.overlap_cpu
+          ? (host.scheduler_launches_kernels ? ", with an eager step's kernel launches"
+                                             : ", beside an eager step's kernel launches")
+          : "",
+      predictor.StepUs(steps.decode_parts, sizes.decode_seqs) / 1e3);
+  const int draft_tokens = predictor.config().num_speculative_tokens;
+  if (draft_tokens > 0) {
+    absl::StrAppendFormat(&out,
+                          "  (each row verifies its %d draft token(s): %d query tokens; the MTP "
+                          "draft passes are in the step's time, not in the table)\n",
+                          draft_tokens, 1 + draft_tokens);
+  }
+  for (const std::string& note : EngineLimitNotes(sizes, draft_tokens, run)) {
+    absl::StrAppend(&out, "note: ", note, "\n");
+  }
+  // The table lists the ops of the batch the CUDA graph runs, padding and all.
+  const models::RankBatch& decode = steps.decode[0];
+  models::RankBatch decode_run = decode;
+  if (models::RankBatch padded; predictor.PadForCudaGraph(decode, padded)) {
+    absl::StrAppendFormat(&out, "  (run as the %d-sequence CUDA graph: %d padding rows)\n",
+                          padded.seqs.size(), padded.seqs.size() - decode.seqs.size());
+    decode_run = std::move(padded);
+  }
+  // The tables take the predictor's own graph options: --no-production-factors
+  // changes how sparse attention is routed, not only its factors.
+  AppendOpTable(models::BuildRankIterationOps(spec, layout, decode_run,
+                                              decode_run.Tokens() * ranks,
+                                              predictor.config().graph),
+                predictor, out);
+}
+
+// The reference prefill step: its GPU time alone and beside the decode
+// batch, its ops, and what the fitted prefill path adds to them.
+void AppendReferencePrefillStep(const models::ModelSpec& spec, const runner::PreparedRun& run,
+                                const ReferenceSizes& sizes, const ReferenceSteps& steps,
+                                cost::StepPredictor& predictor, std::string& out) {
+  const models::ParallelLayout& layout = run.setup.layout;
+  const int ranks = layout.attn_dp;
+  absl::StrAppendFormat(&out,
+                        "reference prefill step (%d fresh tokens in %d prompt(s) on one rank): "
+                        "%.3f ms GPU; with the decode batch on every rank: %.3f ms\n",
+                        sizes.prefill_tokens, sizes.prefill_seqs, steps.prefill_us / 1e3,
+                        steps.mixed_us / 1e3);
+  const models::RankBatch& prefill = steps.prefill;
+  models::RankBatch prefill_run = prefill;
+  if (models::RankBatch padded; predictor.PadForCudaGraph(prefill, padded)) {
+    absl::StrAppendFormat(&out, "  (run as the %d-token CUDA graph: %d padding tokens)\n",
+                          padded.Tokens(), padded.Tokens() - prefill.Tokens());
+    prefill_run = std::move(padded);
+  }
+  // The MoE sees what the step's does: this rank's tokens and the other
+  // ranks' dummy tokens, or every rank padded to this one's.
+  const int64_t prefill_moe_tokens =
+      predictor.MoeGroupTokens(ranks, prefill_run.Tokens(), prefill_run.Tokens() + (ranks - 1));
+  const double table_us = AppendOpTable(
+      models::BuildRankIterationOps(spec, layout, prefill_run, prefill_moe_tokens,
+                                    predictor.config().graph),
+      predictor, out);
+  // The table prices each op as its kernel runs; the step's time also
+  // carries the fitted prefill path on the work the prompts add.
+  if (const double scale = predictor.config().prefill_time_scale; scale != 1.0) {
+    absl::StrAppendFormat(&out,
+                          "  (the ops sum to %.3f ms; the step's %.3f ms also stretches the "
+                          "token-linear work its prompts add by the fitted prefill path x%.2f, "
+                          "docs/fitting.md)\n",
+                          table_us / 1e3, steps.prefill_us / 1e3, scale);
+  }
+}
+
 }  // namespace
 
 int ExplainCommand(const CliArgs& args) {
@@ -101,229 +408,21 @@ int ExplainCommand(const CliArgs& args) {
   absl::StatusOr<runner::PreparedRun> run =
       runner::PrepareRun(*context, args.Get("--serve"), *env, scenarios::ServeContext{});
   if (!run.ok()) return ReportError(run.status());
+  absl::StatusOr<ReferenceSizes> sizes = ReferenceSizesFromArgs(args, run->engine);
+  if (!sizes.ok()) return ReportError(sizes.status());
 
-  const models::ModelSpec& spec = context->spec;
-  const runner::EngineSetup& s = run->setup;
-  const models::ParameterCounts counts = models::CountParameters(spec);
-  const models::KvCacheDtype kv_dtype = runner::ToModelKvDtype(run->engine.kv_cache_dtype());
-  const bool mtp = run->engine.num_speculative_tokens() > 0;
-  const int64_t kv_bytes_per_token = models::KvBytesPerToken(spec, kv_dtype, mtp);
-
-  // --no-production-factors: servesim's own kernels' measured times, without
-  // the production-kernel factors (production_kernels.h), the fitted
-  // per-kind backend factors and the host's launch floor; for comparing with
-  // a composition of those same kernels replayed from a CUDA graph
-  // (calibration/run_iteration_check.sh).
-  const bool own_kernels = args.Has("--no-production-factors");
-  std::unique_ptr<cost::OpCost> op_cost;
-  if (context->profile) {
-    op_cost = std::make_unique<cost::ProfileOpCost>(
-        *context->profile, cost::GpuRates{},
-        own_kernels ? std::vector<std::pair<std::string, double>>{}
-                    : runner::ProductionScalePairs(*context));
+  cost::StepPredictor predictor(ExplainPredictorConfig(args, run->setup.predictor),
+                                ExplainOpCost(args, *context));
+  const ReferenceSteps steps = PriceReferenceSteps(*sizes, run->setup.layout.attn_dp, predictor);
+  std::string out;
+  if (args.Has("--gpu-only-json")) {
+    out = GpuOnlyJson(args, run->setup.layout, *sizes, steps);
+  } else if (args.Has("--json")) {
+    out = ExplainJson(context->spec, *run, *sizes, steps, predictor);
   } else {
-    op_cost = std::make_unique<cost::RooflineOpCost>(cost::GpuRates{});
-  }
-  if (args.Has("--collectives-as-copies")) {
-    op_cost = std::make_unique<CollectivesAsCopies>(std::move(op_cost));
-  }
-  cost::StepPredictorConfig predictor_config = s.predictor;
-  if (own_kernels) {
-    predictor_config.kind_time_scale.clear();
-    predictor_config.prefill_kind_time_scale.clear();
-    predictor_config.prefill_time_scale = 1.0;
-    // servesim's own sparse MLA kernels stop at each row's real key count and
-    // the iteration check composes decode and prefill kernels separately;
-    // walking the whole top-k in one call is FlashMLA's behaviour.
-    predictor_config.graph.sparse_prefill_full_topk = false;
-    predictor_config.graph.sparse_decode_full_topk = false;
-    predictor_config.graph.sparse_kernel_routing = models::SparseKernelRouting::kByPhase;
-  }
-  const bool gpu_only = args.Has("--gpu-only-json");
-  // The GPU time of each batch as replayed from one CUDA graph: no eager
-  // launch floor.
-  if (gpu_only || own_kernels) predictor_config.overheads.eager_launch_us = 0;
-  cost::StepPredictor predictor(std::move(predictor_config), std::move(op_cost));
-  const int ranks = s.layout.attn_dp;
-  // Bounds: what one engine step can hold, so that a typo is an error
-  // rather than an hour of op-graph building or an overflow.
-  const int64_t max_len = run->engine.max_model_len();
-  absl::StatusOr<int64_t> decode_seqs = PositiveFlag(
-      args, "--decode-seqs", 64, kMaxDecodeSeqsPerRank,
-      absl::StrCat(kMaxDecodeSeqsPerRank, " sequences per DP rank"));
-  absl::StatusOr<int64_t> context_tokens = PositiveFlag(
-      args, "--context", std::min<int64_t>(4096, max_len - 1), max_len - 1,
-      absl::StrCat("the engine's max_model_len (", max_len, ") allows before a decode token"));
-  absl::StatusOr<int64_t> prefill_tokens =
-      PositiveFlag(args, "--prefill-tokens", run->engine.max_num_batched_tokens(),
-                   kMaxPrefillTokens, absl::StrCat(kMaxPrefillTokens, " tokens in one step"));
-  // --prefill-seqs N: the prefill tokens as N fresh prompts of equal length
-  // (a chunk of short chat prompts), not one long one.
-  absl::StatusOr<int64_t> prefill_seqs =
-      PositiveFlag(args, "--prefill-seqs", 1, prefill_tokens.ok() ? *prefill_tokens : 1,
-                   "the step's prefill tokens (--prefill-tokens): every prompt has one or more");
-  for (const auto* v : {&decode_seqs, &context_tokens, &prefill_tokens, &prefill_seqs}) {
-    if (!v->ok()) return ReportError(v->status());
-  }
-  if (*prefill_tokens / *prefill_seqs > max_len) {
-    return ReportError(absl::InvalidArgumentError(absl::StrCat(
-        "--prefill-tokens: ", *prefill_tokens, " tokens as ", *prefill_seqs,
-        " prompt(s) are longer than the engine's max_model_len (", max_len,
-        "); give more --prefill-seqs")));
-  }
-  const int64_t kRefDecodeSeqs = *decode_seqs;
-  const int64_t kRefDecodeContext = *context_tokens;
-  const int draft_tokens = predictor.config().num_speculative_tokens;
-  const auto decode = DecodeBatches(ranks, kRefDecodeSeqs, kRefDecodeContext, 1 + draft_tokens);
-  const cost::StepPredictor::GpuStep decode_parts = predictor.GpuStepParts(decode);
-  const double decode_us = decode_parts.Us();
-  models::RankBatch prefill;
-  for (int64_t i = 0; i < *prefill_seqs; ++i) {
-    prefill.seqs.push_back({std::max<int64_t>(*prefill_tokens / *prefill_seqs, 1), 0});
-  }
-  std::vector<models::RankBatch> prefill_ranks(ranks);
-  prefill_ranks[0] = prefill;
-  const double prefill_us = predictor.GpuStepUs(prefill_ranks);
-  // Mixed chunked batch: every rank decodes, rank 0 also prefills the chunk.
-  std::vector<models::RankBatch> mixed = decode;
-  mixed[0].seqs.insert(mixed[0].seqs.end(), prefill.seqs.begin(), prefill.seqs.end());
-  const double mixed_us = predictor.GpuStepUs(mixed);
-
-  if (gpu_only) {
-    using metrics::JsonNumber;
-    std::fputs(absl::StrCat("{\"layout\": ", metrics::JsonString(s.layout.Describe()),
-                            ", \"decode_seqs\": ", kRefDecodeSeqs, ", \"context\": ", kRefDecodeContext,
-                            ", \"prefill_tokens\": ", *prefill_tokens,
-                            ", \"prefill_seqs\": ", *prefill_seqs,
-                            ", \"production_factors\": ", own_kernels ? "false" : "true",
-                            ", \"collectives_as_copies\": ",
-                            args.Has("--collectives-as-copies") ? "true" : "false",
-                            ", \"decode_us\": ", JsonNumber(decode_us),
-                            ", \"prefill_us\": ", JsonNumber(prefill_us),
-                            ", \"mixed_us\": ", JsonNumber(mixed_us), "}\n")
-                   .c_str(),
-               stdout);
-    return 0;
-  }
-
-  if (args.Has("--json")) {
-    using metrics::JsonNumber;
-    std::string out = absl::StrCat(
-        "{\"engine\": ", metrics::JsonString(run->engine.engine_version()),
-        ", \"layout\": ", metrics::JsonString(s.layout.Describe()),
-        ", \"total_params\": ", counts.main_model,
-        ", \"checkpoint_params\": ", counts.checkpoint_total,
-        ", \"active_params_per_token\": ", counts.active_per_token,
-        ", \"gpus\": ", s.layout.gpus, ", \"dp_ranks\": ", ranks,
-        ", \"weights_bytes_per_gpu\": ", s.kv.weight_bytes,
-        ", \"kv_bytes_per_token\": ", kv_bytes_per_token,
-        ", \"kv_pool_bytes_per_gpu\": ", s.kv.kv_pool_bytes,
-        ", \"kv_capacity_tokens\": ", s.kv.kv_capacity_tokens,
-        ", \"max_model_len\": ", run->engine.max_model_len(),
-        ", \"ref_decode_step_us\": ", JsonNumber(decode_us),
-        ", \"ref_decode_step_with_host_us\": ",
-        JsonNumber(predictor.StepUs(decode_parts, kRefDecodeSeqs)),
-        ", \"ref_prefill_step_us\": ", JsonNumber(prefill_us), "}\n");
-    std::fputs(out.c_str(), stdout);
-    return 0;
-  }
-
-  std::string out = absl::StrCat("engine: ", run->engine.engine_version(), "\n");
-  for (const std::string& n : s.notes) absl::StrAppend(&out, n, "\n");
-  absl::StrAppendFormat(&out,
-                        "parameters: %.1fB main model, %.1fB with MTP, %.1fB active per token\n",
-                        counts.main_model / 1e9, counts.checkpoint_total / 1e9,
-                        counts.active_per_token / 1e9);
-  absl::StrAppend(&out, "memory per GPU (bytes):\n");
-  for (const auto& [name, bytes] : s.kv.terms) {
-    absl::StrAppendFormat(&out, "  %-48s %16d\n", name, bytes);
-  }
-  absl::StrAppendFormat(&out, "KV: %d B per token, %d tokens per DP rank, max_model_len %d\n",
-                        kv_bytes_per_token, s.kv.kv_capacity_tokens, run->engine.max_model_len());
-  absl::StrAppendFormat(&out,
-                        "\nreference decode step (%d seqs x context %d on each of %d DP "
-                        "rank(s)): %.3f ms GPU\n",
-                        kRefDecodeSeqs, kRefDecodeContext, ranks, decode_us / 1e3);
-  // What `run` charges for the same step: the engine's host work beside it.
-  const cost::EngineOverheads& host = predictor.config().overheads;
-  absl::StrAppendFormat(
-      &out, "  (with the engine's host work, %.0f us/step + %.1f us/sequence %s%s: %.3f ms)\n",
-      host.step_cpu_us, host.per_seq_cpu_us, host.overlap_cpu ? "overlapped" : "added",
-      decode_parts.launch_us > 0 && host.overlap_cpu
-          ? (host.scheduler_launches_kernels ? ", with an eager step's kernel launches"
-                                             : ", beside an eager step's kernel launches")
-          : "",
-      predictor.StepUs(decode_parts, kRefDecodeSeqs) / 1e3);
-  if (draft_tokens > 0) {
-    absl::StrAppendFormat(&out,
-                          "  (each row verifies its %d draft token(s): %d query tokens; the MTP "
-                          "draft passes are in the step's time, not in the table)\n",
-                          draft_tokens, 1 + draft_tokens);
-  }
-  // A what-if may ask for more KV than the pool holds; the step is priced
-  // all the same, but no engine could run it.
-  if (const int64_t held = kRefDecodeSeqs * (kRefDecodeContext + 1 + draft_tokens);
-      held > s.kv.kv_capacity_tokens) {
-    absl::StrAppendFormat(&out,
-                          "note: this batch holds %d tokens of KV per DP rank, more than the "
-                          "pool's %d: the engine could not run it\n",
-                          held, s.kv.kv_capacity_tokens);
-  }
-  // So may a batch past the engine's per-step limits (an audit found these
-  // priced without a word): the engine would run fewer sequences, or split
-  // the prompt tokens over several steps.
-  if (const int64_t max_seqs = s.max_running_per_rank;
-      max_seqs > 0 && kRefDecodeSeqs > max_seqs) {
-    absl::StrAppendFormat(&out,
-                          "note: %d decode sequences per DP rank, more than the engine runs at "
-                          "once (%d): the engine could not run this batch\n",
-                          kRefDecodeSeqs, max_seqs);
-  }
-  if (const int64_t budget = run->engine.max_num_batched_tokens();
-      budget > 0 && *prefill_tokens > budget) {
-    absl::StrAppendFormat(&out,
-                          "note: %d prompt tokens in one step, more than the engine's per-step "
-                          "budget (%d): the engine would chunk them over several steps, or "
-                          "refuse a longer prompt\n",
-                          *prefill_tokens, budget);
-  }
-  // The tables take the predictor's own graph options: --no-production-factors
-  // changes how sparse attention is routed, not only its factors.
-  const models::OpGraphOptions& graph = predictor.config().graph;
-  // The table lists the ops of the batch the CUDA graph runs, padding and all.
-  models::RankBatch decode_run = decode[0];
-  if (models::RankBatch padded; predictor.PadForCudaGraph(decode[0], padded)) {
-    absl::StrAppendFormat(&out, "  (run as the %d-sequence CUDA graph: %d padding rows)\n",
-                          padded.seqs.size(), padded.seqs.size() - decode[0].seqs.size());
-    decode_run = std::move(padded);
-  }
-  AppendOpTable(models::BuildRankIterationOps(spec, s.layout, decode_run,
-                                              decode_run.Tokens() * ranks, graph),
-                predictor, out);
-  absl::StrAppendFormat(&out, "reference prefill step (%d fresh tokens in %d prompt(s) on one rank): %.3f ms "
-                        "GPU; with the decode batch on every rank: %.3f ms\n",
-                        *prefill_tokens, *prefill_seqs, prefill_us / 1e3, mixed_us / 1e3);
-  models::RankBatch prefill_run = prefill;
-  if (models::RankBatch padded; predictor.PadForCudaGraph(prefill, padded)) {
-    absl::StrAppendFormat(&out, "  (run as the %d-token CUDA graph: %d padding tokens)\n",
-                          padded.Tokens(), padded.Tokens() - prefill.Tokens());
-    prefill_run = std::move(padded);
-  }
-  // The MoE sees what the step's does: this rank's tokens and the other
-  // ranks' dummy tokens, or every rank padded to this one's.
-  const int64_t prefill_moe_tokens =
-      predictor.MoeGroupTokens(ranks, prefill_run.Tokens(), prefill_run.Tokens() + (ranks - 1));
-  const double table_us = AppendOpTable(
-      models::BuildRankIterationOps(spec, s.layout, prefill_run, prefill_moe_tokens, graph),
-      predictor, out);
-  // The table prices each op as its kernel runs; the step's time also
-  // carries the fitted prefill path on the work the prompts add.
-  if (const double scale = predictor.config().prefill_time_scale; scale != 1.0) {
-    absl::StrAppendFormat(&out,
-                          "  (the ops sum to %.3f ms; the step's %.3f ms also stretches the "
-                          "token-linear work its prompts add by the fitted prefill path x%.2f, "
-                          "docs/fitting.md)\n",
-                          table_us / 1e3, prefill_us / 1e3, scale);
+    AppendEngineAndMemory(context->spec, *run, out);
+    AppendReferenceDecodeStep(context->spec, *run, *sizes, steps, predictor, out);
+    AppendReferencePrefillStep(context->spec, *run, *sizes, steps, predictor, out);
   }
   std::fputs(out.c_str(), stdout);
   return 0;
