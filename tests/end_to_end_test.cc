@@ -774,6 +774,38 @@ TEST(EndToEndTest, ExplainSaysWhenTheDecodeBatchExceedsTheKvPool) {
                 "(2048)"});
 }
 
+// explain --json carries the same limit notes as the text, as "notes" (the
+// text prints each after "note: "), and an empty array where the batch fits.
+TEST(EndToEndTest, ExplainJsonCarriesTheLimitNotes) {
+  // Past vLLM TP8's KV pool, its 1024 running sequences and its 8192-token budget.
+  const std::string over =
+      "--serve 'vllm serve m -tp 8' --decode-seqs 2000 --context 10000 --prefill-tokens 10000";
+  Result text = Servesim("explain " + over);
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  std::vector<std::string> notes;
+  std::istringstream lines(text.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("note: ", 0) == 0) notes.push_back(line.substr(6));
+  }
+  ASSERT_EQ(notes.size(), 3u) << text.out;
+  EXPECT_EQ(notes[0].rfind("this batch holds 20002000 tokens of KV per DP rank", 0), 0u);
+  EXPECT_EQ(notes[1].rfind("2000 decode sequences per DP rank", 0), 0u);
+  EXPECT_EQ(notes[2].rfind("10000 prompt tokens in one step", 0), 0u);
+  std::string array;
+  for (const std::string& note : notes) {
+    // The notes hold no character that JSON escapes.
+    ASSERT_EQ(note.find_first_of("\"\\"), std::string::npos) << note;
+    array += (array.empty() ? "\"" : ", \"") + note + "\"";
+  }
+  Result json = Servesim("explain --json " + over);
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  EXPECT_NE(json.out.find("\"notes\": [" + array + "]}"), std::string::npos) << json.out;
+  Result fits =
+      Servesim("explain --json --serve 'vllm serve m -tp 8' --decode-seqs 64 --context 4096");
+  ASSERT_EQ(fits.exit_code, 0) << fits.out;
+  EXPECT_NE(fits.out.find("\"notes\": []}"), std::string::npos) << fits.out;
+}
+
 TEST(EndToEndTest, EngineRefusalsExitOneWithTheReason) {
   Result dcp = Servesim("run --serve 'vllm serve m -tp 8 -dcp 8' --bench 'vllm bench serve'");
   EXPECT_EQ(dcp.exit_code, 1);

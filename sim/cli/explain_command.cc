@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "models/op_graph.h"
 #include "sim/cli/commands.h"
 #include "sim/cost/op_cost.h"
@@ -194,7 +195,7 @@ int64_t KvBytesPerToken(const models::ModelSpec& spec, const scenarios::EngineCo
 }
 
 // Where a reference batch is more than the engine could run. A what-if is
-// priced all the same; these say so.
+// priced all the same; these say so, in the text and in --json alike.
 std::vector<std::string> EngineLimitNotes(const ReferenceSizes& sizes, int draft_tokens,
                                           const runner::PreparedRun& run) {
   std::vector<std::string> notes;
@@ -244,7 +245,8 @@ std::string GpuOnlyJson(const CliArgs& args, const models::ParallelLayout& layou
                       ", \"mixed_us\": ", JsonNumber(steps.mixed_us), "}\n");
 }
 
-// --json: the layout, parameters, memory and the reference steps' times.
+// --json: the layout, parameters, memory, the reference steps' times and
+// the limit notes.
 std::string ExplainJson(const models::ModelSpec& spec, const runner::PreparedRun& run,
                         const ReferenceSizes& sizes, const ReferenceSteps& steps,
                         const cost::StepPredictor& predictor) {
@@ -266,7 +268,12 @@ std::string ExplainJson(const models::ModelSpec& spec, const runner::PreparedRun
       ", \"ref_decode_step_us\": ", JsonNumber(steps.decode_us),
       ", \"ref_decode_step_with_host_us\": ",
       JsonNumber(predictor.StepUs(steps.decode_parts, sizes.decode_seqs)),
-      ", \"ref_prefill_step_us\": ", JsonNumber(steps.prefill_us), "}\n");
+      ", \"ref_prefill_step_us\": ", JsonNumber(steps.prefill_us), ", \"notes\": [",
+      absl::StrJoin(EngineLimitNotes(sizes, predictor.config().num_speculative_tokens, run), ", ",
+                    [](std::string* out, const std::string& note) {
+                      absl::StrAppend(out, metrics::JsonString(note));
+                    }),
+      "]}\n");
 }
 
 // The engine, its layout and kernels, the model's parameters, and what each
