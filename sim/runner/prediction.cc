@@ -363,6 +363,172 @@ serving::SimulationInput ClientSimulationInput(const workload::BenchConfig& benc
   return input;
 }
 
+namespace {
+
+// The engine turned every request away (each too long for it): vllm bench
+// serve's initial test request fails with the first of them, or, where that
+// test is skipped, every figure is zero ("All requests failed") [U: which,
+// for v0.13]. Either way the run measures nothing: refused, with the reason.
+absl::Status CheckSomeRequestAccepted(const serving::SimulationInput& input,
+                                      const serving::SimulationResult& simulation) {
+  if (input.requests.empty() ||
+      simulation.rejected != static_cast<int64_t>(input.requests.size())) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "every request fails: the engine rejects each of the ", input.requests.size(), ", e.g. \"",
+      simulation.first_reject_reason, "\""));
+}
+
+// vllm bench serve's figures of the simulated requests, at the client's
+// --metric-percentiles and --goodput.
+metrics::BenchMetrics ComputeClientMetrics(const workload::BenchConfig& bench,
+                                           const serving::SimulationResult& simulation) {
+  metrics::MetricOptions options;
+  options.percentiles = bench.metric_percentiles;
+  options.goodput_slo_ms = bench.goodput_slo_ms;
+  return metrics::ComputeBenchMetrics(simulation.records, simulation.duration, options);
+}
+
+// vllm's result dict: label, model_id, tokenizer_id, num_prompts, then
+// --metadata (a key it already holds is replaced in place), then
+// burstiness (after the metadata, so it wins). tokenizer_id is --tokenizer,
+// else the model. num_prompts: the requests replayed (a trace without
+// --num-prompts is replayed whole).
+std::vector<std::pair<std::string, std::string>> ResultSetupJson(
+    const workload::BenchConfig& bench, const std::string& model_id, size_t num_prompts) {
+  std::vector<std::pair<std::string, std::string>> setup;
+  auto set = [&setup](const std::string& key, std::string value) {
+    for (auto& [k, v] : setup) {
+      if (k == key) {
+        v = std::move(value);
+        return;
+      }
+    }
+    setup.emplace_back(key, std::move(value));
+  };
+  set("label", bench.label ? metrics::JsonString(*bench.label) : "null");
+  set("model_id", metrics::JsonString(model_id));
+  set("tokenizer_id", metrics::JsonString(bench.tokenizer.empty() ? model_id : bench.tokenizer));
+  set("num_prompts", absl::StrCat(num_prompts));
+  for (const auto& [key, value] : bench.metadata) set(key, metrics::JsonString(value));
+  set("burstiness", metrics::JsonNumber(bench.burstiness));
+  if (bench.ramp_up.has_value()) {
+    // vllm's rps_change_events (wall-clock ISO times) are left out, as its date is.
+    set("ramp_up_strategy",
+        metrics::JsonString(std::string(workload::RampUpShapeName(bench.ramp_up->shape))));
+    set("ramp_up_start_rps", absl::StrCat(bench.ramp_up->start_rps));
+    set("ramp_up_end_rps", absl::StrCat(bench.ramp_up->end_rps));
+  }
+  return setup;
+}
+
+// What the result block and the saved JSON print, as the client was asked.
+metrics::ReportOptions ClientReportOptions(const workload::BenchConfig& bench,
+                                           const std::string& model_id, size_t num_prompts) {
+  metrics::ReportOptions report;
+  report.max_concurrency = bench.max_concurrency;
+  report.request_rate = bench.request_rate;
+  report.percentile_metrics = bench.percentile_metrics;
+  report.setup_json = ResultSetupJson(bench, model_id, num_prompts);
+  return report;
+}
+
+// The header's lines on the measured profile the ops were priced from, or
+// the roofline that stood in for it.
+std::vector<std::string> ProfileLines(const PredictionContext& context,
+                                      const std::set<std::string>& fallbacks) {
+  if (!context.profile) {
+    return {context.missing_default_profile.empty()
+                ? "profile: none (roofline of H200 datasheet rates)"
+                : absl::StrCat("profile: ", context.missing_default_profile,
+                               " not found; roofline of H200 datasheet rates")};
+  }
+  std::vector<std::string> lines;
+  const auto& d = context.profile->proto().device();
+  lines.push_back(absl::StrCat("profile: ", RepoRelative(context, context.paths.profile), " (",
+                               d.name(), ", measured ", d.measured_at(), ")"));
+  for (const cost::KernelScale& k : context.kernel_scales) {
+    lines.push_back(absl::StrCat("production-kernel factor: ", k.derivation));
+  }
+  if (!fallbacks.empty()) {
+    lines.push_back(absl::StrCat("roofline fallbacks: ", absl::StrJoin(fallbacks, " ")));
+  }
+  return lines;
+}
+
+// The header: the engine and what servesim made of its configuration, the
+// profile, the dataset and the simulation's own counts.
+std::vector<std::string> HeaderLines(const PredictionContext& context, const PreparedRun& run,
+                                     const std::set<std::string>& fallbacks,
+                                     const std::string& dataset_notice,
+                                     const serving::SimulationResult& simulation) {
+  const scenarios::EngineConfig& e = run.engine;
+  std::vector<std::string> header;
+  // servesim reads no checkpoint: a served name other than the spec's (a
+  // local path, another model) is simulated as the spec, and says so.
+  const bool spec_named = absl::EqualsIgnoreCase(e.model(), context.spec.name());
+  header.push_back(absl::StrCat("engine: ", e.engine_version(), " serving ", e.model(),
+                                spec_named ? "" : absl::StrCat(", simulated as ",
+                                                               context.spec.name(),
+                                                               " (the model spec)")));
+  for (const std::string& n : run.setup.notes) header.push_back(n);
+  if (e.num_speculative_tokens() > 0) {
+    header.push_back(absl::StrCat("speculative: ", e.speculative_method(), " with ",
+                                  e.num_speculative_tokens(), " draft token(s), ",
+                                  e.mean_accepted_drafts(), " accepted per step on average"));
+  }
+  if (!e.defaults_applied().empty()) {
+    header.push_back(absl::StrCat("defaults: ", absl::StrJoin(e.defaults_applied(), "; ")));
+  }
+  if (!e.ignored_flags().empty()) {
+    header.push_back(absl::StrCat("flags without effect on performance: ",
+                                  absl::StrJoin(e.ignored_flags(), " ")));
+  }
+  for (std::string& line : ProfileLines(context, fallbacks)) header.push_back(std::move(line));
+  if (!dataset_notice.empty()) header.push_back(absl::StrCat("dataset: ", dataset_notice));
+  if (simulation.rejected > 0) {
+    header.push_back(absl::StrCat("rejected by the engine: ", simulation.rejected,
+                                  " request(s), e.g. \"", simulation.first_reject_reason, "\""));
+  }
+  header.push_back(absl::StrCat("simulated: ", simulation.steps, " iterations, ",
+                                simulation.preempted_or_retracted,
+                                " preemption(s)/retraction(s)"));
+  return header;
+}
+
+// vllm bench serve's lines before the run, its values as Python prints them.
+std::vector<std::string> ClientLines(const workload::BenchConfig& bench,
+                                     const std::vector<serving::ClientRequest>& requests) {
+  std::vector<std::string> lines;
+  if (const auto& ramp = bench.ramp_up; ramp.has_value()) {
+    lines.push_back(absl::StrCat("Traffic ramp-up strategy: ",
+                                 std::string(workload::RampUpShapeName(ramp->shape)), "."));
+    lines.push_back(absl::StrCat("Will increase RPS from ", ramp->start_rps, " to ",
+                                 ramp->end_rps, " RPS over the duration of the benchmark."));
+  } else if (bench.dataset_name == workload::DatasetName::kTrace && !bench.request_rate_given &&
+             std::any_of(requests.begin(), requests.end(),
+                         [](const serving::ClientRequest& r) { return r.arrival.ns() > 0; })) {
+    // servesim's own dataset: the trace's clock, which vllm has no line for.
+    // (A lengths table without times sends every request at once: rate inf.)
+    lines.push_back("Traffic request rate: the trace's arrival times (servesim)");
+  } else {
+    lines.push_back(absl::StrCat("Traffic request rate: ",
+                                 std::isfinite(bench.request_rate)
+                                     ? metrics::JsonNumber(bench.request_rate)
+                                     : std::string("inf")));
+  }
+  lines.push_back(absl::StrCat("Burstiness factor: ", metrics::JsonNumber(bench.burstiness),
+                               bench.burstiness == 1.0 ? " (Poisson process)"
+                                                       : " (Gamma distribution)"));
+  lines.push_back(absl::StrCat(
+      "Maximum request concurrency: ",
+      bench.max_concurrency ? absl::StrCat(*bench.max_concurrency) : std::string("None")));
+  return lines;
+}
+
+}  // namespace
+
 absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRequest& request) {
   Prediction p;
   ASSIGN_OR_RETURN(p.bench, workload::ParseBenchCommand(request.bench_command));
@@ -376,132 +542,17 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   input.record_steps = request.record_steps;
   ASSIGN_OR_RETURN(input.requests,
                    BuildClientRequests(context, p.bench, &notice, &request.live_lengths));
+
   std::set<std::string> fallbacks;
   ASSIGN_OR_RETURN(p.simulation, SimulatePrepared(context, run, input, &fallbacks));
-  // The engine turned every request away (each too long for it): vllm bench
-  // serve's initial test request fails with the first of them, or, where that
-  // test is skipped, every figure is zero ("All requests failed") [U: which,
-  // for v0.13]. Either way the run measures nothing: refused, with the reason.
-  if (!input.requests.empty() &&
-      p.simulation.rejected == static_cast<int64_t>(input.requests.size())) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "every request fails: the engine rejects each of the ", input.requests.size(),
-        ", e.g. \"", p.simulation.first_reject_reason, "\""));
-  }
-  metrics::MetricOptions metric_options;
-  metric_options.percentiles = p.bench.metric_percentiles;
-  metric_options.goodput_slo_ms = p.bench.goodput_slo_ms;
-  p.metrics =
-      metrics::ComputeBenchMetrics(p.simulation.records, p.simulation.duration, metric_options);
-  p.report.max_concurrency = p.bench.max_concurrency;
-  p.report.request_rate = p.bench.request_rate;
-  p.report.percentile_metrics = p.bench.percentile_metrics;
-  {
-    // vllm's result dict: label, model_id, tokenizer_id, num_prompts, then
-    // --metadata (a key it already holds is replaced in place), then
-    // burstiness (after the metadata, so it wins). model_id is --model, else
-    // the name the server reports (the served model); tokenizer_id is
-    // --tokenizer, else the model. num_prompts: the requests replayed (a
-    // trace without --num-prompts is replayed whole).
-    p.model_id = p.bench.model.empty() ? p.engine.model() : p.bench.model;
-    const std::string& model = p.model_id;
-    const std::string tokenizer = p.bench.tokenizer.empty() ? model : p.bench.tokenizer;
-    auto& setup = p.report.setup_json;
-    auto set = [&setup](const std::string& key, std::string value) {
-      for (auto& [k, v] : setup) {
-        if (k == key) {
-          v = std::move(value);
-          return;
-        }
-      }
-      setup.emplace_back(key, std::move(value));
-    };
-    set("label", p.bench.label ? metrics::JsonString(*p.bench.label) : "null");
-    set("model_id", metrics::JsonString(model));
-    set("tokenizer_id", metrics::JsonString(tokenizer));
-    set("num_prompts", absl::StrCat(input.requests.size()));
-    for (const auto& [key, value] : p.bench.metadata) set(key, metrics::JsonString(value));
-    set("burstiness", metrics::JsonNumber(p.bench.burstiness));
-    if (p.bench.ramp_up.has_value()) {
-      // vllm's rps_change_events (wall-clock ISO times) are left out, as its date is.
-      set("ramp_up_strategy",
-          metrics::JsonString(std::string(workload::RampUpShapeName(p.bench.ramp_up->shape))));
-      set("ramp_up_start_rps", absl::StrCat(p.bench.ramp_up->start_rps));
-      set("ramp_up_end_rps", absl::StrCat(p.bench.ramp_up->end_rps));
-    }
-  }
+  RETURN_IF_ERROR(CheckSomeRequestAccepted(input, p.simulation));
 
-  const scenarios::EngineConfig& e = p.engine;
-  // servesim reads no checkpoint: a served name other than the spec's (a
-  // local path, another model) is simulated as the spec, and says so.
-  const bool spec_named = absl::EqualsIgnoreCase(e.model(), context.spec.name());
-  p.header.push_back(absl::StrCat("engine: ", e.engine_version(), " serving ", e.model(),
-                                  spec_named ? "" : absl::StrCat(", simulated as ",
-                                                                 context.spec.name(),
-                                                                 " (the model spec)")));
-  for (const std::string& n : run.setup.notes) p.header.push_back(n);
-  if (e.num_speculative_tokens() > 0) {
-    p.header.push_back(absl::StrCat("speculative: ", e.speculative_method(), " with ",
-                                    e.num_speculative_tokens(), " draft token(s), ",
-                                    e.mean_accepted_drafts(), " accepted per step on average"));
-  }
-  if (!e.defaults_applied().empty()) {
-    p.header.push_back(absl::StrCat("defaults: ", absl::StrJoin(e.defaults_applied(), "; ")));
-  }
-  if (!e.ignored_flags().empty()) {
-    p.header.push_back(absl::StrCat("flags without effect on performance: ",
-                                    absl::StrJoin(e.ignored_flags(), " ")));
-  }
-  if (context.profile) {
-    const auto& d = context.profile->proto().device();
-    p.header.push_back(absl::StrCat("profile: ", RepoRelative(context, context.paths.profile), " (", d.name(),
-                                    ", measured ", d.measured_at(), ")"));
-    for (const cost::KernelScale& k : context.kernel_scales) {
-      p.header.push_back(absl::StrCat("production-kernel factor: ", k.derivation));
-    }
-    if (!fallbacks.empty()) {
-      p.header.push_back(absl::StrCat("roofline fallbacks: ", absl::StrJoin(fallbacks, " ")));
-    }
-  } else {
-    p.header.push_back(context.missing_default_profile.empty()
-                           ? "profile: none (roofline of H200 datasheet rates)"
-                           : absl::StrCat("profile: ", context.missing_default_profile,
-                                          " not found; roofline of H200 datasheet rates"));
-  }
-  if (!notice.empty()) p.header.push_back(absl::StrCat("dataset: ", notice));
-  // vllm bench serve's lines before the run, its values as Python prints them.
-  if (const auto& ramp = p.bench.ramp_up; ramp.has_value()) {
-    p.client_lines.push_back(
-        absl::StrCat("Traffic ramp-up strategy: ", std::string(workload::RampUpShapeName(ramp->shape)), "."));
-    p.client_lines.push_back(absl::StrCat("Will increase RPS from ", ramp->start_rps, " to ",
-                                          ramp->end_rps,
-                                          " RPS over the duration of the benchmark."));
-  } else if (p.bench.dataset_name == workload::DatasetName::kTrace && !p.bench.request_rate_given &&
-             std::any_of(input.requests.begin(), input.requests.end(),
-                         [](const serving::ClientRequest& r) { return r.arrival.ns() > 0; })) {
-    // servesim's own dataset: the trace's clock, which vllm has no line for.
-    // (A lengths table without times sends every request at once: rate inf.)
-    p.client_lines.push_back("Traffic request rate: the trace's arrival times (servesim)");
-  } else {
-    p.client_lines.push_back(absl::StrCat(
-        "Traffic request rate: ", std::isfinite(p.bench.request_rate)
-                                      ? metrics::JsonNumber(p.bench.request_rate)
-                                      : std::string("inf")));
-  }
-  p.client_lines.push_back(absl::StrCat("Burstiness factor: ", metrics::JsonNumber(p.bench.burstiness),
-                                        p.bench.burstiness == 1.0 ? " (Poisson process)"
-                                                                  : " (Gamma distribution)"));
-  p.client_lines.push_back(absl::StrCat(
-      "Maximum request concurrency: ",
-      p.bench.max_concurrency ? absl::StrCat(*p.bench.max_concurrency) : std::string("None")));
-  if (p.simulation.rejected > 0) {
-    p.header.push_back(absl::StrCat("rejected by the engine: ", p.simulation.rejected,
-                                    " request(s), e.g. \"", p.simulation.first_reject_reason,
-                                    "\""));
-  }
-  p.header.push_back(absl::StrCat("simulated: ", p.simulation.steps, " iterations, ",
-                                  p.simulation.preempted_or_retracted,
-                                  " preemption(s)/retraction(s)"));
+  p.metrics = ComputeClientMetrics(p.bench, p.simulation);
+  // model_id: --model, else the name the server reports (the served model).
+  p.model_id = p.bench.model.empty() ? p.engine.model() : p.bench.model;
+  p.report = ClientReportOptions(p.bench, p.model_id, input.requests.size());
+  p.header = HeaderLines(context, run, fallbacks, notice, p.simulation);
+  p.client_lines = ClientLines(p.bench, input.requests);
   return p;
 }
 
