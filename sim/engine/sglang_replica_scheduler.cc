@@ -53,44 +53,31 @@ void SglangReplicaScheduler::Schedule(RequestTable& requests, StepBatch* out) {
   ScheduleDecode(requests, out);
 }
 
-bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* out) {
-  const int64_t max_running = config_.max_running_requests;
-  // The flag belongs to the running batch, which an empty one does not keep.
-  if (running_.empty()) batch_is_full_ = false;
-  // get_new_batch_prefill: no prefill while the running batch is marked full
-  // (by a request refused for KV room or by the running cap) until it shrinks.
-  if (chunked_ < 0 && (batch_is_full_ || waiting_.empty())) return false;
-  if (chunked_ < 0 && static_cast<int64_t>(running_.size()) >= max_running) {
-    batch_is_full_ = true;
-    return false;
-  }
-  const int64_t page = config_.page_size_tokens;
-  // PrefillAdder charges its budgets in whole KV pages (ceil_paged_tokens in
-  // add_one_req and _update_prefill_budget): a 100-token prompt takes 128 of
-  // a batch's chunk budget with 64-token pages.
-  auto paged = [page](int64_t tokens) { return (tokens + page - 1) / page * page; };
-  // PrefillAdder budgets. rem_total: free KV minus the output the running
-  // requests are still expected to write, at new_token_ratio.
-  double rem_total = static_cast<double>(kv_.free_blocks() * page);
-  for (RequestId id : running_) {
-    rem_total -= static_cast<double>(ClippedRemainingOutput(requests[id])) * new_token_ratio_;
-  }
-  // Mixed chunk: the decodes ride in the prefill batch and take budget.
-  const int64_t mixed = config_.enable_mixed_chunk ? static_cast<int64_t>(running_.size()) : 0;
-  const bool chunking = config_.chunked_prefill_size > 0;
-  int64_t rem_input = config_.max_prefill_tokens - mixed;
-  int64_t rem_chunk = chunking ? config_.chunked_prefill_size - mixed
-                               : std::numeric_limits<int64_t>::max();
+// SGLang's PrefillAdder (schedule_policy.py): one prefill batch as it is
+// formed, with the budgets each admission charges.
+struct SglangReplicaScheduler::PrefillAdder {
+  int64_t page = 0;  // tokens per KV page
+  // rem_total_tokens: the KV room left, less what admitted requests are
+  // expected to write.
+  double rem_total = 0;
+  int64_t rem_input = 0;  // rem_input_tokens: what --max-prefill-tokens leaves
+  int64_t rem_chunk = 0;  // rem_chunk_tokens: what --chunked-prefill-size leaves
   std::vector<ScheduledSeq> prefill;
   std::vector<RequestId> joined;  // prefill completes this step: join the decode batch
   // Prefix nodes this batch computes. SGLang inserts a prefill's KV into the
   // radix tree after the forward (cache_unfinished_req), so a later member
   // of the same batch does not match them and computes them again.
   std::vector<int64_t> computed_here;
+
+  // PrefillAdder charges its budgets in whole KV pages (ceil_paged_tokens in
+  // add_one_req and _update_prefill_budget): a 100-token prompt takes 128 of
+  // a batch's chunk budget with 64-token pages.
+  int64_t Paged(int64_t tokens) const { return (tokens + page - 1) / page * page; }
+
   // The nodes `r` caches first between its tokens `from` and `to` (what it
   // adds to its chain's shared blocks; a prefix someone else cached it
   // computes as its own, and that is no new node).
-  auto note_computed = [&](const Request& r, int64_t from, int64_t to) {
+  void NoteComputed(const Request& r, int64_t from, int64_t to) {
     if (to <= from) return;  // nothing newly cached (a node's partial page never is)
     int64_t start = 0;
     for (size_t i = 0; i < r.prefix_node_keys.size() && start < to; ++i) {
@@ -98,8 +85,11 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
       if (end > from) computed_here.push_back(r.prefix_node_keys[i]);
       start = end;
     }
-  };
-  auto matchable = [&](const Request& r, int64_t hit) {
+  }
+
+  // The part of `r`'s cached prefix `hit` that it can match: the whole pages
+  // before the first node this batch computes.
+  int64_t Matchable(const Request& r, int64_t hit) const {
     int64_t end = 0;
     for (size_t i = 0; i < r.prefix_node_keys.size(); ++i) {
       if (std::find(computed_here.begin(), computed_here.end(), r.prefix_node_keys[i]) !=
@@ -109,95 +99,141 @@ bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* 
       end += r.prefix_node_tokens[i];
     }
     return hit;
-  };
-
-  // The chunked request continues first (add_chunked_req): its budget was
-  // taken when it was first admitted, so only the chunk size limits it.
-  if (chunked_ >= 0) {
-    Request& r = requests[chunked_];
-    const int64_t pending = r.known_tokens() - r.computed_tokens;
-    const int64_t extend = std::min(pending, rem_chunk);
-    const int64_t shared_before = kv_.shared_blocks_of(chunked_) * page;
-    if (extend > 0 && kv_.GrowTo(chunked_, r.computed_tokens + extend)) {
-      note_computed(r, shared_before, kv_.shared_blocks_of(chunked_) * page);
-      prefill.push_back({chunked_, extend, r.computed_tokens, false});
-      rem_total -= static_cast<double>(paged(extend));
-      rem_input -= paged(extend);
-      rem_chunk -= paged(extend);
-      if (extend == pending) {
-        rem_total -= static_cast<double>(ClippedMaxNewTokens(r));
-        joined.push_back(chunked_);
-        chunked_ = -1;
-      }
-    }
   }
+};
 
-  // Then the waiting queue in FCFS order, stopping at the first request that
-  // does not fit (no skipping).
+bool SglangReplicaScheduler::SchedulePrefill(RequestTable& requests, StepBatch* out) {
+  if (!RunningBatchAdmitsPrefill()) return false;
+  PrefillAdder adder = NewPrefillAdder(requests);
+  if (chunked_ >= 0) AddChunkedRequest(requests, adder);
+  AddWaitingRequests(requests, adder);
+  if (adder.prefill.empty()) return false;
+  if (config_.enable_mixed_chunk) MixWithRunning(requests, out);
+  out->seqs.insert(out->seqs.begin(), adder.prefill.begin(), adder.prefill.end());
+  running_.insert(running_.end(), adder.joined.begin(), adder.joined.end());
+  return true;
+}
+
+bool SglangReplicaScheduler::RunningBatchAdmitsPrefill() {
+  // The flag belongs to the running batch, which an empty one does not keep.
+  if (running_.empty()) batch_is_full_ = false;
+  // get_new_batch_prefill: no prefill while the running batch is marked full
+  // (by a request refused for KV room or by the running cap) until it shrinks.
+  if (chunked_ < 0 && (batch_is_full_ || waiting_.empty())) return false;
+  if (chunked_ < 0 && static_cast<int64_t>(running_.size()) >= config_.max_running_requests) {
+    batch_is_full_ = true;
+    return false;
+  }
+  return true;
+}
+
+SglangReplicaScheduler::PrefillAdder SglangReplicaScheduler::NewPrefillAdder(
+    const RequestTable& requests) const {
+  PrefillAdder adder;
+  adder.page = config_.page_size_tokens;
+  // rem_total: free KV minus the output the running requests are still
+  // expected to write, at new_token_ratio.
+  adder.rem_total = static_cast<double>(kv_.free_blocks() * adder.page);
+  for (RequestId id : running_) {
+    adder.rem_total -=
+        static_cast<double>(ClippedRemainingOutput(requests[id])) * new_token_ratio_;
+  }
+  // Mixed chunk: the decodes ride in the prefill batch and take budget.
+  const int64_t mixed = config_.enable_mixed_chunk ? static_cast<int64_t>(running_.size()) : 0;
+  adder.rem_input = config_.max_prefill_tokens - mixed;
+  adder.rem_chunk = Chunking() ? config_.chunked_prefill_size - mixed
+                               : std::numeric_limits<int64_t>::max();
+  return adder;
+}
+
+void SglangReplicaScheduler::AddChunkedRequest(RequestTable& requests, PrefillAdder& adder) {
+  Request& r = requests[chunked_];
+  const int64_t pending = r.known_tokens() - r.computed_tokens;
+  const int64_t extend = std::min(pending, adder.rem_chunk);
+  const int64_t shared_before = kv_.shared_blocks_of(chunked_) * adder.page;
+  if (extend <= 0 || !kv_.GrowTo(chunked_, r.computed_tokens + extend)) return;
+  adder.NoteComputed(r, shared_before, kv_.shared_blocks_of(chunked_) * adder.page);
+  adder.prefill.push_back({chunked_, extend, r.computed_tokens, false});
+  adder.rem_total -= static_cast<double>(adder.Paged(extend));
+  adder.rem_input -= adder.Paged(extend);
+  adder.rem_chunk -= adder.Paged(extend);
+  if (extend == pending) {
+    adder.rem_total -= static_cast<double>(ClippedMaxNewTokens(r));
+    adder.joined.push_back(chunked_);
+    chunked_ = -1;
+  }
+}
+
+void SglangReplicaScheduler::AddWaitingRequests(RequestTable& requests, PrefillAdder& adder) {
   while (chunked_ < 0 && !waiting_.empty()) {
     // The running cap, or no KV room left (budget_state's NO_TOKEN), marks the
     // batch full; an exhausted input or chunk budget (OTHER) does not.
-    if (static_cast<int64_t>(running_.size() + prefill.size()) >= max_running || rem_total <= 0) {
+    if (static_cast<int64_t>(running_.size() + adder.prefill.size()) >=
+            config_.max_running_requests ||
+        adder.rem_total <= 0) {
       batch_is_full_ = true;
-      break;
+      return;
     }
-    if (rem_input <= 0 || rem_chunk <= 0) break;
-    const RequestId id = waiting_.front();
-    Request& r = requests[id];
-    // match_prefix: a retracted request's prompt pages still in the tree.
-    const int64_t hit = matchable(r, kv_.ReusablePrefixTokens(id, r.known_tokens()));
-    const int64_t extend = r.known_tokens() - hit;
-    const int64_t reserve = ClippedRemainingOutput(r);
-    // add_one_req: NO_TOKEN when input + clipped max_new_tokens does not fit;
-    // locking the matched prefix takes it out of the evictable room (nothing
-    // where another running request has it locked already).
-    const int64_t locked = kv_.BlocksTakenToReclaim(id, hit) * page;
-    if (static_cast<double>(extend + reserve + locked) >= rem_total) {
-      batch_is_full_ = true;  // add_one_req's NO_TOKEN
-      break;
-    }
-    // A whole prompt over the max_prefill_tokens budget only as the batch's
-    // first. Whether it fits the chunk is its raw length, as the chunked
-    // request's remainder is [U: add_one_req may compare the paged length;
-    // the two differ only where the chunk budget is not a page multiple].
-    const int64_t input = paged(extend);
-    if (input >= rem_input && !prefill.empty()) break;
-    if (!chunking || extend <= rem_chunk) {
-      if (!kv_.ReclaimAndGrowTo(id, hit, hit + extend)) break;
-      r.computed_tokens = hit;
-      note_computed(r, hit, kv_.shared_blocks_of(id) * page);
-      prefill.push_back({id, extend, r.computed_tokens, false});
-      joined.push_back(id);
-      rem_total -= static_cast<double>(input + ClippedMaxNewTokens(r) + locked);
-      rem_input -= input;
-      rem_chunk -= input;
-      waiting_.pop_front();
-      continue;
-    }
-    // Too long for the chunk budget: truncate to whole pages and carry on
-    // with this request in later batches.
-    const int64_t trunc = rem_chunk / page * page;
-    if (trunc <= 0 || !kv_.ReclaimAndGrowTo(id, hit, hit + trunc)) break;
-    r.computed_tokens = hit;
-    note_computed(r, hit, kv_.shared_blocks_of(id) * page);
-    prefill.push_back({id, trunc, r.computed_tokens, false});
-    rem_total -= static_cast<double>(trunc + locked);
-    chunked_ = id;
-    waiting_.pop_front();
+    if (adder.rem_input <= 0 || adder.rem_chunk <= 0) return;
+    if (!AddOneRequest(requests, adder)) return;
   }
-  if (prefill.empty()) return false;
+}
 
-  if (config_.enable_mixed_chunk) {
-    // mix_with_running: the running decodes join when their KV fits.
-    for (RequestId id : running_) {
-      Request& r = requests[id];
-      if (!kv_.GrowTo(id, r.computed_tokens + DecodeTokens())) continue;
-      out->seqs.push_back({id, DecodeTokens(), r.computed_tokens, true});
-    }
+bool SglangReplicaScheduler::AddOneRequest(RequestTable& requests, PrefillAdder& adder) {
+  const RequestId id = waiting_.front();
+  Request& r = requests[id];
+  // match_prefix: a retracted request's prompt pages still in the tree.
+  const int64_t hit = adder.Matchable(r, kv_.ReusablePrefixTokens(id, r.known_tokens()));
+  const int64_t extend = r.known_tokens() - hit;
+  const int64_t reserve = ClippedRemainingOutput(r);
+  // add_one_req: NO_TOKEN when input + clipped max_new_tokens does not fit;
+  // locking the matched prefix takes it out of the evictable room (nothing
+  // where another running request has it locked already).
+  const int64_t locked = kv_.BlocksTakenToReclaim(id, hit) * adder.page;
+  if (static_cast<double>(extend + reserve + locked) >= adder.rem_total) {
+    batch_is_full_ = true;  // add_one_req's NO_TOKEN
+    return false;
   }
-  out->seqs.insert(out->seqs.begin(), prefill.begin(), prefill.end());
-  running_.insert(running_.end(), joined.begin(), joined.end());
+  // A whole prompt over the max_prefill_tokens budget only as the batch's
+  // first. Whether it fits the chunk is its raw length, as the chunked
+  // request's remainder is [U: add_one_req may compare the paged length;
+  // the two differ only where the chunk budget is not a page multiple].
+  const int64_t input = adder.Paged(extend);
+  if (input >= adder.rem_input && !adder.prefill.empty()) return false;
+  if (!Chunking() || extend <= adder.rem_chunk) {
+    if (!StartPrefill(id, r, hit, extend, adder)) return false;
+    adder.joined.push_back(id);
+    adder.rem_total -= static_cast<double>(input + ClippedMaxNewTokens(r) + locked);
+    adder.rem_input -= input;
+    adder.rem_chunk -= input;
+    return true;
+  }
+  // Too long for the chunk budget: truncate to whole pages and carry on
+  // with this request in later batches.
+  const int64_t trunc = adder.rem_chunk / adder.page * adder.page;
+  if (trunc <= 0 || !StartPrefill(id, r, hit, trunc, adder)) return false;
+  adder.rem_total -= static_cast<double>(trunc + locked);
+  chunked_ = id;
   return true;
+}
+
+bool SglangReplicaScheduler::StartPrefill(RequestId id, Request& r, int64_t hit, int64_t tokens,
+                                          PrefillAdder& adder) {
+  if (!kv_.ReclaimAndGrowTo(id, hit, hit + tokens)) return false;
+  r.computed_tokens = hit;
+  adder.NoteComputed(r, hit, kv_.shared_blocks_of(id) * adder.page);
+  adder.prefill.push_back({id, tokens, r.computed_tokens, false});
+  waiting_.pop_front();
+  return true;
+}
+
+void SglangReplicaScheduler::MixWithRunning(RequestTable& requests, StepBatch* out) {
+  // mix_with_running: the running decodes join when their KV fits.
+  for (RequestId id : running_) {
+    Request& r = requests[id];
+    if (!kv_.GrowTo(id, r.computed_tokens + DecodeTokens())) continue;
+    out->seqs.push_back({id, DecodeTokens(), r.computed_tokens, true});
+  }
 }
 
 void SglangReplicaScheduler::ScheduleDecode(RequestTable& requests, StepBatch* out) {

@@ -64,6 +64,34 @@ class SglangReplicaScheduler : public ReplicaScheduler {
   // A prefill batch from the chunked request and the waiting queue (the
   // PrefillAdder); false when none can be formed.
   bool SchedulePrefill(RequestTable& requests, StepBatch* out);
+
+  // One prefill batch as it is formed and its budgets (defined in the .cc).
+  struct PrefillAdder;
+  // get_new_batch_prefill's first checks: false while no chunked request
+  // continues and the running batch is full (marked so, or at the running
+  // cap, which marks it) or nothing waits.
+  bool RunningBatchAdmitsPrefill();
+  // A PrefillAdder's budgets before any admission: the KV room less the
+  // running requests' expected output at new_token_ratio; the input and chunk
+  // budgets less the decodes a mixed chunk carries.
+  PrefillAdder NewPrefillAdder(const RequestTable& requests) const;
+  // add_chunked_req: the chunked request continues first. Its budget was
+  // taken when it was first admitted, so only the chunk size limits it.
+  void AddChunkedRequest(RequestTable& requests, PrefillAdder& adder);
+  // The waiting queue in FCFS order, stopping at the first request that does
+  // not fit (no skipping) or once a budget is spent.
+  void AddWaitingRequests(RequestTable& requests, PrefillAdder& adder);
+  // add_one_req for the head of the waiting queue: admits it whole, or its
+  // first chunk as the chunked request; false when it does not fit.
+  bool AddOneRequest(RequestTable& requests, PrefillAdder& adder);
+  // Takes `id` (the head of the waiting queue) off the queue into the batch
+  // with `tokens` to compute past its matched prefix of `hit` tokens; false,
+  // and nothing taken, when the pool has no room for them.
+  bool StartPrefill(RequestId id, Request& r, int64_t hit, int64_t tokens, PrefillAdder& adder);
+  // --enable-mixed-chunk: the running decodes join the prefill batch.
+  void MixWithRunning(RequestTable& requests, StepBatch* out);
+  bool Chunking() const { return config_.chunked_prefill_size > 0; }
+
   // A decode batch of every running request, retracting on KV shortage.
   void ScheduleDecode(RequestTable& requests, StepBatch* out);
   // Remaining output the admission check reserves for `r`.
