@@ -14,7 +14,21 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>
+
 namespace {
+
+// This process's scratch folder: the tests write fixed file names, and two
+// test runs at once (two checkouts on one machine) must not read each
+// other's files.
+std::string ScratchDir() {
+  static const std::string* dir = [] {
+    auto* d = new std::string(testing::TempDir() + "/servesim_e2e_" + std::to_string(getpid()));
+    std::filesystem::create_directories(*d);
+    return d;
+  }();
+  return *dir;
+}
 
 struct Result {
   int exit_code = 0;
@@ -190,7 +204,7 @@ TEST(EndToEndTest, ExplainPaddedBatchesAddUpToTheirSteps) {
 }
 
 TEST(EndToEndTest, SameInputsGiveByteIdenticalReportAndJson) {
-  const std::string dir = testing::TempDir();
+  const std::string dir = ScratchDir();
   Result a = Servesim(std::string("run ") + kServe + " " + kBench + " --result-json " + dir + "/a.json");
   Result b = Servesim(std::string("run ") + kServe + " " + kBench + " --result-json " + dir + "/b.json");
   ASSERT_EQ(a.exit_code, 0) << a.out;
@@ -227,7 +241,7 @@ TEST(EndToEndTest, HeaderSaysWhenTheServedNameIsNotTheModelSpec) {
 // Runs a short random benchmark with `bench_flags` added; returns the result
 // JSON it saved (empty on failure) and its output in `run`.
 std::string RunSavingJson(const std::string& bench_flags, const std::string& name, Result& run) {
-  const std::string path = testing::TempDir() + "/" + name;
+  const std::string path = ScratchDir() + "/" + name;
   run = Servesim(std::string("run ") + kServe +
                  " --bench 'vllm bench serve --dataset-name random --random-input-len 100 "
                  "--random-output-len 4 " + bench_flags + "' --result-json " + path);
@@ -296,13 +310,13 @@ TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
   // missing) as --result-json does with --save-detailed (without its
   // trailing newline, as json.dump); --append-result adds the next run on a
   // new line. Without --save-detailed the per-request arrays are left out.
-  const std::string dir = testing::TempDir() + "/made_by_run";
+  const std::string dir = ScratchDir() + "/made_by_run";
   std::filesystem::remove_all(dir);
   const std::string bench_flags =
       "vllm bench serve --dataset-name sharegpt --num-prompts 200 --request-rate 20 "
       "--save-result --append-result --result-dir " + dir;
   const std::string bench = "--bench '" + bench_flags + " --save-detailed --result-filename saved.json'";
-  const std::string ref_path = testing::TempDir() + "/ref.json";
+  const std::string ref_path = ScratchDir() + "/ref.json";
   Result a = Servesim(std::string("run ") + kServe + " " + bench + " --result-json " + ref_path);
   ASSERT_EQ(a.exit_code, 0) << a.out;
   std::string ref = ReadFile(ref_path);
@@ -315,7 +329,7 @@ TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
 
   // --append-result alone saves too (vllm: save_result or append_result);
   // an absolute file name ignores the directory (os.path.join).
-  const std::string brief = testing::TempDir() + "/brief.json";
+  const std::string brief = ScratchDir() + "/brief.json";
   std::remove(brief.c_str());
   Result c = Servesim(std::string("run ") + kServe + " --bench 'vllm bench serve --dataset-name "
                       "sharegpt --num-prompts 200 --request-rate 20 --append-result --result-dir " +
@@ -331,7 +345,7 @@ TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
 
   // Without --result-filename, vllm's own name: {label or backend}-{rate}qps-
   // {model basename}-{YYYYmmdd-HHMMSS}.json in the result directory.
-  const std::string named_dir = testing::TempDir() + "/named_by_vllm";
+  const std::string named_dir = ScratchDir() + "/named_by_vllm";
   std::filesystem::remove_all(named_dir);
   Result d = Servesim(std::string("run ") + kServe + " --bench 'vllm bench serve --dataset-name "
                       "sharegpt --num-prompts 50 --request-rate 20 --max-concurrency 8 "
@@ -352,7 +366,7 @@ TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
 // beside it, validate with no error on any figure, and a result without its
 // commands is a one-line error.
 TEST(EndToEndTest, ValidateReadsSaveResultJsonAndPrintedReports) {
-  const std::string dir = testing::TempDir() + "/confirmation_run";
+  const std::string dir = ScratchDir() + "/confirmation_run";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string serve = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8";
@@ -402,7 +416,7 @@ TEST(EndToEndTest, ValidateReadsSaveResultJsonAndPrintedReports) {
 // tasks: the table and the parameters file are the same whatever the thread
 // count, and list the engine's runs in the CSV's order.
 TEST(EndToEndTest, LeaveOneOutIsTheSameOnOneThreadOrTwo) {
-  const std::string dir = testing::TempDir();
+  const std::string dir = ScratchDir();
   const std::string common = std::string("fit --runs ") + SERVESIM_SHARED_DIR +
                              "/validation/sharegpt_runs.csv --params none --engines trtllm "
                              "--max-evaluations 8 --leave-one-out";
@@ -432,7 +446,7 @@ TEST(EndToEndTest, StepLogConservesEveryPromptAndOutputToken) {
   // speculation, a KV pool far larger than they need, so no preemption):
   // every prompt token is prefilled exactly once, and every output token
   // after the first (which the last prefill chunk samples) takes one decode.
-  const std::string path = testing::TempDir() + "/steps.csv";
+  const std::string path = ScratchDir() + "/steps.csv";
   Result r = Servesim(std::string("run ") + kServe +
                       " --bench 'vllm bench serve --dataset-name random --random-input-len 300"
                       " --random-output-len 20 --num-prompts 60 --request-rate 30'"
@@ -600,7 +614,7 @@ TEST(EndToEndTest, EmptyOrDirectoryInputPathsExitTwo) {
 // bad flags or an unwritable --out gave a parameters file with no engines, or
 // none at all, and exit 0.
 TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
-  const std::string dir = testing::TempDir();
+  const std::string dir = ScratchDir();
   const std::string row =
       "a,vllm,,vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8,vllm bench serve --dataset-name random "
       "--random-input-len 64 --random-output-len 8 --num-prompts 8,8,";
@@ -650,7 +664,7 @@ TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
 // two axes is refused before any point runs; and sweep-merge refuses a shard
 // of another sweep that has the same axes.
 TEST(EndToEndTest, SweepsThatEvaluateNothingOrDoNotBelongTogetherExitTwo) {
-  const std::string dir = testing::TempDir() + "/sweep_exit";
+  const std::string dir = ScratchDir() + "/sweep_exit";
   std::filesystem::remove_all(dir);
   const std::string bench =
       " --bench 'vllm bench serve --dataset-name random --random-input-len 64 "
@@ -702,7 +716,7 @@ TEST(EndToEndTest, SweepsThatEvaluateNothingOrDoNotBelongTogetherExitTwo) {
 // report says so); a plan whose every candidate is malformed exits 2 after
 // its report.
 TEST(EndToEndTest, PlanReplaysAShortTraceWholeAndNeedsOneEvaluatedCandidate) {
-  const std::string trace = testing::TempDir() + "/short_trace.csv";
+  const std::string trace = ScratchDir() + "/short_trace.csv";
   {
     std::ifstream azure(SERVESIM_SHARED_DIR "/traces/AzureLLMInferenceTrace_conv.csv");
     std::ofstream out(trace);
