@@ -160,6 +160,25 @@ absl::StatusOr<std::vector<LiveRun>> RunsOfEngine(const runner::PredictionContex
   return out;
 }
 
+absl::StatusOr<scenarios::FitCoverage> CoverageOf(const runner::PredictionContext& context,
+                                                  const std::vector<LiveRun>& runs) {
+  scenarios::FitCoverage coverage;
+  coverage.set_only_bursts(true);
+  bool first = true;
+  for (const LiveRun& r : runs) {
+    ASSIGN_OR_RETURN(CaseResult result, ValidateRun(context, r));
+    if (result.refused || result.not_modelled) continue;
+    const auto peak = static_cast<int64_t>(result.peak_concurrency);
+    coverage.set_max_prompt_tokens(
+        std::max(coverage.max_prompt_tokens(), result.longest_prompt_tokens));
+    coverage.set_min_peak_concurrency(first ? peak
+                                            : std::min(coverage.min_peak_concurrency(), peak));
+    coverage.set_only_bursts(coverage.only_bursts() && result.all_sent_at_start);
+    first = false;
+  }
+  return coverage;
+}
+
 absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContext& context,
                                                   const std::vector<LiveRun>& runs,
                                                   scenarios::EngineKind engine,
@@ -285,6 +304,8 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   for (const LiveRun& r : runs) params.add_fitted_on(r.name);
   objective(best.x);
   params.set_rms_log_error(residual_count ? std::sqrt(squared_sum / residual_count) : 0);
+  ASSIGN_OR_RETURN(*params.mutable_coverage(),
+                   CoverageOf(WithEngineParams(context, params), runs));
   return params;
 }
 

@@ -49,6 +49,12 @@ absl::StatusOr<std::vector<LiveRun>> RunsOfEngine(const runner::PredictionContex
                                                   const std::vector<LiveRun>& runs,
                                                   scenarios::EngineKind engine);
 
+// The workloads `runs` cover as servesim replays them with `context`: the
+// longest prompt, the fewest requests in flight at a run's peak, and whether
+// every run sent all its requests at once. Runs servesim refuses add nothing.
+absl::StatusOr<scenarios::FitCoverage> CoverageOf(const runner::PredictionContext& context,
+                                                  const std::vector<LiveRun>& runs);
+
 // Fits `engine`'s parameters on `runs` (all of that engine). The context's
 // own parameters for other engines are untouched.
 absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContext& context,

@@ -72,6 +72,36 @@ LiveRun SmallVllmRun(std::map<std::string, double> measured, int output_len = 8)
   return r;
 }
 
+// The coverage a fit records is the union of its runs' workloads as replayed:
+// random prompts of --random-input-len 64 are 63 tokens as vLLM counts them
+// (the BOS it leaves out) and 300 gives 299; bursts of 8 and 2 requests peak
+// at 8 and 2 in flight; a run sent at 1000 requests/s is not a burst. A run
+// servesim refuses (an expected failure) adds nothing.
+TEST(CoverageOfTest, UnionOfTheRunsWorkloads) {
+  LiveRun burst = SmallVllmRun({{"total_token_throughput", 1}});
+  LiveRun pair = burst;
+  pair.bench_command =
+      "vllm bench serve --dataset-name random --random-input-len 300 --random-output-len 8 "
+      "--num-prompts 2";
+  LiveRun refused = burst;
+  refused.serve_command = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 -dcp 8";
+  refused.bench_command =
+      "vllm bench serve --dataset-name random --random-input-len 5000 --random-output-len 8 "
+      "--num-prompts 1";
+  const runner::PredictionContext& context = runner::RepoPredictionContext();
+  absl::StatusOr<scenarios::FitCoverage> c = CoverageOf(context, {burst, pair, refused});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->max_prompt_tokens(), 299);
+  EXPECT_EQ(c->min_peak_concurrency(), 2);
+  EXPECT_TRUE(c->only_bursts());
+  LiveRun spread = burst;
+  spread.bench_command += " --request-rate 1000";
+  c = CoverageOf(context, {burst, spread});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->max_prompt_tokens(), 63);
+  EXPECT_FALSE(c->only_bursts());
+}
+
 // A figure left empty in the runs file is absent: the fit matches the others,
 // or none, and still returns parameters.
 TEST(FitEngineTest, FitsWithFiguresMissing) {

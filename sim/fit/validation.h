@@ -25,6 +25,11 @@ struct CaseResult {
   bool not_modelled = false;      // servesim does not model the configuration yet
   std::string refusal;            // servesim's reason, or its error
   bool outcome_correct = false;   // both ran, or both refused
+  // The workload as servesim replayed it (a prediction that ran): what a fit
+  // records as the range its parameters cover.
+  int64_t longest_prompt_tokens = 0;
+  bool all_sent_at_start = false;  // every request sent at t = 0
+  double peak_concurrency = 0;     // "Peak concurrent requests"
   std::map<std::string, double> measured, predicted;
   double ErrorPct(const std::string& key) const;  // (pred - meas) / meas * 100
   // Whether ErrorPct means anything: the figure was measured, and a

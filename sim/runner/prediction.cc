@@ -16,6 +16,7 @@
 #include "base/text_proto.h"
 #include "sim/cost/op_cost.h"
 #include "sim/cost/production_kernels.h"
+#include "sim/runner/fit_coverage.h"
 #include "sim/workload/arrivals.h"
 #include "sim/workload/dataset.h"
 
@@ -239,6 +240,7 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
             : absl::StrCat("fitted parameters: none (no parameters file at ",
                            context.missing_default_params, ": fitted host costs taken as 0)"));
   } else {
+    run.params = *found;
     run.setup.notes.push_back(absl::StrFormat(
         "fitted parameters (%s, fitted on %d live runs): API server %.0f us/request, host %.0f "
         "us/step + %.1f us/sequence, prefill path x%.2f",
@@ -462,7 +464,8 @@ std::vector<std::string> ProfileLines(const PredictionContext& context,
 std::vector<std::string> HeaderLines(const PredictionContext& context, const PreparedRun& run,
                                      const std::set<std::string>& fallbacks,
                                      const std::string& dataset_notice,
-                                     const serving::SimulationResult& simulation) {
+                                     const serving::SimulationResult& simulation,
+                                     double peak_concurrency) {
   const scenarios::EngineConfig& e = run.engine;
   std::vector<std::string> header;
   // servesim reads no checkpoint: a served name other than the spec's (a
@@ -494,6 +497,11 @@ std::vector<std::string> HeaderLines(const PredictionContext& context, const Pre
   header.push_back(absl::StrCat("simulated: ", simulation.steps, " iterations, ",
                                 simulation.preempted_or_retracted,
                                 " preemption(s)/retraction(s)"));
+  if (run.params.has_value()) {
+    for (std::string& note : ExtrapolationNotes(*run.params, simulation, peak_concurrency)) {
+      header.push_back(std::move(note));
+    }
+  }
   return header;
 }
 
@@ -551,7 +559,8 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   // model_id: --model, else the name the server reports (the served model).
   p.model_id = p.bench.model.empty() ? p.engine.model() : p.bench.model;
   p.report = ClientReportOptions(p.bench, p.model_id, input.requests.size());
-  p.header = HeaderLines(context, run, fallbacks, notice, p.simulation);
+  p.header = HeaderLines(context, run, fallbacks, notice, p.simulation,
+                         p.metrics.max_concurrent_requests);
   p.client_lines = ClientLines(p.bench, input.requests);
   return p;
 }

@@ -98,6 +98,8 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
 struct PreparedRun {
   scenarios::EngineConfig engine;
   EngineSetup setup;
+  // The engine's fitted parameters, when the context has them.
+  std::optional<scenarios::EngineParams> params;
 };
 absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
                                        const std::string& serve_command,
