@@ -72,6 +72,14 @@ absl::Status ValidateEngineParams(const scenarios::EngineParams& e, const std::s
   for (const std::string& name : e.not_fitted()) {
     RETURN_IF_ERROR(CheckBackendName(where, "not_fitted", name, e.engine()));
   }
+  for (auto [field, value] : {std::pair{"coverage.max_prompt_tokens",
+                                        e.coverage().max_prompt_tokens()},
+                              {"coverage.min_peak_concurrency",
+                               e.coverage().min_peak_concurrency()}}) {
+    if (value < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(where, field, ": must be >= 0, got ", value));
+    }
+  }
   // Informational; a fit that predicted some figure as 0 writes inf.
   if (!(e.rms_log_error() >= 0)) {
     return absl::InvalidArgumentError(

@@ -187,6 +187,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadParams{"NotFittedUnknown", VLLM_BLOCK("not_fitted: \"nsa_prefill=typo\""),
                   "not_fitted: unknown backend \"nsa_prefill=typo\""},
         BadParams{"RmsNan", VLLM_BLOCK("rms_log_error: nan"), "rms_log_error: must be >= 0"},
+        BadParams{"CoverageNegative", VLLM_BLOCK("coverage { max_prompt_tokens: -1 }"),
+                  "coverage.max_prompt_tokens: must be >= 0, got -1"},
         BadParams{"SchemaVersion", "schema_version: 2",
                   "p.textproto: schema_version 2, this reader wants 1"},
         BadParams{"EngineTwice",
