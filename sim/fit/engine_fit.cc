@@ -4,6 +4,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -164,6 +165,7 @@ absl::StatusOr<scenarios::FitCoverage> CoverageOf(const runner::PredictionContex
                                                   const std::vector<LiveRun>& runs) {
   scenarios::FitCoverage coverage;
   coverage.set_only_bursts(true);
+  std::set<std::string> layouts;  // sorted: the file is the same whatever the runs' order
   bool first = true;
   for (const LiveRun& r : runs) {
     ASSIGN_OR_RETURN(CaseResult result, ValidateRun(context, r));
@@ -174,8 +176,10 @@ absl::StatusOr<scenarios::FitCoverage> CoverageOf(const runner::PredictionContex
     coverage.set_min_peak_concurrency(first ? peak
                                             : std::min(coverage.min_peak_concurrency(), peak));
     coverage.set_only_bursts(coverage.only_bursts() && result.all_sent_at_start);
+    layouts.insert(result.layout_family);
     first = false;
   }
+  for (const std::string& layout : layouts) coverage.add_layouts(layout);
   return coverage;
 }
 

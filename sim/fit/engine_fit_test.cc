@@ -94,6 +94,8 @@ TEST(CoverageOfTest, UnionOfTheRunsWorkloads) {
   EXPECT_EQ(c->max_prompt_tokens(), 299);
   EXPECT_EQ(c->min_peak_concurrency(), 2);
   EXPECT_TRUE(c->only_bursts());
+  ASSERT_EQ(c->layouts_size(), 1);  // two runs on one layout, listed once
+  EXPECT_EQ(c->layouts(0), "8 GPUs: attention TP8xDP1, MoE TP8xEP1");
   LiveRun spread = burst;
   spread.bench_command += " --request-rate 1000";
   c = CoverageOf(context, {burst, spread});

@@ -159,6 +159,7 @@ absl::StatusOr<CaseResult> ValidateRun(const runner::PredictionContext& context,
        (live_completed->second == 0) == (p->metrics.completed == 0));
   for (const std::string& key : ComparedMetrics()) r.predicted[key] = MetricValue(p->metrics, key);
   r.peak_concurrency = p->metrics.max_concurrent_requests;
+  r.layout_family = p->layout_family;
   r.all_sent_at_start = true;
   for (const metrics::RequestRecord& record : p->simulation.records) {
     r.longest_prompt_tokens = std::max(r.longest_prompt_tokens, record.prompt_tokens);

@@ -30,6 +30,7 @@ struct CaseResult {
   int64_t longest_prompt_tokens = 0;
   bool all_sent_at_start = false;  // every request sent at t = 0
   double peak_concurrency = 0;     // "Peak concurrent requests"
+  std::string layout_family;       // runner::LayoutFamily
   std::map<std::string, double> measured, predicted;
   double ErrorPct(const std::string& key) const;  // (pred - meas) / meas * 100
   // Whether ErrorPct means anything: the figure was measured, and a

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "sim/runner/fit_coverage.h"
 #include "base/status_macros.h"
 
 namespace servesim::planning {
@@ -237,6 +238,7 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
       }
       t.checks = CheckSlos(t.figures, slo);
       t.meets = MeetsAll(t.checks);
+      t.peak_concurrency_per_replica = m.max_concurrent_requests / nodes;
       return t;
     };
     // Past one replica per request more replicas change nothing.
@@ -260,6 +262,18 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
         c.answer = t;
       }
       if (t.nodes >= c.largest.nodes) c.largest = t;
+    }
+    if (run->params.has_value()) {
+      const NodeTrial& judged = c.nodes > 0 ? c.answer : c.largest;
+      runner::WorkloadShape shape;
+      for (const serving::ClientRequest& r : workload.requests) {
+        shape.longest_prompt_tokens = std::max(shape.longest_prompt_tokens, r.client_prompt());
+        shape.all_sent_at_start = shape.all_sent_at_start && r.arrival == sim::SimTime::Zero();
+      }
+      shape.peak_concurrency = judged.peak_concurrency_per_replica;
+      shape.layout_family =
+          runner::LayoutFamily(run->setup.layout, run->engine.num_speculative_tokens());
+      c.extrapolations = runner::ExtrapolationNotes(*run->params, shape);
     }
     if (c.nodes > 0) {
       c.gpu_hours_per_million_output_tokens =
@@ -380,6 +394,7 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
                               best->nodes, f.p99_ttft_ms, f.mean_tpot_ms, f.p99_itl_ms,
                               f.output_throughput, f.total_token_throughput, f.duration_s));
     absl::StrAppend(&out, TransientWarning(result, f));
+    for (const std::string& note : best->extrapolations) absl::StrAppend(&out, "  ", note, "\n");
   }
 
   absl::StrAppend(&out, "\ncandidates meeting the SLOs (ranked):\n");

@@ -50,6 +50,9 @@ struct NodeTrial {
   std::string first_error;
   std::vector<SloCheck> checks;
   bool meets = false;
+  // Requests in flight at the peak on one engine replica: the fleet's peak
+  // over its replica count (a round-robin split shares the load evenly).
+  double peak_concurrency_per_replica = 0;
 };
 
 // Fewest nodes in [1, max_nodes] for which `trial(n).meets`: probes 1, 2,
@@ -96,6 +99,9 @@ struct CandidateResult {
   NodeTrial largest;              // the trial at the largest n tried
   // nodes x 8 GPUs x benchmark duration, per million output tokens.
   double gpu_hours_per_million_output_tokens = 0;
+  // Where the answer (else the largest trial) leaves the workloads the
+  // engine's fitted parameters were fitted on (runner::ExtrapolationNotes).
+  std::vector<std::string> extrapolations;
 };
 
 struct PlanResult {

@@ -265,6 +265,40 @@ TEST(PlanTest, ReportNamesBestRefusedAndFailingCandidates) {
   EXPECT_NE(report.find("refused: "), std::string::npos);
 }
 
+// The committed parameters were fitted on 1000-request ShareGPT bursts (no
+// prompt past ~1016 tokens, all sent at t = 0). A plan of 40 Poisson-spaced
+// 2000-token prompts leaves all three bounds, and its report says so under
+// the answer; the same plan of a ShareGPT-sized burst on the fitted layout
+// says nothing.
+TEST(PlanTest, ReportNamesWhereTheAnswerExtrapolates) {
+  Slo slo;
+  slo.ttft_p99_ms = 1e7;
+  slo.tpot_mean_ms = 1e7;
+  PlanOptions options;
+  options.max_nodes = 1;
+  absl::StatusOr<PlanResult> far = Plan(
+      Context(),
+      "vllm bench serve --dataset-name random --random-input-len 2000 --random-output-len 16 "
+      "--num-prompts 40 --request-rate 4",
+      {kVllmTp8}, slo, options);
+  ASSERT_TRUE(far.ok()) << far.status();
+  ASSERT_EQ(far->ranked.size(), 1u);
+  ASSERT_EQ(far->ranked[0].extrapolations.size(), 3u);
+  const std::string report = FormatPlanReport(*far, slo, options);
+  EXPECT_NE(report.find("  extrapolation: prompts up to 1999 tokens"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("  extrapolation: at most "), std::string::npos) << report;
+  EXPECT_NE(report.find("  extrapolation: requests arrive over time"), std::string::npos)
+      << report;
+  absl::StatusOr<PlanResult> near = Plan(
+      Context(),
+      "vllm bench serve --dataset-name random --random-input-len 900 --random-output-len 16 "
+      "--num-prompts 1000",
+      {kVllmTp8}, slo, options);
+  ASSERT_TRUE(near.ok()) << near.status();
+  EXPECT_TRUE(near->ranked[0].extrapolations.empty());
+}
+
 // A malformed candidate is bad input, even beside a good one (an audit found
 // a plan ranking the rest and exiting 0); every candidate refused is the
 // engine's answer, with its reason; a refusal beside an evaluated candidate

@@ -506,7 +506,10 @@ std::vector<std::string> HeaderLines(const PredictionContext& context, const Pre
                                 simulation.preempted_or_retracted,
                                 " preemption(s)/retraction(s)"));
   if (run.params.has_value()) {
-    for (std::string& note : ExtrapolationNotes(*run.params, simulation, peak_concurrency)) {
+    const std::string family =
+        LayoutFamily(run.setup.layout, run.engine.num_speculative_tokens());
+    for (std::string& note :
+         ExtrapolationNotes(*run.params, ShapeOf(simulation, peak_concurrency, family))) {
       header.push_back(std::move(note));
     }
   }
@@ -570,6 +573,7 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   p.header = HeaderLines(context, run, fallbacks, notice, p.simulation,
                          p.metrics.max_concurrent_requests);
   p.client_lines = ClientLines(p.bench, input.requests);
+  p.layout_family = LayoutFamily(run.setup.layout, run.engine.num_speculative_tokens());
   return p;
 }
 

@@ -87,6 +87,7 @@ struct Prediction {
   std::string model_id;
   metrics::BenchMetrics metrics;
   metrics::ReportOptions report;
+  std::string layout_family;  // LayoutFamily of the engine's layout
 };
 
 // InvalidArgument / Unimplemented: bad or unmodelled input (exit 2);
