@@ -158,18 +158,34 @@ TEST(VllmServeTest, RefusesBackendsWithoutSparseSupport) {
   EXPECT_NE(triton.status().message().find("Reason: ['sparse not supported']"),
             std::string::npos);
   EXPECT_TRUE(ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "FLASHMLA_SPARSE"}}).ok());
+  // A non-MLA backend fails both checks, in validate_configuration's order.
+  auto flash_attn = ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "FLASH_ATTN"}});
+  EXPECT_NE(flash_attn.status().message().find(
+                "Reason: ['MLA not supported', 'sparse not supported']"),
+            std::string::npos)
+      << flash_attn.status();
 }
 
 // The sparse-backend and DCP refusals are DSA's: vLLM serves DeepSeek-V3
 // (dense MLA, no indexer) on its dense MLA backends, and SGLang runs it
 // without DeepGEMM. Only the compute-capability reason stays.
-TEST(VllmServeTest, DenseMlaModelIsNotBoundByTheSparseBackendRules) {
+TEST(DenseMlaModelServeTest, IsNotBoundByTheSparseBackendRules) {
   ServeContext dense;
   dense.dsa_attention = false;
   EXPECT_TRUE(
       ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "FLASHMLA"}}, dense).ok());
   EXPECT_TRUE(
       ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "TRITON_MLA"}}, dense).ok());
+  auto sparse =
+      ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "FLASHMLA_SPARSE"}}, dense);
+  EXPECT_NE(sparse.status().message().find("Reason: ['non-sparse not supported']"),
+            std::string::npos)
+      << sparse.status();
+  auto flash_attn =
+      ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "FLASH_ATTN"}}, dense);
+  EXPECT_NE(flash_attn.status().message().find("Reason: ['MLA not supported']"),
+            std::string::npos)
+      << flash_attn.status();
   auto cutlass =
       ParseV32ServeCommand(kVllmTp8, {{"VLLM_ATTENTION_BACKEND", "CUTLASS_MLA"}}, dense);
   EXPECT_NE(cutlass.status().message().find("Reason: ['compute capability not supported']"),
@@ -178,11 +194,14 @@ TEST(VllmServeTest, DenseMlaModelIsNotBoundByTheSparseBackendRules) {
   auto dcp = ParseV32ServeCommand(std::string(kVllmTp8) + " -dcp 8", {}, dense);
   EXPECT_EQ(dcp.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE(dcp.status().message().find("-dcp"), std::string::npos) << dcp.status();
+  // SGLang starts without DeepGEMM on a dense model, on GEMMs servesim does
+  // not price: not modelled, rather than a silent DeepGEMM prediction.
   auto sglang = ParseV32ServeCommand(
       "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8",
       {{"SGLANG_ENABLE_JIT_DEEPGEMM", "0"}}, dense);
-  ASSERT_TRUE(sglang.ok()) << sglang.status();
-  EXPECT_FALSE(sglang->deep_gemm());
+  EXPECT_EQ(sglang.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(sglang.status().message().find("SGLANG_ENABLE_JIT_DEEPGEMM=0"), std::string::npos)
+      << sglang.status();
 }
 
 TEST(VllmServeTest, DeepGemmSwitchIsAKernelChoiceNotARefusal) {

@@ -10,7 +10,7 @@ it with models/deepseek_v3.textproto; the same configuration with DeepSeek-V3.2
 is printed beside it. Nothing here was fitted: the figures were not in the data
 `servesim fit` saw, and no parameter was changed to approach them.
 
-usage: python3 scripts/published_figure_checks.py [--servesim BIN] > docs/published_figures.md
+usage: python3 scripts/published_figure_checks.py [--servesim BIN] [--params FILE] > docs/published_figures.md
 """
 import argparse
 import json
@@ -45,7 +45,9 @@ INTRO = """# servesim against published figures
 others measured. Only one figure is a single 8xH200 node that servesim can run as
 published: TensorRT-LLM serving DeepSeek-R1 in NVIDIA's max-throughput recipe (row 7,
 source T1): `--tp 8 --ep 8`, attention DP, CUDA graphs up to 128 with padding,
-`max_batch_size` 128, `max_num_tokens` 1151, 80 % of free memory for KV, fixed
+`max_batch_size` 128, `max_num_tokens` 1151, 80 % of free memory for KV (the last
+two from T1's command line, not the reference row; without them servesim predicts
+the same output throughput), fixed
 1024-token prompts and 2048-token outputs, 5120 requests with 1024 in flight
 (trtllm-bench, no HTTP server). Made by `python3 scripts/published_figure_checks.py`;
 regenerate after any model change.
@@ -68,8 +70,8 @@ to 8192 prompt tokens, whose admission is far slower than the kernels (TTFT 66 s
 24 s for 1000 ShareGPT prompts; p99 ITL 4.9 s and 1.8 s), and every context step here
 is charged it. With the prefill path as servesim's kernels price it, servesim is high.
 Decode is not what differs: both columns share the fitted host floor (55 ms per step +
-0.10 ms per sequence, 68 ms at 128 sequences per rank), below the recipe's 88 ms per
-token. Two readings remain and this check cannot tell them apart: the live runs'
+0.10 ms per sequence, 68 ms at 128 sequences per rank: the median ITL row), below the
+recipe's 88 ms per token. Two readings remain and this check cannot tell them apart: the live runs'
 slow context steps belong to V3.2's DSA context path in TensorRT-LLM 1.2 on Hopper
 (then the factor is right for V3.2 and wrong only for R1, which has no indexer), or
 they are not a per-token cost at all (then TensorRT-LLM's attention-DP predictions for
@@ -103,7 +105,8 @@ def main():
     print(INTRO)
     rows = [("request_throughput", "requests/s"), ("output_throughput", "output tok/s"),
             ("total_token_throughput", "total tok/s"), ("per_user", "per user tok/s"),
-            ("mean_ttft_ms", "mean TTFT ms"), ("mean_tpot_ms", "mean TPOT ms")]
+            ("mean_ttft_ms", "mean TTFT ms"), ("mean_tpot_ms", "mean TPOT ms"),
+            ("median_itl_ms", "median ITL ms")]
     with tempfile.TemporaryDirectory() as tmp:
         yaml = os.path.join(tmp, "extra-llm-api-config.yml")
         with open(yaml, "w", encoding="utf-8") as f:
@@ -124,14 +127,14 @@ def main():
     for key, label in rows:
         published = PUBLISHED.get(key)
         cells = []
-        for _, values in columns:
+        for name, values in columns:
             cell = f"{values[key]:.2f}"
-            if published and "DeepSeek-R1" in _:
+            if published and "DeepSeek-R1" in name:
                 cell += f" ({100.0 * (values[key] / published - 1.0):+.0f} %)"
             cells.append(cell)
         shown = f"{published:.2f}" if published else "not published"
         print(f"| {label} | {shown} | " + " | ".join(cells) + " |")
-    print(OUTRO)
+    print(OUTRO, end="")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 // Cross-module tests of the servesim binary: determinism, exit codes and the
 // live-run configurations of ../shared/validation.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -13,8 +14,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <unistd.h>
 
 namespace {
 
@@ -233,6 +232,32 @@ TEST(EndToEndTest, HeaderSaysWhenTheServedNameIsNotTheModelSpec) {
                            "deepseek-ai/DeepSeek-V3.2 (the model spec)\n"),
             std::string::npos)
       << other.out;
+}
+
+// The header says where a prediction leaves what the committed parameters
+// were fitted on (1000-request ShareGPT bursts on the live layouts): a
+// prompt-length, load, layout and arrival line for 20 spaced 4000-token
+// prompts on vLLM TP8 with expert parallelism, and none for a 1000-request
+// burst of short prompts on the live TP8 layout.
+TEST(EndToEndTest, HeaderNamesEachWayAPredictionExtrapolates) {
+  Result far = Servesim(
+      "run --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --enable-expert-parallel' "
+      "--bench 'vllm bench serve --dataset-name random --random-input-len 4000 "
+      "--random-output-len 8 --num-prompts 20 --request-rate 5'");
+  ASSERT_EQ(far.exit_code, 0) << far.out;
+  for (const char* line :
+       {"\n# extrapolation: prompts up to 3999 tokens, the fitted runs' longest ",
+        "\n# extrapolation: a peak of about ",
+        "\n# extrapolation: no fitted run had this layout (8 GPUs: attention TP8xDP1, MoE "
+        "TP1xEP8)",
+        "\n# extrapolation: requests arrive over time"}) {
+    EXPECT_NE(far.out.find(line), std::string::npos) << line << "\n" << far.out;
+  }
+  Result near = Servesim(std::string("run ") + kServe +
+                         " --bench 'vllm bench serve --dataset-name random --random-input-len 500 "
+                         "--random-output-len 4 --num-prompts 1000'");
+  ASSERT_EQ(near.exit_code, 0) << near.out;
+  EXPECT_EQ(near.out.find("extrapolation"), std::string::npos) << near.out;
 }
 
 // The saved JSON's setup keys are one dict, as vllm builds it: --metadata

@@ -170,13 +170,16 @@ absl::StatusOr<scenarios::FitCoverage> CoverageOf(const runner::PredictionContex
   for (const LiveRun& r : runs) {
     ASSIGN_OR_RETURN(CaseResult result, ValidateRun(context, r));
     if (result.refused || result.not_modelled) continue;
-    const auto peak = static_cast<int64_t>(result.peak_concurrency);
+    const runner::WorkloadShape& shape = result.shape;
+    const auto peak = static_cast<int64_t>(shape.peak_concurrency);
+    coverage.set_model(shape.model);
     coverage.set_max_prompt_tokens(
-        std::max(coverage.max_prompt_tokens(), result.longest_prompt_tokens));
+        std::max(coverage.max_prompt_tokens(), shape.longest_prompt_tokens));
     coverage.set_min_peak_concurrency(first ? peak
                                             : std::min(coverage.min_peak_concurrency(), peak));
-    coverage.set_only_bursts(coverage.only_bursts() && result.all_sent_at_start);
-    layouts.insert(result.layout_family);
+    coverage.set_max_peak_concurrency(std::max(coverage.max_peak_concurrency(), peak));
+    coverage.set_only_bursts(coverage.only_bursts() && shape.all_sent_at_start);
+    layouts.insert(shape.layout_family);
     first = false;
   }
   for (const std::string& layout : layouts) coverage.add_layouts(layout);

@@ -91,8 +91,10 @@ TEST(CoverageOfTest, UnionOfTheRunsWorkloads) {
   const runner::PredictionContext& context = runner::RepoPredictionContext();
   absl::StatusOr<scenarios::FitCoverage> c = CoverageOf(context, {burst, pair, refused});
   ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->model(), "deepseek-ai/DeepSeek-V3.2");
   EXPECT_EQ(c->max_prompt_tokens(), 299);
   EXPECT_EQ(c->min_peak_concurrency(), 2);
+  EXPECT_EQ(c->max_peak_concurrency(), 8);
   EXPECT_TRUE(c->only_bursts());
   ASSERT_EQ(c->layouts_size(), 1);  // two runs on one layout, listed once
   EXPECT_EQ(c->layouts(0), "8 GPUs: attention TP8xDP1, MoE TP8xEP1");

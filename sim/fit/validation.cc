@@ -158,13 +158,8 @@ absl::StatusOr<CaseResult> ValidateRun(const runner::PredictionContext& context,
       (live_completed == run.measured.end() ||
        (live_completed->second == 0) == (p->metrics.completed == 0));
   for (const std::string& key : ComparedMetrics()) r.predicted[key] = MetricValue(p->metrics, key);
-  r.peak_concurrency = p->metrics.max_concurrent_requests;
-  r.layout_family = p->layout_family;
-  r.all_sent_at_start = true;
-  for (const metrics::RequestRecord& record : p->simulation.records) {
-    r.longest_prompt_tokens = std::max(r.longest_prompt_tokens, record.prompt_tokens);
-    r.all_sent_at_start = r.all_sent_at_start && record.start == sim::SimTime::Zero();
-  }
+  r.shape = runner::ShapeOf(p->simulation.records, context.spec.name(),
+                            p->metrics.max_concurrent_requests, p->layout_family);
   // Not an error figure: whether the engine failed the requests the live
   // run saw fail (the summary's completed line).
   r.predicted["completed"] = static_cast<double>(p->metrics.completed);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/fit/live_runs.h"
+#include "sim/runner/fit_coverage.h"
 #include "sim/runner/prediction.h"
 
 namespace servesim::fit {
@@ -27,10 +28,7 @@ struct CaseResult {
   bool outcome_correct = false;   // both ran, or both refused
   // The workload as servesim replayed it (a prediction that ran): what a fit
   // records as the range its parameters cover.
-  int64_t longest_prompt_tokens = 0;
-  bool all_sent_at_start = false;  // every request sent at t = 0
-  double peak_concurrency = 0;     // "Peak concurrent requests"
-  std::string layout_family;       // runner::LayoutFamily
+  runner::WorkloadShape shape;
   std::map<std::string, double> measured, predicted;
   double ErrorPct(const std::string& key) const;  // (pred - meas) / meas * 100
   // Whether ErrorPct means anything: the figure was measured, and a

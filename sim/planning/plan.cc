@@ -10,8 +10,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "sim/runner/fit_coverage.h"
 #include "base/status_macros.h"
+#include "sim/runner/fit_coverage.h"
 
 namespace servesim::planning {
 namespace {
@@ -266,9 +266,11 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
     if (run->params.has_value()) {
       const NodeTrial& judged = c.nodes > 0 ? c.answer : c.largest;
       runner::WorkloadShape shape;
+      shape.model = context.spec.name();
+      // Whether the engine turns a request away is the trials' business: a
+      // rejection ends the search and the report says so.
       for (const serving::ClientRequest& r : workload.requests) {
-        shape.longest_prompt_tokens = std::max(shape.longest_prompt_tokens, r.client_prompt());
-        shape.all_sent_at_start = shape.all_sent_at_start && r.arrival == sim::SimTime::Zero();
+        shape.AddRequest(r.client_prompt(), r.arrival, /*accepted=*/true);
       }
       shape.peak_concurrency = judged.peak_concurrency_per_replica;
       shape.layout_family =
@@ -411,6 +413,15 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
                                           f.output_throughput, c.serve_command));
   }
   if (rank == 0) absl::StrAppend(&out, "  (none)\n");
+  // The best one's are printed with it above.
+  rank = 0;
+  for (const CandidateResult& c : result.ranked) {
+    if (c.nodes == 0) continue;
+    if (++rank == 1) continue;
+    for (const std::string& note : c.extrapolations) {
+      absl::StrAppend(&out, "  rank ", rank, ": ", note, "\n");
+    }
+  }
 
   bool any_failing = false;
   for (const CandidateResult& c : result.ranked) {
@@ -419,6 +430,7 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
     any_failing = true;
     absl::StrAppend(&out, "  ", c.serve_command, "\n    at ", c.largest.nodes,
                     " node(s): ", Failures(c.largest), "\n");
+    for (const std::string& note : c.extrapolations) absl::StrAppend(&out, "    ", note, "\n");
   }
   bool any_broken = false;
   for (const CandidateResult& c : result.ranked) {

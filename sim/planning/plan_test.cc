@@ -267,8 +267,10 @@ TEST(PlanTest, ReportNamesBestRefusedAndFailingCandidates) {
 
 // The committed parameters were fitted on 1000-request ShareGPT bursts (no
 // prompt past ~1016 tokens, all sent at t = 0). A plan of 40 Poisson-spaced
-// 2000-token prompts leaves all three bounds, and its report says so under
-// the answer; the same plan of a ShareGPT-sized burst on the fitted layout
+// 2000-token prompts leaves the prompt, load and arrival bounds, and its
+// report says so under the answer; a candidate on a layout no live run had
+// (vLLM TP8 with expert parallelism) says so under its own entry, whether it
+// meets the SLOs or fails them; a ShareGPT-sized burst on the fitted layout
 // says nothing.
 TEST(PlanTest, ReportNamesWhereTheAnswerExtrapolates) {
   Slo slo;
@@ -283,13 +285,36 @@ TEST(PlanTest, ReportNamesWhereTheAnswerExtrapolates) {
       {kVllmTp8}, slo, options);
   ASSERT_TRUE(far.ok()) << far.status();
   ASSERT_EQ(far->ranked.size(), 1u);
-  ASSERT_EQ(far->ranked[0].extrapolations.size(), 3u);
+  ASSERT_EQ(far->ranked[0].extrapolations.size(), 3u);  // prompts, load, arrivals
   const std::string report = FormatPlanReport(*far, slo, options);
   EXPECT_NE(report.find("  extrapolation: prompts up to 1999 tokens"), std::string::npos)
       << report;
-  EXPECT_NE(report.find("  extrapolation: at most "), std::string::npos) << report;
+  EXPECT_NE(report.find("  extrapolation: a peak of about "), std::string::npos) << report;
   EXPECT_NE(report.find("  extrapolation: requests arrive over time"), std::string::npos)
       << report;
+  const std::string ep = std::string(kVllmTp8) + " --enable-expert-parallel";
+  absl::StatusOr<PlanResult> two = Plan(
+      Context(),
+      "vllm bench serve --dataset-name random --random-input-len 2000 --random-output-len 16 "
+      "--num-prompts 40 --request-rate 4",
+      {kVllmTp8, ep}, slo, options);
+  ASSERT_TRUE(two.ok()) << two.status();
+  const std::string both = FormatPlanReport(*two, slo, options);
+  EXPECT_NE(both.find("extrapolation: no fitted run had this layout (8 GPUs: attention "
+                      "TP8xDP1, MoE TP1xEP8)"),
+            std::string::npos)
+      << both;
+  Slo unmeetable = slo;
+  unmeetable.tpot_mean_ms = 1e-3;
+  absl::StatusOr<PlanResult> failing = Plan(
+      Context(),
+      "vllm bench serve --dataset-name random --random-input-len 2000 --random-output-len 16 "
+      "--num-prompts 40 --request-rate 4",
+      {ep}, unmeetable, options);
+  ASSERT_TRUE(failing.ok()) << failing.status();
+  const std::string failed = FormatPlanReport(*failing, unmeetable, options);
+  EXPECT_NE(failed.find("\n    extrapolation: no fitted run had this layout"), std::string::npos)
+      << failed;
   absl::StatusOr<PlanResult> near = Plan(
       Context(),
       "vllm bench serve --dataset-name random --random-input-len 900 --random-output-len 16 "

@@ -52,12 +52,12 @@ double PrefillTimeScale(const scenarios::EngineParams& params);
 models::KvCacheDtype ToModelKvDtype(scenarios::KvCacheDtype dtype);
 // A layout or memory refusal as the engine reports it (FailedPrecondition).
 absl::Status AsEngineRefusal(const absl::Status& status);
-// "KV pool: 41.2 GiB per GPU = 552,000 tokens per DP rank (BF16, 78,324 B/token)".
 // The header's attention description: `dsa_path` (the engine's DSA backends, as
 // it runs DeepSeek-V3.2) when the model spec has the lightning indexer; a spec
 // without it (DeepSeek-V3) runs none of them, and the op graph prices dense MLA.
 std::string DescribeAttention(const models::ModelSpec& spec, absl::string_view dsa_path);
 
+// "KV pool: 41.2 GiB per GPU = 552,000 tokens per DP rank (BF16, 78,324 B/token)".
 std::string DescribeKvPool(const models::ModelSpec& spec, const models::KvBudget& kv,
                            models::KvCacheDtype dtype, int dp_ranks);
 // Kernel backends `config` selects that differ from the kernels servesim

@@ -1,7 +1,7 @@
 #include "sim/runner/fit_coverage.h"
 
 #include <algorithm>
-#include <cstdint>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,15 +13,22 @@ namespace servesim::runner {
 std::string LayoutFamily(const models::ParallelLayout& layout, int num_speculative_tokens) {
   return absl::StrFormat("%d GPUs: attention TP%dxDP%d, MoE TP%dxEP%d%s", layout.gpus,
                          layout.attn_tp, layout.attn_dp, layout.moe_tp, layout.moe_ep,
-                         num_speculative_tokens > 0 ? ", MTP" : "");
+                         num_speculative_tokens > 0
+                             ? absl::StrCat(", MTP ", num_speculative_tokens)
+                             : std::string());
 }
 
-WorkloadShape ShapeOf(const serving::SimulationResult& simulation, double peak_concurrency,
-                      std::string layout_family) {
+void WorkloadShape::AddRequest(int64_t prompt_tokens, sim::SimTime sent, bool accepted) {
+  if (accepted) longest_prompt_tokens = std::max(longest_prompt_tokens, prompt_tokens);
+  all_sent_at_start = all_sent_at_start && sent == sim::SimTime::Zero();
+}
+
+WorkloadShape ShapeOf(const std::vector<metrics::RequestRecord>& records, std::string model,
+                      double peak_concurrency, std::string layout_family) {
   WorkloadShape shape;
-  for (const metrics::RequestRecord& r : simulation.records) {
-    shape.longest_prompt_tokens = std::max(shape.longest_prompt_tokens, r.prompt_tokens);
-    shape.all_sent_at_start = shape.all_sent_at_start && r.start == sim::SimTime::Zero();
+  shape.model = std::move(model);
+  for (const metrics::RequestRecord& r : records) {
+    shape.AddRequest(r.prompt_tokens, r.start, r.success);
   }
   shape.peak_concurrency = peak_concurrency;
   shape.layout_family = std::move(layout_family);
@@ -30,35 +37,49 @@ WorkloadShape ShapeOf(const serving::SimulationResult& simulation, double peak_c
 
 std::vector<std::string> ExtrapolationNotes(const scenarios::EngineParams& params,
                                             const WorkloadShape& shape) {
-  std::vector<std::string> notes;
+  if (!params.has_coverage()) {
+    return {"extrapolation: unknown (the parameters file records no coverage: fitted before "
+            "servesim recorded what its runs covered)"};
+  }
   const scenarios::FitCoverage& c = params.coverage();
-  if (c.max_prompt_tokens() <= 0) return notes;  // a file from before coverage was recorded
-  const int64_t longest_prompt = shape.longest_prompt_tokens;
-  const double peak_concurrency = shape.peak_concurrency;
-  const std::string& layout_family = shape.layout_family;
-  const bool all_at_start = shape.all_sent_at_start;
-  if (longest_prompt > c.max_prompt_tokens()) {
+  std::vector<std::string> notes;
+  if (shape.model != c.model()) {
+    notes.push_back(absl::StrCat("extrapolation: the model is ", shape.model,
+                                 ", the fitted runs served ", c.model(),
+                                 ": its engines' fitted costs are applied to another model"));
+  }
+  // ShareGPT's filter caps prompts at 1024 tokens; a replay of more of it
+  // reaches a little past the fitted runs' longest without leaving them.
+  if (static_cast<double>(shape.longest_prompt_tokens) >
+      1.1 * static_cast<double>(c.max_prompt_tokens())) {
     notes.push_back(absl::StrFormat(
         "extrapolation: prompts up to %d tokens, the fitted runs' longest %d: the prefill path "
         "factor x%.2f is applied per token beyond them, which no live run checked [U] "
         "(docs/random_workloads.md)",
-        longest_prompt, c.max_prompt_tokens(), PrefillTimeScale(params)));
+        shape.longest_prompt_tokens, c.max_prompt_tokens(), PrefillTimeScale(params)));
   }
-  if (peak_concurrency < 0.5 * static_cast<double>(c.min_peak_concurrency())) {
+  if (shape.peak_concurrency < 0.5 * static_cast<double>(c.min_peak_concurrency())) {
     notes.push_back(absl::StrFormat(
-        "extrapolation: at most %.0f requests in flight, the fitted runs %d or more: there "
-        "per-step and per-sequence host costs are not told apart, and the fitted host cost "
-        "per step (%.1f ms) weighs on low-load TPOT (README, Accuracy)",
-        peak_concurrency, c.min_peak_concurrency(), params.step_cpu_us() / 1000.0));
+        "extrapolation: a peak of about %.0f requests active (1-s buckets), the fitted runs' "
+        "fewest %d: their host cost per step and per sequence could not be told apart, and the "
+        "fitted %.1f ms per step weighs on low-load TPOT (README, Accuracy)",
+        shape.peak_concurrency, c.min_peak_concurrency(), params.step_cpu_us() / 1000.0));
   }
-  if (!c.layouts().empty() &&
-      std::find(c.layouts().begin(), c.layouts().end(), layout_family) == c.layouts().end()) {
+  if (shape.peak_concurrency > 2.0 * static_cast<double>(c.max_peak_concurrency())) {
+    notes.push_back(absl::StrFormat(
+        "extrapolation: a peak of about %.0f requests active (1-s buckets), the fitted runs' "
+        "most %d: KV admission, preemption and the per-sequence host cost run past any live "
+        "run",
+        shape.peak_concurrency, c.max_peak_concurrency()));
+  }
+  if (std::find(c.layouts().begin(), c.layouts().end(), shape.layout_family) ==
+      c.layouts().end()) {
     notes.push_back(absl::StrCat(
-        "extrapolation: no fitted run had this layout (", layout_family,
-        "); the fitted costs stand for work the kernels miss on theirs (",
-        absl::StrJoin(c.layouts(), "; "), "), and nothing checks they carry over"));
+        "extrapolation: no fitted run had this layout (", shape.layout_family,
+        "); the fitted costs were fitted on ", absl::StrJoin(c.layouts(), "; "),
+        ", and nothing checks they carry over"));
   }
-  if (c.only_bursts() && !all_at_start) {
+  if (c.only_bursts() && !shape.all_sent_at_start) {
     notes.push_back(
         "extrapolation: requests arrive over time, the fitted runs sent all theirs at t = 0: "
         "the API server's fitted cost per request was identified by bursts only "

@@ -1,42 +1,51 @@
 // Where a prediction leaves the workloads its fitted parameters were fitted
 // on. The fitted costs stand for work no kernel measurement gives; the live
-// runs pin them only over the prompts, loads and arrival patterns they had,
-// and a capacity planner should know when a figure extrapolates past them.
+// runs pin them only over the model, prompts, loads, arrival patterns and
+// layouts they had, and a capacity planner should know when a figure
+// extrapolates past them.
 #ifndef SERVESIM_SIM_RUNNER_FIT_COVERAGE_H_
 #define SERVESIM_SIM_RUNNER_FIT_COVERAGE_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "models/parallel_layout.h"
 #include "scenarios/fitted_params.pb.h"
-#include "sim/serving/serving_simulation.h"
+#include "sim/core/sim_time.h"
+#include "sim/metrics/request_record.h"
 
 namespace servesim::runner {
 
 // The parallel layout as the fitted costs see it: how many GPUs step
-// together, how attention and the experts are split over them, and whether
-// MTP drafts ride each step. "8 GPUs: attention TP8xDP1, MoE TP8xEP1".
+// together, how attention and the experts are split over them, and how many
+// MTP drafts ride each step. "8 GPUs: attention TP8xDP1, MoE TP8xEP1, MTP 1".
 std::string LayoutFamily(const models::ParallelLayout& layout, int num_speculative_tokens);
 
 // What a prediction ran, in the terms of a FitCoverage.
 struct WorkloadShape {
-  int64_t longest_prompt_tokens = 0;
-  bool all_sent_at_start = true;  // every request sent at t = 0
-  double peak_concurrency = 0;    // requests in flight at the peak (of one replica)
-  std::string layout_family;      // LayoutFamily
+  std::string model;                 // the model spec's name
+  int64_t longest_prompt_tokens = 0;  // of the requests the engine accepted
+  bool all_sent_at_start = true;      // every request sent at t = 0
+  double peak_concurrency = 0;        // requests active at the peak (1-s buckets), one replica
+  std::string layout_family;          // LayoutFamily
+
+  // Counts one request the client sent at `sent`: its prompt only when the
+  // engine accepted it (a rejected prompt is never prefilled).
+  void AddRequest(int64_t prompt_tokens, sim::SimTime sent, bool accepted);
 };
 
-// The prompts and send times of `simulation`'s requests, with the peak and
-// layout given.
-WorkloadShape ShapeOf(const serving::SimulationResult& simulation, double peak_concurrency,
-                      std::string layout_family);
+// The shape of a run's requests as the client recorded them.
+WorkloadShape ShapeOf(const std::vector<metrics::RequestRecord>& records, std::string model,
+                      double peak_concurrency, std::string layout_family);
 
-// One line per way `shape` leaves `params.coverage()`: prompts longer than
-// any fitted run's, a peak of in-flight requests below half the fewest of
-// any fitted run's, requests sent over time where every fitted run sent all
-// at once, a layout no fitted run had. Each begins "extrapolation: ". None for
-// parameters without a recorded coverage.
+// One line per way `shape` leaves `params.coverage()`, each beginning
+// "extrapolation: ", in this order: another model; prompts more than 10 %
+// past the fitted runs' longest (a tail within that is ShareGPT's own);
+// a peak below half the fitted runs' fewest or above twice their most; a
+// layout no fitted run had; requests sent over time where every fitted run
+// sent all at once. Parameters without a coverage block get one line saying
+// that nothing is known.
 std::vector<std::string> ExtrapolationNotes(const scenarios::EngineParams& params,
                                             const WorkloadShape& shape);
 

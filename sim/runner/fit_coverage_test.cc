@@ -1,6 +1,8 @@
 #include "sim/runner/fit_coverage.h"
 
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -8,17 +10,19 @@
 namespace servesim::runner {
 namespace {
 
+constexpr char kModel[] = "deepseek-ai/DeepSeek-V3.2";
 constexpr char kTp8[] = "8 GPUs: attention TP8xDP1, MoE TP8xEP1";
 constexpr char kDp8[] = "8 GPUs: attention TP1xDP8, MoE TP1xEP8";
 
-// vLLM's three live layouts as the fitted costs key them, and MTP apart.
-TEST(LayoutFamilyTest, NamesGpusAttentionAndExpertSplitsAndMtp) {
+// vLLM's live layouts as the fitted costs key them, MTP with its draft count.
+TEST(LayoutFamilyTest, NamesGpusAttentionAndExpertSplitsAndDrafts) {
   models::ParallelLayout l;
   l.gpus = 8;
   l.attn_tp = 8;
   l.moe_tp = 8;
   EXPECT_EQ(LayoutFamily(l, 0), kTp8);
-  EXPECT_EQ(LayoutFamily(l, 1), std::string(kTp8) + ", MTP");
+  EXPECT_EQ(LayoutFamily(l, 1), std::string(kTp8) + ", MTP 1");
+  EXPECT_EQ(LayoutFamily(l, 3), std::string(kTp8) + ", MTP 3");
   l.attn_tp = 1;
   l.attn_dp = 8;
   l.moe_tp = 1;
@@ -26,69 +30,107 @@ TEST(LayoutFamilyTest, NamesGpusAttentionAndExpertSplitsAndMtp) {
   EXPECT_EQ(LayoutFamily(l, 0), kDp8);
 }
 
-scenarios::EngineParams Covering(int64_t max_prompt, int64_t min_peak, bool only_bursts) {
+scenarios::EngineParams Covering(int64_t max_prompt, int64_t min_peak, int64_t max_peak,
+                                 bool only_bursts) {
   scenarios::EngineParams p;
   p.set_step_cpu_us(50000);
   p.set_prefill_time_scale(3);
-  p.mutable_coverage()->set_max_prompt_tokens(max_prompt);
-  p.mutable_coverage()->set_min_peak_concurrency(min_peak);
-  p.mutable_coverage()->set_only_bursts(only_bursts);
-  p.mutable_coverage()->add_layouts(kTp8);
+  scenarios::FitCoverage& c = *p.mutable_coverage();
+  c.set_model(kModel);
+  c.set_max_prompt_tokens(max_prompt);
+  c.set_min_peak_concurrency(min_peak);
+  c.set_max_peak_concurrency(max_peak);
+  c.set_only_bursts(only_bursts);
+  c.add_layouts(kTp8);
   return p;
 }
 
-serving::SimulationResult Sent(const std::vector<std::pair<int64_t, double>>& prompt_and_start_s) {
-  serving::SimulationResult s;
-  for (const auto& [prompt, start_s] : prompt_and_start_s) {
+// (prompt tokens, send time s, accepted) per request.
+WorkloadShape Shape(const std::vector<std::tuple<int64_t, double, bool>>& requests, double peak,
+                    const std::string& layout = kTp8, const std::string& model = kModel) {
+  std::vector<metrics::RequestRecord> records;
+  for (const auto& [prompt, start_s, accepted] : requests) {
     metrics::RequestRecord r;
     r.prompt_tokens = prompt;
     r.start = sim::SimTime::FromNs(static_cast<int64_t>(start_s * 1e9));
-    s.records.push_back(r);
+    r.success = accepted;
+    records.push_back(r);
   }
-  return s;
+  return ShapeOf(records, model, peak, layout);
 }
 
-// Inside every bound: the longest prompt equal to the fitted longest, a burst,
-// and half the fitted peak exactly.
+// Inside every bound, each at its edge: the longest prompt 10 % past the
+// fitted longest, a burst, half the fewest and twice the most in flight.
 TEST(ExtrapolationNotesTest, NoneInsideTheFittedWorkloads) {
-  EXPECT_TRUE(ExtrapolationNotes(Covering(1024, 984, true),
-                                 ShapeOf(Sent({{1024, 0}, {10, 0}}), 492, kTp8))
+  EXPECT_TRUE(ExtrapolationNotes(Covering(1000, 984, 1000, true),
+                                 Shape({{1100, 0, true}, {10, 0, true}}, 492))
+                  .empty());
+  EXPECT_TRUE(ExtrapolationNotes(Covering(1000, 984, 1000, true),
+                                 Shape({{1100, 0, true}}, 2000))
                   .empty());
 }
 
-TEST(ExtrapolationNotesTest, EachBoundLeftGivesItsNote) {
-  const std::vector<std::string> notes = ExtrapolationNotes(
-      Covering(1024, 984, true), ShapeOf(Sent({{1025, 0}, {10, 0.5}}), 491, kDp8));
-  ASSERT_EQ(notes.size(), 4u);
-  EXPECT_NE(notes[0].find("prompts up to 1025 tokens, the fitted runs' longest 1024"),
+TEST(ExtrapolationNotesTest, EachBoundLeftGivesItsNoteInOrder) {
+  const std::vector<std::string> notes =
+      ExtrapolationNotes(Covering(1000, 984, 1000, true),
+                         Shape({{1101, 0, true}, {10, 0.5, true}}, 491, kDp8,
+                               "deepseek-ai/DeepSeek-V3"));
+  ASSERT_EQ(notes.size(), 5u);
+  EXPECT_NE(notes[0].find("the model is deepseek-ai/DeepSeek-V3, the fitted runs served "
+                          "deepseek-ai/DeepSeek-V3.2"),
             std::string::npos)
       << notes[0];
-  EXPECT_NE(notes[0].find("x3.00"), std::string::npos) << notes[0];
-  EXPECT_NE(notes[1].find("at most 491 requests in flight, the fitted runs 984 or more"),
+  EXPECT_NE(notes[1].find("prompts up to 1101 tokens, the fitted runs' longest 1000"),
             std::string::npos)
       << notes[1];
-  EXPECT_NE(notes[1].find("per step (50.0 ms)"), std::string::npos) << notes[1];
-  EXPECT_NE(notes[2].find("no fitted run had this layout (8 GPUs: attention TP1xDP8, MoE "
-                          "TP1xEP8); the fitted costs stand for work the kernels miss on theirs "
-                          "(8 GPUs: attention TP8xDP1, MoE TP8xEP1)"),
+  EXPECT_NE(notes[1].find("x3.00"), std::string::npos) << notes[1];
+  EXPECT_NE(notes[2].find("a peak of about 491 requests active (1-s buckets), the fitted runs' "
+                          "fewest 984"),
             std::string::npos)
       << notes[2];
-  EXPECT_NE(notes[3].find("requests arrive over time"), std::string::npos) << notes[3];
+  EXPECT_NE(notes[2].find("fitted 50.0 ms per step"), std::string::npos) << notes[2];
+  EXPECT_NE(notes[3].find("no fitted run had this layout (8 GPUs: attention TP1xDP8, MoE "
+                          "TP1xEP8); the fitted costs were fitted on 8 GPUs: attention TP8xDP1, "
+                          "MoE TP8xEP1,"),
+            std::string::npos)
+      << notes[3];
+  EXPECT_NE(notes[4].find("requests arrive over time"), std::string::npos) << notes[4];
+}
+
+TEST(ExtrapolationNotesTest, LoadAboveTwiceTheFittedMostIsNoted) {
+  const std::vector<std::string> notes =
+      ExtrapolationNotes(Covering(1000, 984, 1000, true), Shape({{100, 0, true}}, 2001));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("a peak of about 2001 requests active (1-s buckets), the fitted runs' "
+                          "most 1000"),
+            std::string::npos)
+      << notes[0];
+}
+
+// A prompt the engine turned away is never prefilled: it extends nothing.
+TEST(ExtrapolationNotesTest, RejectedPromptsDoNotCount) {
+  EXPECT_TRUE(ExtrapolationNotes(Covering(1000, 1, 1000, true),
+                                 Shape({{5000, 0, false}, {900, 0, true}}, 10))
+                  .empty());
 }
 
 // Fitted runs that themselves spread their requests cover arrivals over time.
 TEST(ExtrapolationNotesTest, ArrivalsOverTimeAreCoveredByRunsThatHadThem) {
-  EXPECT_TRUE(ExtrapolationNotes(Covering(1024, 10, false),
-                                 ShapeOf(Sent({{100, 0}, {100, 2}}), 10, kTp8))
+  EXPECT_TRUE(ExtrapolationNotes(Covering(1024, 10, 10, false),
+                                 Shape({{100, 0, true}, {100, 2, true}}, 10))
                   .empty());
 }
 
-// A parameters file written before coverage was recorded says nothing,
-// rather than calling every prompt an extrapolation.
-TEST(ExtrapolationNotesTest, NoCoverageRecordedNoNotes) {
-  scenarios::EngineParams none = Covering(0, 0, false);
-  none.mutable_coverage()->clear_layouts();
-  EXPECT_TRUE(ExtrapolationNotes(none, ShapeOf(Sent({{100000, 3}}), 1, kDp8)).empty());
+// A parameters file written before coverage was recorded cannot say whether
+// a prediction is inside it, and says that rather than nothing.
+TEST(ExtrapolationNotesTest, NoCoverageRecordedSaysSo) {
+  scenarios::EngineParams none;
+  const std::vector<std::string> notes =
+      ExtrapolationNotes(none, Shape({{100000, 3, true}}, 1, kDp8));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("extrapolation: unknown (the parameters file records no coverage"),
+            std::string::npos)
+      << notes[0];
 }
 
 }  // namespace

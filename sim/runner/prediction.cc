@@ -72,12 +72,25 @@ absl::Status ValidateEngineParams(const scenarios::EngineParams& e, const std::s
   for (const std::string& name : e.not_fitted()) {
     RETURN_IF_ERROR(CheckBackendName(where, "not_fitted", name, e.engine()));
   }
-  for (auto [field, value] : {std::pair{"coverage.max_prompt_tokens",
-                                        e.coverage().max_prompt_tokens()},
-                              {"coverage.min_peak_concurrency",
-                               e.coverage().min_peak_concurrency()}}) {
-    if (value < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(where, field, ": must be >= 0, got ", value));
+  if (e.has_coverage()) {
+    const scenarios::FitCoverage& c = e.coverage();
+    for (auto [field, value] :
+         {std::pair{"coverage.max_prompt_tokens", c.max_prompt_tokens()},
+          {"coverage.min_peak_concurrency", c.min_peak_concurrency()},
+          {"coverage.max_peak_concurrency", c.max_peak_concurrency()}}) {
+      if (value < 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, field, ": must be >= 1 where coverage is given, got ", value));
+      }
+    }
+    if (c.max_peak_concurrency() < c.min_peak_concurrency()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, "coverage: max_peak_concurrency ", c.max_peak_concurrency(),
+                       " is below min_peak_concurrency ", c.min_peak_concurrency()));
+    }
+    if (c.model().empty() || c.layouts().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, "coverage: needs the model and at least one layout"));
     }
   }
   // Informational; a fit that predicted some figure as 0 writes inf.
@@ -509,7 +522,8 @@ std::vector<std::string> HeaderLines(const PredictionContext& context, const Pre
     const std::string family =
         LayoutFamily(run.setup.layout, run.engine.num_speculative_tokens());
     for (std::string& note :
-         ExtrapolationNotes(*run.params, ShapeOf(simulation, peak_concurrency, family))) {
+         ExtrapolationNotes(*run.params, ShapeOf(simulation.records, context.spec.name(),
+                                                 peak_concurrency, family))) {
       header.push_back(std::move(note));
     }
   }

@@ -188,7 +188,15 @@ INSTANTIATE_TEST_SUITE_P(
                   "not_fitted: unknown backend \"nsa_prefill=typo\""},
         BadParams{"RmsNan", VLLM_BLOCK("rms_log_error: nan"), "rms_log_error: must be >= 0"},
         BadParams{"CoverageNegative", VLLM_BLOCK("coverage { max_prompt_tokens: -1 }"),
-                  "coverage.max_prompt_tokens: must be >= 0, got -1"},
+                  "coverage.max_prompt_tokens: must be >= 1 where coverage is given, got -1"},
+        BadParams{"CoveragePartial",
+                  VLLM_BLOCK("coverage { max_prompt_tokens: 10 min_peak_concurrency: 5 "
+                             "max_peak_concurrency: 5 layouts: \"x\" }"),
+                  "coverage: needs the model and at least one layout"},
+        BadParams{"CoveragePeaksCrossed",
+                  VLLM_BLOCK("coverage { model: \"m\" max_prompt_tokens: 10 "
+                             "min_peak_concurrency: 5 max_peak_concurrency: 4 layouts: \"x\" }"),
+                  "coverage: max_peak_concurrency 4 is below min_peak_concurrency 5"},
         BadParams{"SchemaVersion", "schema_version: 2",
                   "p.textproto: schema_version 2, this reader wants 1"},
         BadParams{"EngineTwice",

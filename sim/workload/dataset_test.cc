@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>
+
 #include "gtest/gtest.h"
 
 namespace servesim::workload {
@@ -161,6 +163,7 @@ BenchConfig SharegptConfig(int64_t n) {
 // as its own process, in parallel) and returns the folder, to pass as SampleRequests' traces dir.
 std::string WriteSharegptTable(const std::string& rows) {
   const std::string dir = ::testing::TempDir() + "/servesim_sharegpt_" +
+                          std::to_string(getpid()) + "_" +
                           ::testing::UnitTest::GetInstance()->current_test_info()->name();
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/" + kSharegptTableFile)
