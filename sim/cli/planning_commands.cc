@@ -71,6 +71,9 @@ int PrintSummary(const planning::SweepTable& table, const std::string& wrote) {
               static_cast<long long>(counts[planning::PointStatus::kOk]),
               static_cast<long long>(counts[planning::PointStatus::kRefused]),
               static_cast<long long>(counts[planning::PointStatus::kError]), wrote.c_str());
+  if (const std::string line = planning::ExtrapolationSummary(table.rows); !line.empty()) {
+    std::printf("%s\n", line.c_str());
+  }
   std::fflush(stdout);
   if (absl::Status s = planning::CheckNoPointIsAnError(table.rows); !s.ok()) return ReportError(s);
   return 0;

@@ -1,8 +1,10 @@
 #include "sim/planning/sweep.h"
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -12,6 +14,7 @@
 #include "base/status_macros.h"
 #include "scenarios/serve_command.h"
 #include "sim/planning/parallel_for.h"
+#include "sim/runner/fit_coverage.h"
 #include "sim/workload/bench_config.h"
 #include "sim/workload/command_line.h"
 
@@ -308,6 +311,24 @@ PointFigures FiguresOf(const metrics::BenchMetrics& m) {
   return f;
 }
 
+std::string ExtrapolationSummary(const std::vector<PointResult>& rows) {
+  std::map<std::string, int64_t> by_kind;
+  int64_t points = 0;
+  for (const PointResult& r : rows) {
+    if (r.figures.extrapolations.empty()) continue;
+    ++points;
+    for (const std::string& note : r.figures.extrapolations) {
+      ++by_kind[runner::ExtrapolationKind(note)];
+    }
+  }
+  if (points == 0) return "";
+  std::vector<std::string> kinds;
+  for (const auto& [kind, n] : by_kind) kinds.push_back(absl::StrCat(kind, " ", n));
+  return absl::StrCat(points, " of ", rows.size(),
+                      " point(s) extrapolate past the live runs the parameters were fitted on (",
+                      absl::StrJoin(kinds, ", "), "): `servesim run` on a point prints why");
+}
+
 PointEvaluator PredictEvaluator(const runner::PredictionContext& context,
                                 const scenarios::EnvVars& env) {
   return [&context, env](const SweepPoint& point) -> absl::StatusOr<PointFigures> {
@@ -316,7 +337,11 @@ PointEvaluator PredictEvaluator(const runner::PredictionContext& context,
     request.bench_command = point.bench_command;
     request.env = env;
     ASSIGN_OR_RETURN(runner::Prediction p, runner::Predict(context, request));
-    return FiguresOf(p.metrics);
+    PointFigures figures = FiguresOf(p.metrics);
+    for (const std::string& line : p.header) {
+      if (absl::StartsWith(line, "extrapolation: ")) figures.extrapolations.push_back(line);
+    }
+    return figures;
   };
 }
 

@@ -102,6 +102,10 @@ struct PointFigures {
   double mean_ttft_ms = 0, median_ttft_ms = 0, p99_ttft_ms = 0;
   double mean_tpot_ms = 0, median_tpot_ms = 0, p99_tpot_ms = 0;
   double mean_itl_ms = 0, median_itl_ms = 0, p99_itl_ms = 0;
+  // The run header's extrapolation lines (runner::ExtrapolationNotes). Not
+  // in sweep.csv: the command's summary counts them, `servesim run` on the
+  // point prints them.
+  std::vector<std::string> extrapolations;
 };
 PointFigures FiguresOf(const metrics::BenchMetrics& m);
 
@@ -111,6 +115,12 @@ struct PointResult {
   std::string reason;     // the refusal or error message; empty when ok
   PointFigures figures;  // meaningful only when ok
 };
+
+// "3 of 8 point(s) extrapolate past the live runs the parameters were fitted
+// on (longer prompts 3, spread arrivals 2): `servesim run` on a point prints
+// why"; empty when none does (or the rows came from a file, which keeps no
+// lines).
+std::string ExtrapolationSummary(const std::vector<PointResult>& rows);
 
 // Evaluates one point. FailedPrecondition = the engine refuses (refused);
 // any other error is an error row. Must be safe to call from several threads.

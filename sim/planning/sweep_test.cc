@@ -244,5 +244,18 @@ TEST(ProgressBarTest, FillsInProportion) {
   EXPECT_EQ(ProgressBar(40, 40, 4), "\r[####] 40/40");
 }
 
+// The summary counts points and each kind of line over them; a sweep whose
+// every point is inside the coverage prints nothing.
+TEST(ExtrapolationSummaryTest, CountsPointsAndKinds) {
+  std::vector<PointResult> rows(3);
+  rows[0].figures.extrapolations = {"extrapolation: prompts up to 4000 tokens, ...",
+                                    "extrapolation: requests arrive over time, ..."};
+  rows[1].figures.extrapolations = {"extrapolation: prompts up to 2000 tokens, ..."};
+  EXPECT_EQ(ExtrapolationSummary(rows),
+            "2 of 3 point(s) extrapolate past the live runs the parameters were fitted on "
+            "(longer prompts 2, spread arrivals 1): `servesim run` on a point prints why");
+  EXPECT_EQ(ExtrapolationSummary({rows[2]}), "");
+}
+
 }  // namespace
 }  // namespace servesim::planning

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -86,6 +87,24 @@ std::vector<std::string> ExtrapolationNotes(const scenarios::EngineParams& param
         "(docs/fitting.md)");
   }
   return notes;
+}
+
+std::string ExtrapolationKind(const std::string& note) {
+  // The lines are written above; each kind by the words it starts with.
+  constexpr std::pair<const char*, const char*> kKinds[] = {
+      {"extrapolation: unknown", "coverage unknown"},
+      {"extrapolation: the model is", "another model"},
+      {"extrapolation: prompts up to", "longer prompts"},
+      {"extrapolation: no fitted run had this layout", "another layout"},
+      {"extrapolation: requests arrive over time", "spread arrivals"},
+  };
+  for (const auto& [prefix, kind] : kKinds) {
+    if (absl::StartsWith(note, prefix)) return kind;
+  }
+  if (absl::StartsWith(note, "extrapolation: a peak of about")) {
+    return absl::StrContains(note, "fitted runs' fewest") ? "lower load" : "higher load";
+  }
+  return "other";
 }
 
 }  // namespace servesim::runner

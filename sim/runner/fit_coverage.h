@@ -49,6 +49,11 @@ WorkloadShape ShapeOf(const std::vector<metrics::RequestRecord>& records, std::s
 std::vector<std::string> ExtrapolationNotes(const scenarios::EngineParams& params,
                                             const WorkloadShape& shape);
 
+// A note's kind in a few words, for a summary over many predictions:
+// "another model", "longer prompts", "lower load", "higher load", "another
+// layout", "spread arrivals", "coverage unknown".
+std::string ExtrapolationKind(const std::string& note);
+
 }  // namespace servesim::runner
 
 #endif  // SERVESIM_SIM_RUNNER_FIT_COVERAGE_H_

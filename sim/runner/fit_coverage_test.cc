@@ -97,6 +97,25 @@ TEST(ExtrapolationNotesTest, EachBoundLeftGivesItsNoteInOrder) {
   EXPECT_NE(notes[4].find("requests arrive over time"), std::string::npos) << notes[4];
 }
 
+// Every line the notes can carry has its own kind, in the order written.
+TEST(ExtrapolationKindTest, EachNoteHasItsKind) {
+  std::vector<std::string> kinds;
+  for (const std::string& note :
+       ExtrapolationNotes(Covering(1000, 984, 1000, true),
+                          Shape({{2000, 0, true}, {10, 1, true}}, 10, kDp8, "other"))) {
+    kinds.push_back(ExtrapolationKind(note));
+  }
+  for (const std::string& note :
+       ExtrapolationNotes(Covering(1000, 984, 1000, true), Shape({{10, 0, true}}, 5000))) {
+    kinds.push_back(ExtrapolationKind(note));
+  }
+  kinds.push_back(ExtrapolationKind(
+      ExtrapolationNotes(scenarios::EngineParams(), Shape({{10, 0, true}}, 5)).front()));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"another model", "longer prompts", "lower load",
+                                             "another layout", "spread arrivals", "higher load",
+                                             "coverage unknown"}));
+}
+
 TEST(ExtrapolationNotesTest, LoadAboveTwiceTheFittedMostIsNoted) {
   const std::vector<std::string> notes =
       ExtrapolationNotes(Covering(1000, 984, 1000, true), Shape({{100, 0, true}}, 2001));
