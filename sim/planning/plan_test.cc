@@ -273,6 +273,9 @@ TEST(PlanTest, ReportNamesBestRefusedAndFailingCandidates) {
 // meets the SLOs or fails them; a ShareGPT-sized burst on the fitted layout
 // says nothing.
 TEST(PlanTest, ReportNamesWhereTheAnswerExtrapolates) {
+  constexpr char kSpacedLongPrompts[] =
+      "vllm bench serve --dataset-name random --random-input-len 2000 --random-output-len 16 "
+      "--num-prompts 40 --request-rate 4";
   Slo slo;
   slo.ttft_p99_ms = 1e7;
   slo.tpot_mean_ms = 1e7;
@@ -280,8 +283,7 @@ TEST(PlanTest, ReportNamesWhereTheAnswerExtrapolates) {
   options.max_nodes = 1;
   absl::StatusOr<PlanResult> far = Plan(
       Context(),
-      "vllm bench serve --dataset-name random --random-input-len 2000 --random-output-len 16 "
-      "--num-prompts 40 --request-rate 4",
+      kSpacedLongPrompts,
       {kVllmTp8}, slo, options);
   ASSERT_TRUE(far.ok()) << far.status();
   ASSERT_EQ(far->ranked.size(), 1u);
@@ -295,8 +297,7 @@ TEST(PlanTest, ReportNamesWhereTheAnswerExtrapolates) {
   const std::string ep = std::string(kVllmTp8) + " --enable-expert-parallel";
   absl::StatusOr<PlanResult> two = Plan(
       Context(),
-      "vllm bench serve --dataset-name random --random-input-len 2000 --random-output-len 16 "
-      "--num-prompts 40 --request-rate 4",
+      kSpacedLongPrompts,
       {kVllmTp8, ep}, slo, options);
   ASSERT_TRUE(two.ok()) << two.status();
   const std::string both = FormatPlanReport(*two, slo, options);
@@ -308,8 +309,7 @@ TEST(PlanTest, ReportNamesWhereTheAnswerExtrapolates) {
   unmeetable.tpot_mean_ms = 1e-3;
   absl::StatusOr<PlanResult> failing = Plan(
       Context(),
-      "vllm bench serve --dataset-name random --random-input-len 2000 --random-output-len 16 "
-      "--num-prompts 40 --request-rate 4",
+      kSpacedLongPrompts,
       {ep}, unmeetable, options);
   ASSERT_TRUE(failing.ok()) << failing.status();
   const std::string failed = FormatPlanReport(*failing, unmeetable, options);
