@@ -260,6 +260,34 @@ TEST(EndToEndTest, HeaderNamesEachWayAPredictionExtrapolates) {
   EXPECT_EQ(near.out.find("extrapolation"), std::string::npos) << near.out;
 }
 
+// DeepSeek-V3 (no DSA indexer) under parameters fitted on V3.2: the header
+// lists no sparse-attention or indexer kernel factor, names dense MLA, and
+// says the model is an extrapolation; V3.2 lists them.
+TEST(EndToEndTest, DenseModelHeaderListsOnlyItsKernelsAndCallsItAnExtrapolation) {
+  const std::string bench =
+      "--bench 'vllm bench serve --model deepseek-ai/DeepSeek-V3 --dataset-name random "
+      "--random-input-len 100 --random-output-len 4 --num-prompts 1000'";
+  Result dense = Servesim(
+      "run --model-spec " + std::string(SERVESIM_SOURCE_DIR) +
+      "/models/deepseek_v3.textproto --serve 'vllm serve deepseek-ai/DeepSeek-V3 -tp 8' " + bench);
+  ASSERT_EQ(dense.exit_code, 0) << dense.out;
+  EXPECT_EQ(dense.out.find("production-kernel factor: sparse_mla"), std::string::npos) << dense.out;
+  EXPECT_EQ(dense.out.find("production-kernel factor: indexer"), std::string::npos) << dense.out;
+  EXPECT_NE(dense.out.find("production-kernel factor: dense_mha_prefill"), std::string::npos)
+      << dense.out;
+  EXPECT_NE(dense.out.find("# attention: dense MLA"), std::string::npos) << dense.out;
+  EXPECT_NE(dense.out.find("# extrapolation: the model is deepseek-ai/DeepSeek-V3, the fitted "
+                           "runs served deepseek-ai/DeepSeek-V3.2"),
+            std::string::npos)
+      << dense.out;
+  Result sparse = Servesim(std::string("run ") + kServe +
+                           " --bench 'vllm bench serve --dataset-name random --random-input-len "
+                           "100 --random-output-len 4 --num-prompts 2'");
+  ASSERT_EQ(sparse.exit_code, 0) << sparse.out;
+  EXPECT_NE(sparse.out.find("production-kernel factor: sparse_mla_decode"), std::string::npos)
+      << sparse.out;
+}
+
 // The saved JSON's setup keys are one dict, as vllm builds it: --metadata
 // replaces a key it names in place (label, num_prompts; a repeated key keeps
 // its last value), burstiness is set after it and wins; each key once.

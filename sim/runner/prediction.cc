@@ -472,6 +472,10 @@ std::vector<std::string> ProfileLines(const PredictionContext& context,
   lines.push_back(absl::StrCat("profile: ", RepoRelative(context, context.paths.profile), " (",
                                d.name(), ", measured ", d.measured_at(), ")"));
   for (const cost::KernelScale& k : context.kernel_scales) {
+    // A model without DSA runs neither the sparse kernels nor the indexer.
+    const bool dsa_kernel =
+        absl::StartsWith(k.kind, "sparse_mla") || absl::StartsWith(k.kind, "indexer");
+    if (dsa_kernel && !context.spec.has_indexer()) continue;
     lines.push_back(absl::StrCat("production-kernel factor: ", k.derivation));
   }
   if (!fallbacks.empty()) {
