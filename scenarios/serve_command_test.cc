@@ -167,9 +167,10 @@ TEST(VllmServeTest, RefusesBackendsWithoutSparseSupport) {
 }
 
 // The sparse-backend and DCP refusals are DSA's: vLLM serves DeepSeek-V3
-// (dense MLA, no indexer) on its dense MLA backends, and SGLang runs it
-// without DeepGEMM. Only the compute-capability reason stays.
-TEST(DenseMlaModelServeTest, IsNotBoundByTheSparseBackendRules) {
+// (dense MLA, no indexer) on its dense MLA backends and refuses its sparse
+// one, the non-MLA and compute-capability reasons stay, and SGLang would
+// start without DeepGEMM on GEMMs servesim does not price (not modelled).
+TEST(DenseMlaModelServeTest, FollowsTheDenseBackendRules) {
   ServeContext dense;
   dense.dsa_attention = false;
   EXPECT_TRUE(

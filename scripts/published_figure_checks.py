@@ -45,9 +45,9 @@ INTRO = """# servesim against published figures
 others measured. Only one figure is a single 8xH200 node that servesim can run as
 published: TensorRT-LLM serving DeepSeek-R1 in NVIDIA's max-throughput recipe (row 7,
 source T1): `--tp 8 --ep 8`, attention DP, CUDA graphs up to 128 with padding,
-`max_batch_size` 128, `max_num_tokens` 1151, 80 % of free memory for KV (the last
-two from T1's command line, not the reference row; without them servesim predicts
-the same output throughput), fixed
+`max_batch_size` 128, `max_num_tokens` 1151, 80 % of free memory for KV (from T1's
+command line, not the reference row; without it servesim predicts the same output
+throughput), fixed
 1024-token prompts and 2048-token outputs, 5120 requests with 1024 in flight
 (trtllm-bench, no HTTP server). Made by `python3 scripts/published_figure_checks.py`;
 regenerate after any model change.

@@ -171,12 +171,13 @@ absl::StatusOr<scenarios::FitCoverage> CoverageOf(const runner::PredictionContex
     ASSIGN_OR_RETURN(CaseResult result, ValidateRun(context, r));
     if (result.refused || result.not_modelled) continue;
     const runner::WorkloadShape& shape = result.shape;
+    const auto running = static_cast<int64_t>(shape.Running());
     const auto peak = static_cast<int64_t>(shape.peak_concurrency);
     coverage.set_model(shape.model);
     coverage.set_max_prompt_tokens(
         std::max(coverage.max_prompt_tokens(), shape.longest_prompt_tokens));
-    coverage.set_min_peak_concurrency(first ? peak
-                                            : std::min(coverage.min_peak_concurrency(), peak));
+    coverage.set_min_peak_concurrency(
+        first ? running : std::min(coverage.min_peak_concurrency(), running));
     coverage.set_max_peak_concurrency(std::max(coverage.max_peak_concurrency(), peak));
     coverage.set_only_bursts(coverage.only_bursts() && shape.all_sent_at_start);
     layouts.insert(shape.layout_family);

@@ -158,8 +158,7 @@ absl::StatusOr<CaseResult> ValidateRun(const runner::PredictionContext& context,
       (live_completed == run.measured.end() ||
        (live_completed->second == 0) == (p->metrics.completed == 0));
   for (const std::string& key : ComparedMetrics()) r.predicted[key] = MetricValue(p->metrics, key);
-  r.shape = runner::ShapeOf(p->simulation.records, context.spec.name(),
-                            p->metrics.max_concurrent_requests, p->layout_family);
+  r.shape = p->shape;
   // Not an error figure: whether the engine failed the requests the live
   // run saw fail (the summary's completed line).
   r.predicted["completed"] = static_cast<double>(p->metrics.completed);

@@ -273,6 +273,7 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
         shape.AddRequest(r.client_prompt(), r.arrival, /*accepted=*/true);
       }
       shape.peak_concurrency = judged.peak_concurrency_per_replica;
+      shape.running_cap = run->setup.max_running_per_rank * run->setup.layout.attn_dp;
       shape.layout_family =
           runner::LayoutFamily(run->setup.layout, run->engine.num_speculative_tokens());
       c.extrapolations = runner::ExtrapolationNotes(*run->params, shape);

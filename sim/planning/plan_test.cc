@@ -269,9 +269,8 @@ TEST(PlanTest, ReportNamesBestRefusedAndFailingCandidates) {
 // prompt past ~1016 tokens, all sent at t = 0). A plan of 40 Poisson-spaced
 // 2000-token prompts leaves the prompt, load and arrival bounds, and its
 // report says so under the answer; a candidate on a layout no live run had
-// (vLLM TP8 with expert parallelism) says so under its own entry, whether it
-// meets the SLOs or fails them; a ShareGPT-sized burst on the fitted layout
-// says nothing.
+// (vLLM TP8 with expert parallelism) says so, as the answer or as a failing
+// candidate; a ShareGPT-sized burst on the fitted layout says nothing.
 TEST(PlanTest, ReportNamesWhereTheAnswerExtrapolates) {
   constexpr char kSpacedLongPrompts[] =
       "vllm bench serve --dataset-name random --random-input-len 2000 --random-output-len 16 "
@@ -291,7 +290,7 @@ TEST(PlanTest, ReportNamesWhereTheAnswerExtrapolates) {
   const std::string report = FormatPlanReport(*far, slo, options);
   EXPECT_NE(report.find("  extrapolation: prompts up to 1999 tokens"), std::string::npos)
       << report;
-  EXPECT_NE(report.find("  extrapolation: a peak of about "), std::string::npos) << report;
+  EXPECT_NE(report.find("  extrapolation: about "), std::string::npos) << report;
   EXPECT_NE(report.find("  extrapolation: requests arrive over time"), std::string::npos)
       << report;
   const std::string ep = std::string(kVllmTp8) + " --enable-expert-parallel";
@@ -322,6 +321,24 @@ TEST(PlanTest, ReportNamesWhereTheAnswerExtrapolates) {
       {kVllmTp8}, slo, options);
   ASSERT_TRUE(near.ok()) << near.status();
   EXPECT_TRUE(near->ranked[0].extrapolations.empty());
+}
+
+// A meeting candidate other than the answer has its lines below the ranked
+// table, by rank.
+TEST(PlanTest, ReportGivesOtherMeetingCandidatesLinesByRank) {
+  PlanResult result;
+  CandidateResult first, second;
+  first.serve_command = "a";
+  first.nodes = 1;
+  first.answer.nodes = 1;
+  second.serve_command = "b";
+  second.nodes = 2;
+  second.answer.nodes = 2;
+  second.extrapolations = {"extrapolation: x"};
+  result.ranked = {first, second};
+  const std::string report = FormatPlanReport(result, Slo(), PlanOptions());
+  EXPECT_NE(report.find("\n  rank 2: extrapolation: x\n"), std::string::npos) << report;
+  EXPECT_EQ(report.find("rank 1: extrapolation"), std::string::npos) << report;
 }
 
 // A malformed candidate is bad input, even beside a good one (an audit found

@@ -313,20 +313,35 @@ PointFigures FiguresOf(const metrics::BenchMetrics& m) {
 
 std::string ExtrapolationSummary(const std::vector<PointResult>& rows) {
   std::map<std::string, int64_t> by_kind;
-  int64_t points = 0;
+  int64_t ok = 0, points = 0, unknown = 0;
   for (const PointResult& r : rows) {
-    if (r.figures.extrapolations.empty()) continue;
-    ++points;
+    if (r.status != PointStatus::kOk) continue;
+    ++ok;
+    bool extrapolates = false;
     for (const std::string& note : r.figures.extrapolations) {
-      ++by_kind[runner::ExtrapolationKind(note)];
+      const std::string kind = runner::ExtrapolationKind(note);
+      if (kind == "coverage unknown") {
+        ++unknown;
+        continue;
+      }
+      ++by_kind[kind];
+      extrapolates = true;
     }
+    points += extrapolates;
   }
-  if (points == 0) return "";
-  std::vector<std::string> kinds;
-  for (const auto& [kind, n] : by_kind) kinds.push_back(absl::StrCat(kind, " ", n));
-  return absl::StrCat(points, " of ", rows.size(),
-                      " point(s) extrapolate past the live runs the parameters were fitted on (",
-                      absl::StrJoin(kinds, ", "), "): `servesim run` on a point prints why");
+  std::vector<std::string> parts;
+  if (points > 0) {
+    std::vector<std::string> kinds;
+    for (const auto& [kind, n] : by_kind) kinds.push_back(absl::StrCat(kind, " ", n));
+    parts.push_back(absl::StrCat(
+        points, " of ", ok, " ok point(s) extrapolate past the live runs the parameters were "
+        "fitted on (", absl::StrJoin(kinds, ", "), "): `servesim run` on a point prints why"));
+  }
+  if (unknown > 0) {
+    parts.push_back(absl::StrCat("for ", unknown, " of ", ok,
+                                 " ok point(s) the parameters record no coverage"));
+  }
+  return absl::StrJoin(parts, "; ");
 }
 
 PointEvaluator PredictEvaluator(const runner::PredictionContext& context,

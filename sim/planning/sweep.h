@@ -116,10 +116,10 @@ struct PointResult {
   PointFigures figures;  // meaningful only when ok
 };
 
-// "3 of 8 point(s) extrapolate past the live runs the parameters were fitted
-// on (longer prompts 3, spread arrivals 2): `servesim run` on a point prints
-// why"; empty when none does (or the rows came from a file, which keeps no
-// lines).
+// "3 of 8 ok point(s) extrapolate past the live runs the parameters were
+// fitted on (longer prompts 3, spread arrivals 2): `servesim run` on a point
+// prints why", and how many points' parameters record no coverage; empty
+// when neither (or the rows came from a file, which keeps no lines).
 std::string ExtrapolationSummary(const std::vector<PointResult>& rows);
 
 // Evaluates one point. FailedPrecondition = the engine refuses (refused);

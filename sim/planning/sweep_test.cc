@@ -247,14 +247,19 @@ TEST(ProgressBarTest, FillsInProportion) {
 // The summary counts points and each kind of line over them; a sweep whose
 // every point is inside the coverage prints nothing.
 TEST(ExtrapolationSummaryTest, CountsPointsAndKinds) {
-  std::vector<PointResult> rows(3);
+  std::vector<PointResult> rows(4);
   rows[0].figures.extrapolations = {"extrapolation: prompts up to 4000 tokens, ...",
                                     "extrapolation: requests arrive over time, ..."};
   rows[1].figures.extrapolations = {"extrapolation: prompts up to 2000 tokens, ..."};
+  rows[3].status = PointStatus::kRefused;  // not an ok point: counted nowhere
   EXPECT_EQ(ExtrapolationSummary(rows),
-            "2 of 3 point(s) extrapolate past the live runs the parameters were fitted on "
+            "2 of 3 ok point(s) extrapolate past the live runs the parameters were fitted on "
             "(longer prompts 2, spread arrivals 1): `servesim run` on a point prints why");
   EXPECT_EQ(ExtrapolationSummary({rows[2]}), "");
+  rows[2].figures.extrapolations = {"extrapolation: unknown (the parameters file records no "
+                                    "coverage: ...)"};
+  EXPECT_EQ(ExtrapolationSummary({rows[2]}),
+            "for 1 of 1 ok point(s) the parameters record no coverage");
 }
 
 }  // namespace

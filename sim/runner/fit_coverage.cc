@@ -19,19 +19,25 @@ std::string LayoutFamily(const models::ParallelLayout& layout, int num_speculati
                              : std::string());
 }
 
+double WorkloadShape::Running() const {
+  return running_cap > 0 ? std::min(peak_concurrency, static_cast<double>(running_cap))
+                         : peak_concurrency;
+}
+
 void WorkloadShape::AddRequest(int64_t prompt_tokens, sim::SimTime sent, bool accepted) {
   if (accepted) longest_prompt_tokens = std::max(longest_prompt_tokens, prompt_tokens);
   all_sent_at_start = all_sent_at_start && sent == sim::SimTime::Zero();
 }
 
 WorkloadShape ShapeOf(const std::vector<metrics::RequestRecord>& records, std::string model,
-                      double peak_concurrency, std::string layout_family) {
+                      double peak_concurrency, int64_t running_cap, std::string layout_family) {
   WorkloadShape shape;
   shape.model = std::move(model);
   for (const metrics::RequestRecord& r : records) {
     shape.AddRequest(r.prompt_tokens, r.start, r.success);
   }
   shape.peak_concurrency = peak_concurrency;
+  shape.running_cap = running_cap;
   shape.layout_family = std::move(layout_family);
   return shape;
 }
@@ -47,37 +53,42 @@ std::vector<std::string> ExtrapolationNotes(const scenarios::EngineParams& param
   if (shape.model != c.model()) {
     notes.push_back(absl::StrCat("extrapolation: the model is ", shape.model,
                                  ", the fitted runs served ", c.model(),
-                                 ": its engines' fitted costs are applied to another model"));
+                                 ": the engine's fitted costs are applied to another model"));
   }
-  // ShareGPT's filter caps prompts at 1024 tokens; a replay of more of it
-  // reaches a little past the fitted runs' longest without leaving them.
+  // A longer replay of the fitted runs' dataset reaches a little past their
+  // longest without leaving it: ShareGPT's filter caps prompts at 1024
+  // tokens, 0.8 % above the live runs' 1016.
   if (static_cast<double>(shape.longest_prompt_tokens) >
-      1.1 * static_cast<double>(c.max_prompt_tokens())) {
+      1.02 * static_cast<double>(c.max_prompt_tokens())) {
     notes.push_back(absl::StrFormat(
         "extrapolation: prompts up to %d tokens, the fitted runs' longest %d: the prefill path "
         "factor x%.2f is applied per token beyond them, which no live run checked [U] "
         "(docs/random_workloads.md)",
         shape.longest_prompt_tokens, c.max_prompt_tokens(), PrefillTimeScale(params)));
   }
-  if (shape.peak_concurrency < 0.5 * static_cast<double>(c.min_peak_concurrency())) {
+  // The engine's step sees at most its running cap, however many requests
+  // the client has in flight.
+  const double running = shape.Running();
+  if (running < 0.5 * static_cast<double>(c.min_peak_concurrency())) {
     notes.push_back(absl::StrFormat(
-        "extrapolation: a peak of about %.0f requests active (1-s buckets), the fitted runs' "
-        "fewest %d: their host cost per step and per sequence could not be told apart, and the "
-        "fitted %.1f ms per step weighs on low-load TPOT (README, Accuracy)",
-        shape.peak_concurrency, c.min_peak_concurrency(), params.step_cpu_us() / 1000.0));
+        "extrapolation: about %.0f requests running at the peak (1-s buckets%s), the fitted "
+        "runs' fewest %d: their host cost per step and per sequence could not be told apart, "
+        "and the fitted %.1f ms per step weighs on low-load TPOT (README, Accuracy)",
+        running, running < shape.peak_concurrency ? ", the engine's running cap" : "",
+        c.min_peak_concurrency(), params.step_cpu_us() / 1000.0));
   }
   if (shape.peak_concurrency > 2.0 * static_cast<double>(c.max_peak_concurrency())) {
     notes.push_back(absl::StrFormat(
-        "extrapolation: a peak of about %.0f requests active (1-s buckets), the fitted runs' "
-        "most %d: KV admission, preemption and the per-sequence host cost run past any live "
-        "run",
+        "extrapolation: about %.0f requests active at the peak (1-s buckets), the fitted "
+        "runs' most %d: KV admission, preemption and the per-sequence host cost run past any "
+        "live run",
         shape.peak_concurrency, c.max_peak_concurrency()));
   }
   if (std::find(c.layouts().begin(), c.layouts().end(), shape.layout_family) ==
       c.layouts().end()) {
     notes.push_back(absl::StrCat(
         "extrapolation: no fitted run had this layout (", shape.layout_family,
-        "); the fitted costs were fitted on ", absl::StrJoin(c.layouts(), "; "),
+        "); the parameters were fitted on ", absl::StrJoin(c.layouts(), " | "),
         ", and nothing checks they carry over"));
   }
   if (c.only_bursts() && !shape.all_sent_at_start) {
@@ -101,7 +112,7 @@ std::string ExtrapolationKind(const std::string& note) {
   for (const auto& [prefix, kind] : kKinds) {
     if (absl::StartsWith(note, prefix)) return kind;
   }
-  if (absl::StartsWith(note, "extrapolation: a peak of about")) {
+  if (absl::StartsWith(note, "extrapolation: about")) {
     return absl::StrContains(note, "fitted runs' fewest") ? "lower load" : "higher load";
   }
   return "other";

@@ -28,7 +28,11 @@ struct WorkloadShape {
   int64_t longest_prompt_tokens = 0;  // of the requests the engine accepted
   bool all_sent_at_start = true;      // every request sent at t = 0
   double peak_concurrency = 0;        // requests active at the peak (1-s buckets), one replica
+  int64_t running_cap = 0;            // requests the engine runs at once (all DP ranks); 0: none
   std::string layout_family;          // LayoutFamily
+
+  // Requests the engine runs at the peak: the client's, within the cap.
+  double Running() const;
 
   // Counts one request the client sent at `sent`: its prompt only when the
   // engine accepted it (a rejected prompt is never prefilled).
@@ -37,14 +41,15 @@ struct WorkloadShape {
 
 // The shape of a run's requests as the client recorded them.
 WorkloadShape ShapeOf(const std::vector<metrics::RequestRecord>& records, std::string model,
-                      double peak_concurrency, std::string layout_family);
+                      double peak_concurrency, int64_t running_cap, std::string layout_family);
 
 // One line per way `shape` leaves `params.coverage()`, each beginning
-// "extrapolation: ", in this order: another model; prompts more than 10 %
+// "extrapolation: ", in this order: another model; prompts more than 2 %
 // past the fitted runs' longest (a tail within that is ShareGPT's own);
-// a peak below half the fitted runs' fewest or above twice their most; a
-// layout no fitted run had; requests sent over time where every fitted run
-// sent all at once. Parameters without a coverage block get one line saying
+// requests running at the peak (the client's, within the engine's running
+// cap) below half the fitted runs' fewest, or in flight above twice their
+// most; a layout no fitted run had; requests sent over time where every
+// fitted run sent all at once. Parameters without a coverage block get one line saying
 // that nothing is known.
 std::vector<std::string> ExtrapolationNotes(const scenarios::EngineParams& params,
                                             const WorkloadShape& shape);

@@ -56,42 +56,42 @@ WorkloadShape Shape(const std::vector<std::tuple<int64_t, double, bool>>& reques
     r.success = accepted;
     records.push_back(r);
   }
-  return ShapeOf(records, model, peak, layout);
+  return ShapeOf(records, model, peak, /*running_cap=*/0, layout);
 }
 
-// Inside every bound, each at its edge: the longest prompt 10 % past the
+// Inside every bound, each at its edge: the longest prompt 2 % past the
 // fitted longest, a burst, half the fewest and twice the most in flight.
 TEST(ExtrapolationNotesTest, NoneInsideTheFittedWorkloads) {
   EXPECT_TRUE(ExtrapolationNotes(Covering(1000, 984, 1000, true),
-                                 Shape({{1100, 0, true}, {10, 0, true}}, 492))
+                                 Shape({{1020, 0, true}, {10, 0, true}}, 492))
                   .empty());
   EXPECT_TRUE(ExtrapolationNotes(Covering(1000, 984, 1000, true),
-                                 Shape({{1100, 0, true}}, 2000))
+                                 Shape({{1020, 0, true}}, 2000))
                   .empty());
 }
 
 TEST(ExtrapolationNotesTest, EachBoundLeftGivesItsNoteInOrder) {
   const std::vector<std::string> notes =
       ExtrapolationNotes(Covering(1000, 984, 1000, true),
-                         Shape({{1101, 0, true}, {10, 0.5, true}}, 491, kDp8,
+                         Shape({{1021, 0, true}, {10, 0.5, true}}, 491, kDp8,
                                "deepseek-ai/DeepSeek-V3"));
   ASSERT_EQ(notes.size(), 5u);
   EXPECT_NE(notes[0].find("the model is deepseek-ai/DeepSeek-V3, the fitted runs served "
                           "deepseek-ai/DeepSeek-V3.2"),
             std::string::npos)
       << notes[0];
-  EXPECT_NE(notes[1].find("prompts up to 1101 tokens, the fitted runs' longest 1000"),
+  EXPECT_NE(notes[1].find("prompts up to 1021 tokens, the fitted runs' longest 1000"),
             std::string::npos)
       << notes[1];
   EXPECT_NE(notes[1].find("x3.00"), std::string::npos) << notes[1];
-  EXPECT_NE(notes[2].find("a peak of about 491 requests active (1-s buckets), the fitted runs' "
-                          "fewest 984"),
+  EXPECT_NE(notes[2].find("about 491 requests running at the peak (1-s buckets), the fitted "
+                          "runs' fewest 984"),
             std::string::npos)
       << notes[2];
   EXPECT_NE(notes[2].find("fitted 50.0 ms per step"), std::string::npos) << notes[2];
   EXPECT_NE(notes[3].find("no fitted run had this layout (8 GPUs: attention TP1xDP8, MoE "
-                          "TP1xEP8); the fitted costs were fitted on 8 GPUs: attention TP8xDP1, "
-                          "MoE TP8xEP1,"),
+                          "TP1xEP8); the parameters were fitted on 8 GPUs: attention TP8xDP1, "
+                          "MoE TP8xEP1, and nothing"),
             std::string::npos)
       << notes[3];
   EXPECT_NE(notes[4].find("requests arrive over time"), std::string::npos) << notes[4];
@@ -120,8 +120,23 @@ TEST(ExtrapolationNotesTest, LoadAboveTwiceTheFittedMostIsNoted) {
   const std::vector<std::string> notes =
       ExtrapolationNotes(Covering(1000, 984, 1000, true), Shape({{100, 0, true}}, 2001));
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_NE(notes[0].find("a peak of about 2001 requests active (1-s buckets), the fitted runs' "
-                          "most 1000"),
+  EXPECT_NE(notes[0].find("about 2001 requests active at the peak (1-s buckets), the fitted "
+                          "runs' most 1000"),
+            std::string::npos)
+      << notes[0];
+}
+
+// The engine runs at most its cap however many requests the client has in
+// flight: 1000 requests against a cap of 16 are low load.
+TEST(ExtrapolationNotesTest, LowLoadCountsWhatTheEngineRuns) {
+  WorkloadShape shape = Shape({{100, 0, true}}, 1000);
+  EXPECT_TRUE(ExtrapolationNotes(Covering(1000, 984, 1000, true), shape).empty());
+  shape.running_cap = 16;
+  const std::vector<std::string> notes =
+      ExtrapolationNotes(Covering(1000, 984, 1000, true), shape);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("about 16 requests running at the peak (1-s buckets, the engine's "
+                          "running cap), the fitted runs' fewest 984"),
             std::string::npos)
       << notes[0];
 }

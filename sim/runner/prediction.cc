@@ -74,6 +74,12 @@ absl::Status ValidateEngineParams(const scenarios::EngineParams& e, const std::s
   }
   if (e.has_coverage()) {
     const scenarios::FitCoverage& c = e.coverage();
+    if (c.model().empty() || c.max_peak_concurrency() == 0) {
+      // Blocks of 2026-12-04's first coverage lacked both.
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, "coverage: incomplete (no model or max_peak_concurrency: written by an older "
+                 "servesim?); refit with scripts/fit_default_params.sh"));
+    }
     for (auto [field, value] :
          {std::pair{"coverage.max_prompt_tokens", c.max_prompt_tokens()},
           {"coverage.min_peak_concurrency", c.min_peak_concurrency()},
@@ -88,9 +94,8 @@ absl::Status ValidateEngineParams(const scenarios::EngineParams& e, const std::s
           absl::StrCat(where, "coverage: max_peak_concurrency ", c.max_peak_concurrency(),
                        " is below min_peak_concurrency ", c.min_peak_concurrency()));
     }
-    if (c.model().empty() || c.layouts().empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, "coverage: needs the model and at least one layout"));
+    if (c.layouts().empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, "coverage: needs at least one layout"));
     }
   }
   // Informational; a fit that predicted some figure as 0 writes inf.
@@ -490,7 +495,7 @@ std::vector<std::string> HeaderLines(const PredictionContext& context, const Pre
                                      const std::set<std::string>& fallbacks,
                                      const std::string& dataset_notice,
                                      const serving::SimulationResult& simulation,
-                                     double peak_concurrency) {
+                                     const WorkloadShape& shape) {
   const scenarios::EngineConfig& e = run.engine;
   std::vector<std::string> header;
   // servesim reads no checkpoint: a served name other than the spec's (a
@@ -523,11 +528,7 @@ std::vector<std::string> HeaderLines(const PredictionContext& context, const Pre
                                 simulation.preempted_or_retracted,
                                 " preemption(s)/retraction(s)"));
   if (run.params.has_value()) {
-    const std::string family =
-        LayoutFamily(run.setup.layout, run.engine.num_speculative_tokens());
-    for (std::string& note :
-         ExtrapolationNotes(*run.params, ShapeOf(simulation.records, context.spec.name(),
-                                                 peak_concurrency, family))) {
+    for (std::string& note : ExtrapolationNotes(*run.params, shape)) {
       header.push_back(std::move(note));
     }
   }
@@ -588,10 +589,12 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   // model_id: --model, else the name the server reports (the served model).
   p.model_id = p.bench.model.empty() ? p.engine.model() : p.bench.model;
   p.report = ClientReportOptions(p.bench, p.model_id, input.requests.size());
-  p.header = HeaderLines(context, run, fallbacks, notice, p.simulation,
-                         p.metrics.max_concurrent_requests);
+  p.shape = ShapeOf(p.simulation.records, context.spec.name(),
+                    p.metrics.max_concurrent_requests,
+                    run.setup.max_running_per_rank * run.setup.layout.attn_dp,
+                    LayoutFamily(run.setup.layout, run.engine.num_speculative_tokens()));
+  p.header = HeaderLines(context, run, fallbacks, notice, p.simulation, p.shape);
   p.client_lines = ClientLines(p.bench, input.requests);
-  p.layout_family = LayoutFamily(run.setup.layout, run.engine.num_speculative_tokens());
   return p;
 }
 

@@ -17,6 +17,7 @@
 #include "scenarios/fitted_params.pb.h"
 #include "scenarios/serve_command.h"
 #include "sim/cost/production_kernels.h"
+#include "sim/runner/fit_coverage.h"
 #include "sim/metrics/bench_metrics.h"
 #include "sim/metrics/report.h"
 #include "sim/runner/engine_setup.h"
@@ -87,7 +88,9 @@ struct Prediction {
   std::string model_id;
   metrics::BenchMetrics metrics;
   metrics::ReportOptions report;
-  std::string layout_family;  // LayoutFamily of the engine's layout
+  // What ran, in a fit coverage's terms (its extrapolation lines are in the
+  // header).
+  WorkloadShape shape;
 };
 
 // InvalidArgument / Unimplemented: bad or unmodelled input (exit 2);

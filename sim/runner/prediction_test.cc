@@ -187,12 +187,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadParams{"NotFittedUnknown", VLLM_BLOCK("not_fitted: \"nsa_prefill=typo\""),
                   "not_fitted: unknown backend \"nsa_prefill=typo\""},
         BadParams{"RmsNan", VLLM_BLOCK("rms_log_error: nan"), "rms_log_error: must be >= 0"},
-        BadParams{"CoverageNegative", VLLM_BLOCK("coverage { max_prompt_tokens: -1 }"),
+        BadParams{"CoverageOld", VLLM_BLOCK("coverage { max_prompt_tokens: 1016 }"),
+                  "coverage: incomplete (no model or max_peak_concurrency: written by an older "
+                  "servesim?); refit with scripts/fit_default_params.sh"},
+        BadParams{"CoverageNegative",
+                  VLLM_BLOCK("coverage { model: \"m\" max_prompt_tokens: -1 "
+                             "min_peak_concurrency: 5 max_peak_concurrency: 5 layouts: \"x\" }"),
                   "coverage.max_prompt_tokens: must be >= 1 where coverage is given, got -1"},
-        BadParams{"CoveragePartial",
-                  VLLM_BLOCK("coverage { max_prompt_tokens: 10 min_peak_concurrency: 5 "
-                             "max_peak_concurrency: 5 layouts: \"x\" }"),
-                  "coverage: needs the model and at least one layout"},
+        BadParams{"CoverageWithoutLayouts",
+                  VLLM_BLOCK("coverage { model: \"m\" max_prompt_tokens: 10 "
+                             "min_peak_concurrency: 5 max_peak_concurrency: 5 }"),
+                  "coverage: needs at least one layout"},
         BadParams{"CoveragePeaksCrossed",
                   VLLM_BLOCK("coverage { model: \"m\" max_prompt_tokens: 10 "
                              "min_peak_concurrency: 5 max_peak_concurrency: 4 layouts: \"x\" }"),
