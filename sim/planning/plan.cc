@@ -397,7 +397,9 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
                               best->nodes, f.p99_ttft_ms, f.mean_tpot_ms, f.p99_itl_ms,
                               f.output_throughput, f.total_token_throughput, f.duration_s));
     absl::StrAppend(&out, TransientWarning(result, f));
-    for (const std::string& note : best->extrapolations) absl::StrAppend(&out, "  ", note, "\n");
+    for (const runner::Extrapolation& e : best->extrapolations) {
+      absl::StrAppend(&out, "  ", e.line, "\n");
+    }
   }
 
   absl::StrAppend(&out, "\ncandidates meeting the SLOs (ranked):\n");
@@ -419,8 +421,8 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
   for (const CandidateResult& c : result.ranked) {
     if (c.nodes == 0) continue;
     if (++rank == 1) continue;
-    for (const std::string& note : c.extrapolations) {
-      absl::StrAppend(&out, "  rank ", rank, ": ", note, "\n");
+    for (const runner::Extrapolation& e : c.extrapolations) {
+      absl::StrAppend(&out, "  rank ", rank, ": ", e.line, "\n");
     }
   }
 
@@ -431,7 +433,9 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
     any_failing = true;
     absl::StrAppend(&out, "  ", c.serve_command, "\n    at ", c.largest.nodes,
                     " node(s): ", Failures(c.largest), "\n");
-    for (const std::string& note : c.extrapolations) absl::StrAppend(&out, "    ", note, "\n");
+    for (const runner::Extrapolation& e : c.extrapolations) {
+      absl::StrAppend(&out, "    ", e.line, "\n");
+    }
   }
   bool any_broken = false;
   for (const CandidateResult& c : result.ranked) {

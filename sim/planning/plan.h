@@ -101,7 +101,7 @@ struct CandidateResult {
   double gpu_hours_per_million_output_tokens = 0;
   // Where the answer (else the largest trial) leaves the workloads the
   // engine's fitted parameters were fitted on (runner::ExtrapolationNotes).
-  std::vector<std::string> extrapolations;
+  std::vector<runner::Extrapolation> extrapolations;
 };
 
 struct PlanResult {

@@ -334,7 +334,7 @@ TEST(PlanTest, ReportGivesOtherMeetingCandidatesLinesByRank) {
   second.serve_command = "b";
   second.nodes = 2;
   second.answer.nodes = 2;
-  second.extrapolations = {"extrapolation: x"};
+  second.extrapolations = {{"other", "extrapolation: x"}};
   result.ranked = {first, second};
   const std::string report = FormatPlanReport(result, Slo(), PlanOptions());
   EXPECT_NE(report.find("\n  rank 2: extrapolation: x\n"), std::string::npos) << report;

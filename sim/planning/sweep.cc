@@ -4,7 +4,6 @@
 #include <map>
 #include <mutex>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -318,8 +317,8 @@ std::string ExtrapolationSummary(const std::vector<PointResult>& rows) {
     if (r.status != PointStatus::kOk) continue;
     ++ok;
     bool extrapolates = false;
-    for (const std::string& note : r.figures.extrapolations) {
-      const std::string kind = runner::ExtrapolationKind(note);
+    for (const runner::Extrapolation& e : r.figures.extrapolations) {
+      const std::string& kind = e.kind;
       if (kind == "coverage unknown") {
         ++unknown;
         continue;
@@ -353,9 +352,7 @@ PointEvaluator PredictEvaluator(const runner::PredictionContext& context,
     request.env = env;
     ASSIGN_OR_RETURN(runner::Prediction p, runner::Predict(context, request));
     PointFigures figures = FiguresOf(p.metrics);
-    for (const std::string& line : p.header) {
-      if (absl::StartsWith(line, "extrapolation: ")) figures.extrapolations.push_back(line);
-    }
+    figures.extrapolations = std::move(p.extrapolations);
     return figures;
   };
 }

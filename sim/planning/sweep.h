@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "sim/metrics/bench_metrics.h"
+#include "sim/runner/fit_coverage.h"
 #include "sim/runner/prediction.h"
 
 namespace servesim::planning {
@@ -102,10 +103,10 @@ struct PointFigures {
   double mean_ttft_ms = 0, median_ttft_ms = 0, p99_ttft_ms = 0;
   double mean_tpot_ms = 0, median_tpot_ms = 0, p99_tpot_ms = 0;
   double mean_itl_ms = 0, median_itl_ms = 0, p99_itl_ms = 0;
-  // The run header's extrapolation lines (runner::ExtrapolationNotes). Not
-  // in sweep.csv: the command's summary counts them, `servesim run` on the
+  // Where the point leaves the fitted parameters' coverage. Not in
+  // sweep.csv: the command's summary counts them, `servesim run` on the
   // point prints them.
-  std::vector<std::string> extrapolations;
+  std::vector<runner::Extrapolation> extrapolations;
 };
 PointFigures FiguresOf(const metrics::BenchMetrics& m);
 

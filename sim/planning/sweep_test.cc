@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "sim/runner/repo_context_for_test.h"
 #include "sim/workload/command_line.h"
 
 namespace servesim::planning {
@@ -244,20 +245,34 @@ TEST(ProgressBarTest, FillsInProportion) {
   EXPECT_EQ(ProgressBar(40, 40, 4), "\r[####] 40/40");
 }
 
+// The real evaluator carries each point's extrapolations: 2000-token prompts
+// are past the ShareGPT runs the committed parameters were fitted on.
+TEST(PredictEvaluatorTest, CarriesThePointsExtrapolations) {
+  SweepPoint point;
+  point.serve_command = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8";
+  point.bench_command =
+      "vllm bench serve --dataset-name random --random-input-len 2000 --random-output-len 4 "
+      "--num-prompts 1000";
+  absl::StatusOr<PointFigures> f =
+      PredictEvaluator(runner::RepoPredictionContext(), {})(point);
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ(f->extrapolations.size(), 1u);
+  EXPECT_EQ(f->extrapolations[0].kind, "longer prompts");
+}
+
 // The summary counts points and each kind of line over them; a sweep whose
 // every point is inside the coverage prints nothing.
 TEST(ExtrapolationSummaryTest, CountsPointsAndKinds) {
   std::vector<PointResult> rows(4);
-  rows[0].figures.extrapolations = {"extrapolation: prompts up to 4000 tokens, ...",
-                                    "extrapolation: requests arrive over time, ..."};
-  rows[1].figures.extrapolations = {"extrapolation: prompts up to 2000 tokens, ..."};
+  rows[0].figures.extrapolations = {{"longer prompts", "extrapolation: ..."},
+                                    {"spread arrivals", "extrapolation: ..."}};
+  rows[1].figures.extrapolations = {{"longer prompts", "extrapolation: ..."}};
   rows[3].status = PointStatus::kRefused;  // not an ok point: counted nowhere
   EXPECT_EQ(ExtrapolationSummary(rows),
             "2 of 3 ok point(s) extrapolate past the live runs the parameters were fitted on "
             "(longer prompts 2, spread arrivals 1): `servesim run` on a point prints why");
   EXPECT_EQ(ExtrapolationSummary({rows[2]}), "");
-  rows[2].figures.extrapolations = {"extrapolation: unknown (the parameters file records no "
-                                    "coverage: ...)"};
+  rows[2].figures.extrapolations = {{"coverage unknown", "extrapolation: unknown ..."}};
   EXPECT_EQ(ExtrapolationSummary({rows[2]}),
             "for 1 of 1 ok point(s) the parameters record no coverage");
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -42,80 +41,63 @@ WorkloadShape ShapeOf(const std::vector<metrics::RequestRecord>& records, std::s
   return shape;
 }
 
-std::vector<std::string> ExtrapolationNotes(const scenarios::EngineParams& params,
-                                            const WorkloadShape& shape) {
+std::vector<Extrapolation> ExtrapolationNotes(const scenarios::EngineParams& params,
+                                              const WorkloadShape& shape) {
   if (!params.has_coverage()) {
-    return {"extrapolation: unknown (the parameters file records no coverage: fitted before "
-            "servesim recorded what its runs covered)"};
+    return {{"coverage unknown",
+             "extrapolation: unknown (the parameters file records no coverage: fitted before "
+             "servesim recorded what its runs covered)"}};
   }
   const scenarios::FitCoverage& c = params.coverage();
-  std::vector<std::string> notes;
+  std::vector<Extrapolation> notes;
   if (shape.model != c.model()) {
-    notes.push_back(absl::StrCat("extrapolation: the model is ", shape.model,
+    notes.push_back({"another model", absl::StrCat("extrapolation: the model is ", shape.model,
                                  ", the fitted runs served ", c.model(),
-                                 ": the engine's fitted costs are applied to another model"));
+                                 ": the engine's fitted costs are applied to another model")});
   }
   // A longer replay of the fitted runs' dataset reaches a little past their
   // longest without leaving it: ShareGPT's filter caps prompts at 1024
   // tokens, 0.8 % above the live runs' 1016.
   if (static_cast<double>(shape.longest_prompt_tokens) >
       1.02 * static_cast<double>(c.max_prompt_tokens())) {
-    notes.push_back(absl::StrFormat(
+    notes.push_back({"longer prompts", absl::StrFormat(
         "extrapolation: prompts up to %d tokens, the fitted runs' longest %d: the prefill path "
         "factor x%.2f is applied per token beyond them, which no live run checked [U] "
         "(docs/random_workloads.md)",
-        shape.longest_prompt_tokens, c.max_prompt_tokens(), PrefillTimeScale(params)));
+        shape.longest_prompt_tokens, c.max_prompt_tokens(), PrefillTimeScale(params))});
   }
   // The engine's step sees at most its running cap, however many requests
   // the client has in flight.
   const double running = shape.Running();
   if (running < 0.5 * static_cast<double>(c.min_peak_concurrency())) {
-    notes.push_back(absl::StrFormat(
+    notes.push_back({"lower load", absl::StrFormat(
         "extrapolation: about %.0f requests running at the peak (1-s buckets%s), the fitted "
         "runs' fewest %d: their host cost per step and per sequence could not be told apart, "
         "and the fitted %.1f ms per step weighs on low-load TPOT (README, Accuracy)",
         running, running < shape.peak_concurrency ? ", the engine's running cap" : "",
-        c.min_peak_concurrency(), params.step_cpu_us() / 1000.0));
+        c.min_peak_concurrency(), params.step_cpu_us() / 1000.0)});
   }
   if (shape.peak_concurrency > 2.0 * static_cast<double>(c.max_peak_concurrency())) {
-    notes.push_back(absl::StrFormat(
+    notes.push_back({"higher load", absl::StrFormat(
         "extrapolation: about %.0f requests active at the peak (1-s buckets), the fitted "
         "runs' most %d: KV admission, preemption and the per-sequence host cost run past any "
         "live run",
-        shape.peak_concurrency, c.max_peak_concurrency()));
+        shape.peak_concurrency, c.max_peak_concurrency())});
   }
   if (std::find(c.layouts().begin(), c.layouts().end(), shape.layout_family) ==
       c.layouts().end()) {
-    notes.push_back(absl::StrCat(
+    notes.push_back({"another layout", absl::StrCat(
         "extrapolation: no fitted run had this layout (", shape.layout_family,
         "); the parameters were fitted on ", absl::StrJoin(c.layouts(), " | "),
-        ", and nothing checks they carry over"));
+        ", and nothing checks they carry over")});
   }
   if (c.only_bursts() && !shape.all_sent_at_start) {
-    notes.push_back(
-        "extrapolation: requests arrive over time, the fitted runs sent all theirs at t = 0: "
-        "the API server's fitted cost per request was identified by bursts only "
-        "(docs/fitting.md)");
+    notes.push_back({"spread arrivals",
+                     "extrapolation: requests arrive over time, the fitted runs sent all theirs "
+                     "at t = 0: the API server's fitted cost per request was identified by "
+                     "bursts only (docs/fitting.md)"});
   }
   return notes;
-}
-
-std::string ExtrapolationKind(const std::string& note) {
-  // The lines are written above; each kind by the words it starts with.
-  constexpr std::pair<const char*, const char*> kKinds[] = {
-      {"extrapolation: unknown", "coverage unknown"},
-      {"extrapolation: the model is", "another model"},
-      {"extrapolation: prompts up to", "longer prompts"},
-      {"extrapolation: no fitted run had this layout", "another layout"},
-      {"extrapolation: requests arrive over time", "spread arrivals"},
-  };
-  for (const auto& [prefix, kind] : kKinds) {
-    if (absl::StartsWith(note, prefix)) return kind;
-  }
-  if (absl::StartsWith(note, "extrapolation: about")) {
-    return absl::StrContains(note, "fitted runs' fewest") ? "lower load" : "higher load";
-  }
-  return "other";
 }
 
 }  // namespace servesim::runner

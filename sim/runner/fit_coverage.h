@@ -43,21 +43,25 @@ struct WorkloadShape {
 WorkloadShape ShapeOf(const std::vector<metrics::RequestRecord>& records, std::string model,
                       double peak_concurrency, int64_t running_cap, std::string layout_family);
 
-// One line per way `shape` leaves `params.coverage()`, each beginning
-// "extrapolation: ", in this order: another model; prompts more than 2 %
+// One way a prediction leaves what the parameters were fitted on: `kind` in
+// a few words, for a summary over many predictions ("another model",
+// "longer prompts", "lower load", "higher load", "another layout", "spread
+// arrivals", "coverage unknown"), and the line a report prints, beginning
+// "extrapolation: ".
+struct Extrapolation {
+  std::string kind;
+  std::string line;
+};
+
+// One per way `shape` leaves `params.coverage()`, in this order: another model; prompts more than 2 %
 // past the fitted runs' longest (a tail within that is ShareGPT's own);
 // requests running at the peak (the client's, within the engine's running
 // cap) below half the fitted runs' fewest, or in flight above twice their
 // most; a layout no fitted run had; requests sent over time where every
-// fitted run sent all at once. Parameters without a coverage block get one line saying
-// that nothing is known.
-std::vector<std::string> ExtrapolationNotes(const scenarios::EngineParams& params,
-                                            const WorkloadShape& shape);
-
-// A note's kind in a few words, for a summary over many predictions:
-// "another model", "longer prompts", "lower load", "higher load", "another
-// layout", "spread arrivals", "coverage unknown".
-std::string ExtrapolationKind(const std::string& note);
+// fitted run sent all at once. Parameters without a coverage block get one
+// saying that nothing is known.
+std::vector<Extrapolation> ExtrapolationNotes(const scenarios::EngineParams& params,
+                                              const WorkloadShape& shape);
 
 }  // namespace servesim::runner
 

@@ -71,59 +71,59 @@ TEST(ExtrapolationNotesTest, NoneInsideTheFittedWorkloads) {
 }
 
 TEST(ExtrapolationNotesTest, EachBoundLeftGivesItsNoteInOrder) {
-  const std::vector<std::string> notes =
+  const std::vector<Extrapolation> notes =
       ExtrapolationNotes(Covering(1000, 984, 1000, true),
                          Shape({{1021, 0, true}, {10, 0.5, true}}, 491, kDp8,
                                "deepseek-ai/DeepSeek-V3"));
   ASSERT_EQ(notes.size(), 5u);
-  EXPECT_NE(notes[0].find("the model is deepseek-ai/DeepSeek-V3, the fitted runs served "
+  EXPECT_NE(notes[0].line.find("the model is deepseek-ai/DeepSeek-V3, the fitted runs served "
                           "deepseek-ai/DeepSeek-V3.2"),
             std::string::npos)
-      << notes[0];
-  EXPECT_NE(notes[1].find("prompts up to 1021 tokens, the fitted runs' longest 1000"),
+      << notes[0].line;
+  EXPECT_NE(notes[1].line.find("prompts up to 1021 tokens, the fitted runs' longest 1000"),
             std::string::npos)
-      << notes[1];
-  EXPECT_NE(notes[1].find("x3.00"), std::string::npos) << notes[1];
-  EXPECT_NE(notes[2].find("about 491 requests running at the peak (1-s buckets), the fitted "
+      << notes[1].line;
+  EXPECT_NE(notes[1].line.find("x3.00"), std::string::npos) << notes[1].line;
+  EXPECT_NE(notes[2].line.find("about 491 requests running at the peak (1-s buckets), the fitted "
                           "runs' fewest 984"),
             std::string::npos)
-      << notes[2];
-  EXPECT_NE(notes[2].find("fitted 50.0 ms per step"), std::string::npos) << notes[2];
-  EXPECT_NE(notes[3].find("no fitted run had this layout (8 GPUs: attention TP1xDP8, MoE "
+      << notes[2].line;
+  EXPECT_NE(notes[2].line.find("fitted 50.0 ms per step"), std::string::npos) << notes[2].line;
+  EXPECT_NE(notes[3].line.find("no fitted run had this layout (8 GPUs: attention TP1xDP8, MoE "
                           "TP1xEP8); the parameters were fitted on 8 GPUs: attention TP8xDP1, "
                           "MoE TP8xEP1, and nothing"),
             std::string::npos)
-      << notes[3];
-  EXPECT_NE(notes[4].find("requests arrive over time"), std::string::npos) << notes[4];
+      << notes[3].line;
+  EXPECT_NE(notes[4].line.find("requests arrive over time"), std::string::npos) << notes[4].line;
 }
 
-// Every line the notes can carry has its own kind, in the order written.
-TEST(ExtrapolationKindTest, EachNoteHasItsKind) {
+// Every note has its own kind, in the order written.
+TEST(ExtrapolationNotesTest, EachNoteHasItsKind) {
   std::vector<std::string> kinds;
-  for (const std::string& note :
+  for (const Extrapolation& e :
        ExtrapolationNotes(Covering(1000, 984, 1000, true),
                           Shape({{2000, 0, true}, {10, 1, true}}, 10, kDp8, "other"))) {
-    kinds.push_back(ExtrapolationKind(note));
+    kinds.push_back(e.kind);
   }
-  for (const std::string& note :
+  for (const Extrapolation& e :
        ExtrapolationNotes(Covering(1000, 984, 1000, true), Shape({{10, 0, true}}, 5000))) {
-    kinds.push_back(ExtrapolationKind(note));
+    kinds.push_back(e.kind);
   }
-  kinds.push_back(ExtrapolationKind(
-      ExtrapolationNotes(scenarios::EngineParams(), Shape({{10, 0, true}}, 5)).front()));
+  kinds.push_back(
+      ExtrapolationNotes(scenarios::EngineParams(), Shape({{10, 0, true}}, 5)).front().kind);
   EXPECT_EQ(kinds, (std::vector<std::string>{"another model", "longer prompts", "lower load",
                                              "another layout", "spread arrivals", "higher load",
                                              "coverage unknown"}));
 }
 
 TEST(ExtrapolationNotesTest, LoadAboveTwiceTheFittedMostIsNoted) {
-  const std::vector<std::string> notes =
+  const std::vector<Extrapolation> notes =
       ExtrapolationNotes(Covering(1000, 984, 1000, true), Shape({{100, 0, true}}, 2001));
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_NE(notes[0].find("about 2001 requests active at the peak (1-s buckets), the fitted "
+  EXPECT_NE(notes[0].line.find("about 2001 requests active at the peak (1-s buckets), the fitted "
                           "runs' most 1000"),
             std::string::npos)
-      << notes[0];
+      << notes[0].line;
 }
 
 // The engine runs at most its cap however many requests the client has in
@@ -132,13 +132,13 @@ TEST(ExtrapolationNotesTest, LowLoadCountsWhatTheEngineRuns) {
   WorkloadShape shape = Shape({{100, 0, true}}, 1000);
   EXPECT_TRUE(ExtrapolationNotes(Covering(1000, 984, 1000, true), shape).empty());
   shape.running_cap = 16;
-  const std::vector<std::string> notes =
+  const std::vector<Extrapolation> notes =
       ExtrapolationNotes(Covering(1000, 984, 1000, true), shape);
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_NE(notes[0].find("about 16 requests running at the peak (1-s buckets, the engine's "
+  EXPECT_NE(notes[0].line.find("about 16 requests running at the peak (1-s buckets, the engine's "
                           "running cap), the fitted runs' fewest 984"),
             std::string::npos)
-      << notes[0];
+      << notes[0].line;
 }
 
 // A prompt the engine turned away is never prefilled: it extends nothing.
@@ -159,12 +159,12 @@ TEST(ExtrapolationNotesTest, ArrivalsOverTimeAreCoveredByRunsThatHadThem) {
 // a prediction is inside it, and says that rather than nothing.
 TEST(ExtrapolationNotesTest, NoCoverageRecordedSaysSo) {
   scenarios::EngineParams none;
-  const std::vector<std::string> notes =
+  const std::vector<Extrapolation> notes =
       ExtrapolationNotes(none, Shape({{100000, 3, true}}, 1, kDp8));
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_NE(notes[0].find("extrapolation: unknown (the parameters file records no coverage"),
+  EXPECT_NE(notes[0].line.find("extrapolation: unknown (the parameters file records no coverage"),
             std::string::npos)
-      << notes[0];
+      << notes[0].line;
 }
 
 }  // namespace

@@ -495,7 +495,7 @@ std::vector<std::string> HeaderLines(const PredictionContext& context, const Pre
                                      const std::set<std::string>& fallbacks,
                                      const std::string& dataset_notice,
                                      const serving::SimulationResult& simulation,
-                                     const WorkloadShape& shape) {
+                                     const std::vector<Extrapolation>& extrapolations) {
   const scenarios::EngineConfig& e = run.engine;
   std::vector<std::string> header;
   // servesim reads no checkpoint: a served name other than the spec's (a
@@ -527,11 +527,7 @@ std::vector<std::string> HeaderLines(const PredictionContext& context, const Pre
   header.push_back(absl::StrCat("simulated: ", simulation.steps, " iterations, ",
                                 simulation.preempted_or_retracted,
                                 " preemption(s)/retraction(s)"));
-  if (run.params.has_value()) {
-    for (std::string& note : ExtrapolationNotes(*run.params, shape)) {
-      header.push_back(std::move(note));
-    }
-  }
+  for (const Extrapolation& e : extrapolations) header.push_back(e.line);
   return header;
 }
 
@@ -593,7 +589,8 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
                     p.metrics.max_concurrent_requests,
                     run.setup.max_running_per_rank * run.setup.layout.attn_dp,
                     LayoutFamily(run.setup.layout, run.engine.num_speculative_tokens()));
-  p.header = HeaderLines(context, run, fallbacks, notice, p.simulation, p.shape);
+  if (run.params.has_value()) p.extrapolations = ExtrapolationNotes(*run.params, p.shape);
+  p.header = HeaderLines(context, run, fallbacks, notice, p.simulation, p.extrapolations);
   p.client_lines = ClientLines(p.bench, input.requests);
   return p;
 }

@@ -88,9 +88,10 @@ struct Prediction {
   std::string model_id;
   metrics::BenchMetrics metrics;
   metrics::ReportOptions report;
-  // What ran, in a fit coverage's terms (its extrapolation lines are in the
-  // header).
+  // What ran, in a fit coverage's terms, and where it leaves the fitted
+  // parameters' coverage (also in the header).
   WorkloadShape shape;
+  std::vector<Extrapolation> extrapolations;
 };
 
 // InvalidArgument / Unimplemented: bad or unmodelled input (exit 2);
