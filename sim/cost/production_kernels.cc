@@ -37,10 +37,11 @@ double BestAchieved(const calibration::ProfileProto& p, const std::string& kind,
 }
 
 void AddScale(std::vector<KernelScale>* out, const std::string& kind, double measured,
-              double production, const std::string& what) {
+              double production, const std::string& what, bool dsa_only) {
   if (measured <= 0 || production <= 0) return;
   KernelScale s;
   s.kind = kind;
+  s.dsa_only = dsa_only;
   s.time_scale = std::min(1.0, measured / production);  // never slower than measured
   s.derivation = absl::StrFormat("%s x%.3f (%s: %.0f vs servesim's kernel %.1f)", kind,
                                  s.time_scale, what, production, measured);
@@ -54,25 +55,28 @@ std::vector<KernelScale> ProductionKernelScales(const calibration::Profile& prof
   std::vector<KernelScale> out;
   AddScale(&out, "sparse_mla_decode",
            BestAchieved(p, "sparse_mla_decode", {{"heads", 128}, {"kv_fp8", 1}}, false),
-           kFlashMlaSparseDecodeTflops, "FlashMLA sparse FP8 decode TFLOP/s, h128");
+           kFlashMlaSparseDecodeTflops, "FlashMLA sparse FP8 decode TFLOP/s, h128",
+           /*dsa_only=*/true);
   AddScale(&out, "sparse_mla_prefill",
            BestAchieved(p, "sparse_mla_prefill", {{"heads", 128}}, false),
-           kFlashMlaSparsePrefillTflops, "FlashMLA sparse prefill TFLOP/s, h128");
+           kFlashMlaSparsePrefillTflops, "FlashMLA sparse prefill TFLOP/s, h128",
+           /*dsa_only=*/true);
   // No FlashAttention-3 figure is in the reference: take FlashMLA's prefill
   // efficiency of the measured BF16 ceiling for the dense MHA prefill.
   AddScale(&out, "dense_mha_prefill",
            BestAchieved(p, "dense_mha_prefill", {{"heads", 128}}, false),
            kProductionComputeFraction * p.ceilings().bf16_gemm_tflops(),
-           "FlashMLA-prefill fraction of measured BF16 ceiling, TFLOP/s, h128");
+           "FlashMLA-prefill fraction of measured BF16 ceiling, TFLOP/s, h128",
+           /*dsa_only=*/false);
   // DeepGEMM's indexer kernels publish no figures: memory-bound decode at the
   // production bandwidth fraction of the measured copy ceiling, compute-bound
   // prefill at the production compute fraction of the measured FP8 ceiling.
   AddScale(&out, "indexer_decode", BestAchieved(p, "indexer_decode", {{"heads", 64}}, true),
            kProductionBandwidthFraction * p.ceilings().copy_gbps(),
-           "FlashMLA-decode fraction of measured copy ceiling, GB/s");
+           "FlashMLA-decode fraction of measured copy ceiling, GB/s", /*dsa_only=*/true);
   AddScale(&out, "indexer_prefill", BestAchieved(p, "indexer_prefill", {{"heads", 64}}, false),
            kProductionComputeFraction * p.ceilings().fp8_gemm_tflops(),
-           "FlashMLA-prefill fraction of measured FP8 ceiling, TFLOP/s");
+           "FlashMLA-prefill fraction of measured FP8 ceiling, TFLOP/s", /*dsa_only=*/true);
   return out;
 }
 

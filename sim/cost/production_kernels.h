@@ -18,6 +18,7 @@ struct KernelScale {
   std::string kind;         // profile op kind the factor applies to
   double time_scale = 1.0;  // production time / measured time (< 1: production is faster)
   std::string derivation;   // e.g. "FlashMLA sparse decode 410 TFLOP/s vs servesim 45.1 at ..."
+  bool dsa_only = false;    // a kernel only DSA runs (sparse MLA, the indexer)
 };
 
 // One factor per custom-kernel kind present in `profile`. Kinds measured with

@@ -69,10 +69,7 @@ constexpr double kRobustScale = 0.2;
 
 // Only the layout and the engine are read from these parses: no workload.
 scenarios::ServeContext ModelServeContext(const runner::PredictionContext& context) {
-  scenarios::ServeContext serve;
-  serve.max_position_embeddings = context.spec.max_position_embeddings();
-  serve.dsa_attention = context.spec.has_indexer();
-  return serve;
+  return runner::WithModel(context.spec);
 }
 
 }  // namespace

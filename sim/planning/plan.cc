@@ -265,17 +265,13 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
     }
     if (run->params.has_value()) {
       const NodeTrial& judged = c.nodes > 0 ? c.answer : c.largest;
-      runner::WorkloadShape shape;
-      shape.model = context.spec.name();
+      runner::WorkloadShape shape = runner::EngineShape(context.spec, *run);
       // Whether the engine turns a request away is the trials' business: a
       // rejection ends the search and the report says so.
       for (const serving::ClientRequest& r : workload.requests) {
         shape.AddRequest(r.client_prompt(), r.arrival, /*accepted=*/true);
       }
       shape.peak_concurrency = judged.peak_concurrency_per_replica;
-      shape.running_cap = run->setup.max_running_per_rank * run->setup.layout.attn_dp;
-      shape.layout_family =
-          runner::LayoutFamily(run->setup.layout, run->engine.num_speculative_tokens());
       c.extrapolations = runner::ExtrapolationNotes(*run->params, shape);
     }
     if (c.nodes > 0) {

@@ -1,7 +1,6 @@
 #include "sim/runner/fit_coverage.h"
 
 #include <algorithm>
-#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -26,19 +25,6 @@ double WorkloadShape::Running() const {
 void WorkloadShape::AddRequest(int64_t prompt_tokens, sim::SimTime sent, bool accepted) {
   if (accepted) longest_prompt_tokens = std::max(longest_prompt_tokens, prompt_tokens);
   all_sent_at_start = all_sent_at_start && sent == sim::SimTime::Zero();
-}
-
-WorkloadShape ShapeOf(const std::vector<metrics::RequestRecord>& records, std::string model,
-                      double peak_concurrency, int64_t running_cap, std::string layout_family) {
-  WorkloadShape shape;
-  shape.model = std::move(model);
-  for (const metrics::RequestRecord& r : records) {
-    shape.AddRequest(r.prompt_tokens, r.start, r.success);
-  }
-  shape.peak_concurrency = peak_concurrency;
-  shape.running_cap = running_cap;
-  shape.layout_family = std::move(layout_family);
-  return shape;
 }
 
 std::vector<Extrapolation> ExtrapolationNotes(const scenarios::EngineParams& params,

@@ -13,7 +13,6 @@
 #include "models/parallel_layout.h"
 #include "scenarios/fitted_params.pb.h"
 #include "sim/core/sim_time.h"
-#include "sim/metrics/request_record.h"
 
 namespace servesim::runner {
 
@@ -38,10 +37,6 @@ struct WorkloadShape {
   // engine accepted it (a rejected prompt is never prefilled).
   void AddRequest(int64_t prompt_tokens, sim::SimTime sent, bool accepted);
 };
-
-// The shape of a run's requests as the client recorded them.
-WorkloadShape ShapeOf(const std::vector<metrics::RequestRecord>& records, std::string model,
-                      double peak_concurrency, int64_t running_cap, std::string layout_family);
 
 // One way a prediction leaves what the parameters were fitted on: `kind` in
 // a few words, for a summary over many predictions ("another model",

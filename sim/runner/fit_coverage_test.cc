@@ -48,15 +48,14 @@ scenarios::EngineParams Covering(int64_t max_prompt, int64_t min_peak, int64_t m
 // (prompt tokens, send time s, accepted) per request.
 WorkloadShape Shape(const std::vector<std::tuple<int64_t, double, bool>>& requests, double peak,
                     const std::string& layout = kTp8, const std::string& model = kModel) {
-  std::vector<metrics::RequestRecord> records;
+  WorkloadShape shape;
+  shape.model = model;
   for (const auto& [prompt, start_s, accepted] : requests) {
-    metrics::RequestRecord r;
-    r.prompt_tokens = prompt;
-    r.start = sim::SimTime::FromNs(static_cast<int64_t>(start_s * 1e9));
-    r.success = accepted;
-    records.push_back(r);
+    shape.AddRequest(prompt, sim::SimTime::FromNs(static_cast<int64_t>(start_s * 1e9)), accepted);
   }
-  return ShapeOf(records, model, peak, /*running_cap=*/0, layout);
+  shape.peak_concurrency = peak;
+  shape.layout_family = layout;
+  return shape;
 }
 
 // Inside every bound, each at its edge: the longest prompt 2 % past the

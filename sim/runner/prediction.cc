@@ -237,15 +237,27 @@ absl::StatusOr<PredictionContext> LoadPredictionContext(ContextPaths paths) {
   return c;
 }
 
+scenarios::ServeContext WithModel(const models::ModelSpec& spec, scenarios::ServeContext base) {
+  base.max_position_embeddings = spec.max_position_embeddings();
+  base.dsa_attention = spec.has_indexer();
+  return base;
+}
+
+WorkloadShape EngineShape(const models::ModelSpec& spec, const PreparedRun& run) {
+  WorkloadShape shape;
+  shape.model = spec.name();
+  shape.running_cap = run.setup.max_running_per_rank * run.setup.layout.attn_dp;
+  shape.layout_family = LayoutFamily(run.setup.layout, run.engine.num_speculative_tokens());
+  return shape;
+}
+
 absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
                                        const std::string& serve_command,
                                        const scenarios::EnvVars& env,
                                        const scenarios::ServeContext& serve_context) {
   PreparedRun run;
-  scenarios::ServeContext with_model = serve_context;
-  with_model.max_position_embeddings = context.spec.max_position_embeddings();
-  with_model.dsa_attention = context.spec.has_indexer();
-  ASSIGN_OR_RETURN(run.engine, scenarios::ParseServeCommand(serve_command, env, with_model));
+  ASSIGN_OR_RETURN(run.engine, scenarios::ParseServeCommand(
+                                   serve_command, env, WithModel(context.spec, serve_context)));
   const scenarios::EngineParams* found = FindEngineParams(context.params, run.engine.engine());
   scenarios::EngineParams zeros;
   zeros.set_engine(run.engine.engine());
@@ -477,10 +489,7 @@ std::vector<std::string> ProfileLines(const PredictionContext& context,
   lines.push_back(absl::StrCat("profile: ", RepoRelative(context, context.paths.profile), " (",
                                d.name(), ", measured ", d.measured_at(), ")"));
   for (const cost::KernelScale& k : context.kernel_scales) {
-    // A model without DSA runs neither the sparse kernels nor the indexer.
-    const bool dsa_kernel =
-        absl::StartsWith(k.kind, "sparse_mla") || absl::StartsWith(k.kind, "indexer");
-    if (dsa_kernel && !context.spec.has_indexer()) continue;
+    if (k.dsa_only && !context.spec.has_indexer()) continue;
     lines.push_back(absl::StrCat("production-kernel factor: ", k.derivation));
   }
   if (!fallbacks.empty()) {
@@ -585,10 +594,11 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   // model_id: --model, else the name the server reports (the served model).
   p.model_id = p.bench.model.empty() ? p.engine.model() : p.bench.model;
   p.report = ClientReportOptions(p.bench, p.model_id, input.requests.size());
-  p.shape = ShapeOf(p.simulation.records, context.spec.name(),
-                    p.metrics.max_concurrent_requests,
-                    run.setup.max_running_per_rank * run.setup.layout.attn_dp,
-                    LayoutFamily(run.setup.layout, run.engine.num_speculative_tokens()));
+  p.shape = EngineShape(context.spec, run);
+  for (const metrics::RequestRecord& r : p.simulation.records) {
+    p.shape.AddRequest(r.prompt_tokens, r.start, r.success);
+  }
+  p.shape.peak_concurrency = p.metrics.max_concurrent_requests;
   if (run.params.has_value()) p.extrapolations = ExtrapolationNotes(*run.params, p.shape);
   p.header = HeaderLines(context, run, fallbacks, notice, p.simulation, p.extrapolations);
   p.client_lines = ClientLines(p.bench, input.requests);

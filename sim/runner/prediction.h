@@ -98,6 +98,11 @@ struct Prediction {
 // FailedPrecondition: the engine refuses the configuration (exit 1).
 absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRequest& request);
 
+// `base` with what the model spec tells the serve-command parsers: its
+// context length and whether it has DSA's indexer.
+scenarios::ServeContext WithModel(const models::ModelSpec& spec,
+                                  scenarios::ServeContext base = {});
+
 // Only the parse/setup stage: what `explain` shows. Same status codes. The
 // model's context length comes from context.spec, whatever serve_context says.
 struct PreparedRun {
@@ -110,6 +115,11 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
                                        const std::string& serve_command,
                                        const scenarios::EnvVars& env,
                                        const scenarios::ServeContext& serve_context);
+
+// A workload shape with what `run`'s engine decides (the model, the
+// requests it runs at once over all DP ranks, its layout family); the
+// caller adds the requests and the peak.
+WorkloadShape EngineShape(const models::ModelSpec& spec, const PreparedRun& run);
 
 // PrepareRun for the client `bench` describes: the serve context it implies
 // (the dataset's chat template and MTP acceptance default, its sampling
