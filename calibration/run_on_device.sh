@@ -10,6 +10,7 @@ EXTRA="${1:-}"
 LOG="$OUT/calibrate.log"
 export NCCL_NVLS_ENABLE=0   # NVLink multicast off (device notes), also for child processes
 {
+  echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ), kernel $(uname -r), $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p')"
   echo "== nvidia-smi"; nvidia-smi
   echo "== nvcc"; nvcc --version | tail -2
 } 2>&1 | tee "$LOG"

@@ -755,6 +755,11 @@ TEST(EndToEndTest, SweepsThatEvaluateNothingOrDoNotBelongTogetherExitTwo) {
                           " --axis --request-rate=1,2,4 --out-dir " + dir + "/whole");
   ASSERT_EQ(whole.exit_code, 0) << whole.out;
   EXPECT_EQ(ReadFile(shards + "/sweep.csv"), ReadFile(dir + "/whole/sweep.csv"));
+  // The tables keep each point's extrapolation kinds: the merge counts what
+  // the whole sweep counted (requests at 1, 2 and 4 per second).
+  const std::string counted = "3 of 3 ok point(s) extrapolate";
+  EXPECT_NE(whole.out.find(counted), std::string::npos) << whole.out;
+  EXPECT_NE(merged.out.find(counted), std::string::npos) << merged.out;
   Result other = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +
                           " --axis --request-rate=8,16,32 --out-dir " + shards + " --shard 1/2");
   ASSERT_EQ(other.exit_code, 0) << other.out;

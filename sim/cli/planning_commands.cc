@@ -123,9 +123,6 @@ int MergeSweep(const std::string& dir) {
   if (!merged.ok()) return ReportError(merged.status());
   absl::Status s = WriteSweepOutputs(dir, *merged);
   if (!s.ok()) return ReportError(s);
-  // Shard files keep figures, not header lines: each shard printed its own.
-  std::printf("extrapolation lines are not kept in shard files: see each shard's summary, or "
-              "servesim run a point\n");
   return PrintSummary(*merged, absl::StrCat(dir, "/{sweep.csv,sweep.json,throughput.svg,pareto.svg} from ",
                                             count, " shard(s)"));
 }

@@ -103,9 +103,9 @@ struct PointFigures {
   double mean_ttft_ms = 0, median_ttft_ms = 0, p99_ttft_ms = 0;
   double mean_tpot_ms = 0, median_tpot_ms = 0, p99_tpot_ms = 0;
   double mean_itl_ms = 0, median_itl_ms = 0, p99_itl_ms = 0;
-  // Where the point leaves the fitted parameters' coverage. Not in
-  // sweep.csv: the command's summary counts them, `servesim run` on the
-  // point prints them.
+  // Where the point leaves the fitted parameters' coverage. sweep.csv and
+  // sweep.json keep the kinds (a table read back has empty lines); the
+  // command's summary counts them, `servesim run` on the point prints the lines.
   std::vector<runner::Extrapolation> extrapolations;
 };
 PointFigures FiguresOf(const metrics::BenchMetrics& m);
@@ -120,7 +120,7 @@ struct PointResult {
 // "3 of 8 ok point(s) extrapolate past the live runs the parameters were
 // fitted on (longer prompts 3, spread arrivals 2): `servesim run` on a point
 // prints why", and how many points' parameters record no coverage; empty
-// when neither (or the rows came from a file, which keeps no lines).
+// when neither.
 std::string ExtrapolationSummary(const std::vector<PointResult>& rows);
 
 // Evaluates one point. FailedPrecondition = the engine refuses (refused);

@@ -9,7 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "sim/metrics/report.h"
+#include "sim/runner/fit_coverage.h"
 #include "sim/workload/csv.h"
 
 namespace servesim::planning {
@@ -65,6 +68,17 @@ std::string JsonFigure(const PointFigures& f, const FigureColumn& c) {
   return std::isfinite(v) ? metrics::JsonNumber(v) : "null";
 }
 
+// After the figures: the kinds of the point's extrapolation lines
+// (runner::Extrapolation::kind), so that a merged table counts them too.
+constexpr char kExtrapolationsColumn[] = "extrapolations";
+constexpr char kKindSeparator[] = "; ";
+
+std::string KindsText(const PointFigures& f) {
+  std::vector<std::string> kinds;
+  for (const runner::Extrapolation& e : f.extrapolations) kinds.push_back(e.kind);
+  return absl::StrJoin(kinds, kKindSeparator);
+}
+
 // A shard's last two columns (SweepTable::sweep_id).
 constexpr char kSweepPointsColumn[] = "sweep_points";
 constexpr char kSweepIdColumn[] = "sweep_id";
@@ -75,6 +89,7 @@ const std::vector<std::string>& FixedColumns() {
   static const auto* const kColumns = [] {
     auto* c = new std::vector<std::string>{"serve_command", "bench_command", "status", "reason"};
     for (const FigureColumn& f : FigureColumns()) c->push_back(f.name);
+    c->push_back(kExtrapolationsColumn);
     return c;
   }();
   return *kColumns;
@@ -110,6 +125,7 @@ std::string FormatSweepCsv(const SweepTable& table) {
     for (const FigureColumn& c : FigureColumns()) {
       f.push_back(r.status == PointStatus::kOk ? FigureText(r.figures, c) : "");
     }
+    f.push_back(r.status == PointStatus::kOk ? CsvField(KindsText(r.figures)) : "");
     if (shard) {
       f.push_back(absl::StrCat(table.sweep_points));
       f.push_back(CsvField(table.sweep_id));
@@ -146,7 +162,11 @@ std::string FormatSweepJson(const SweepTable& table) {
       absl::StrAppend(&out, first ? "" : ", ", "\"", c.name, "\": ", JsonFigure(r.figures, c));
       first = false;
     }
-    absl::StrAppend(&out, "}}");
+    absl::StrAppend(&out, "},\n     \"", kExtrapolationsColumn, "\": [");
+    for (size_t k = 0; k < r.figures.extrapolations.size(); ++k) {
+      absl::StrAppend(&out, k ? ", " : "", metrics::JsonString(r.figures.extrapolations[k].kind));
+    }
+    absl::StrAppend(&out, "]}");
   }
   absl::StrAppend(&out, table.rows.empty() ? "]\n}\n" : "\n  ]\n}\n");
   return out;
@@ -205,6 +225,18 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
       const bool parsed = c.integer ? absl::SimpleAtoi(v, &(r.figures.*(c.integer)))
                                     : absl::SimpleAtod(v, &(r.figures.*(c.real)));
       if (!parsed) return bad(absl::StrCat(c.name, ": expected a number, got \"", v, "\""));
+    }
+    const std::string& kinds = f[k++];
+    if (r.status == PointStatus::kOk && !kinds.empty()) {
+      const std::vector<std::string>& known = runner::ExtrapolationKinds();
+      for (absl::string_view kind : absl::StrSplit(kinds, kKindSeparator)) {
+        if (std::find(known.begin(), known.end(), kind) == known.end()) {
+          return bad(absl::StrCat(kExtrapolationsColumn, ": unknown kind \"", kind,
+                                  "\" (expected ", absl::StrJoin(known, ", "), ")"));
+        }
+        // The line is `servesim run`'s to print; the table keeps the kind.
+        r.figures.extrapolations.push_back({std::string(kind), ""});
+      }
     }
     if (shard) {
       int64_t points = 0;

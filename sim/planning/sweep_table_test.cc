@@ -28,6 +28,11 @@ SweepTable MakeTable() {
     r.figures.completed = 100 + i;
     r.figures.total_token_throughput = 1234.5678901234567 * (i + 1);
     r.figures.p99_ttft_ms = 0.1 + i;
+    if (i == 1) {
+      r.figures.extrapolations = {{"longer prompts", "extrapolation: prompts up to 2000 tokens"},
+                                  {"spread arrivals", "extrapolation: requests arrive over time"}};
+    }
+    if (i == 2) r.figures.extrapolations = {{"longer prompts", "extrapolation: prompts ..."}};
     if (i == 3) {
       r.status = PointStatus::kRefused;
       r.reason = "KV cache: 0 blocks, need \"more\", really";
@@ -103,13 +108,39 @@ TEST(MergeTablesTest, ShardsMergeToTheWholeTable) {
 // A shard names its sweep and the sweep's size on every row.
 TEST(MergeTablesTest, AShardCarriesItsSweepIdAndPointCount) {
   const std::string csv = FormatSweepCsv(ShardOf(MakeTable(), 0, 2));
-  EXPECT_NE(csv.find(",p99_itl_ms,sweep_points,sweep_id\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",p99_itl_ms,extrapolations,sweep_points,sweep_id\n"), std::string::npos)
+      << csv;
   EXPECT_NE(csv.find(",5,0123456789abcdef\n"), std::string::npos) << csv;
   absl::StatusOr<SweepTable> back = ParseSweepCsv(csv, "s.csv");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->sweep_id, "0123456789abcdef");
   EXPECT_EQ(back->sweep_points, 5);
   EXPECT_EQ(FormatSweepCsv(*back), csv);
+}
+
+// The table keeps each point's extrapolation kinds, so a merged sweep's
+// summary counts them as the whole run's did.
+TEST(SweepCsvTest, KeepsTheExtrapolationKinds) {
+  const SweepTable whole = MakeTable();
+  const std::string csv = FormatSweepCsv(whole);
+  EXPECT_NE(csv.find(",longer prompts; spread arrivals\n"), std::string::npos) << csv;
+  absl::StatusOr<SweepTable> merged = MergeTables({ShardOf(whole, 0, 2), ShardOf(whole, 1, 2)});
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  ASSERT_EQ(merged->rows[1].figures.extrapolations.size(), 2u);
+  EXPECT_EQ(merged->rows[1].figures.extrapolations[1].kind, "spread arrivals");
+  EXPECT_EQ(ExtrapolationSummary(merged->rows), ExtrapolationSummary(whole.rows));
+  EXPECT_NE(ExtrapolationSummary(merged->rows).find("2 of 4 ok point(s) extrapolate"),
+            std::string::npos)
+      << ExtrapolationSummary(merged->rows);
+  EXPECT_NE(FormatSweepJson(whole).find(
+                "\"extrapolations\": [\"longer prompts\", \"spread arrivals\"]}"),
+            std::string::npos);
+  std::string bad = csv;
+  bad.replace(bad.find("spread arrivals"), 15, "spread Arrivals");
+  const absl::Status s = ParseSweepCsv(bad, "x.csv").status();
+  EXPECT_NE(s.message().find("x.csv: row 2: extrapolations: unknown kind \"spread Arrivals\""),
+            std::string::npos)
+      << s;
 }
 
 TEST(MergeTablesTest, DuplicateIndexAndAxisMismatchAreErrors) {

@@ -27,17 +27,35 @@ void WorkloadShape::AddRequest(int64_t prompt_tokens, sim::SimTime sent, bool ac
   all_sent_at_start = all_sent_at_start && sent == sim::SimTime::Zero();
 }
 
+namespace {
+constexpr char kCoverageUnknown[] = "coverage unknown";
+constexpr char kAnotherModel[] = "another model";
+constexpr char kLongerPrompts[] = "longer prompts";
+constexpr char kLowerLoad[] = "lower load";
+constexpr char kHigherLoad[] = "higher load";
+constexpr char kAnotherLayout[] = "another layout";
+constexpr char kSpreadArrivals[] = "spread arrivals";
+}  // namespace
+
+const std::vector<std::string>& ExtrapolationKinds() {
+  static const auto* const kKinds =
+      new std::vector<std::string>{kCoverageUnknown, kAnotherModel,   kLongerPrompts,
+                                   kLowerLoad,       kHigherLoad,     kAnotherLayout,
+                                   kSpreadArrivals};
+  return *kKinds;
+}
+
 std::vector<Extrapolation> ExtrapolationNotes(const scenarios::EngineParams& params,
                                               const WorkloadShape& shape) {
   if (!params.has_coverage()) {
-    return {{"coverage unknown",
+    return {{kCoverageUnknown,
              "extrapolation: unknown (the parameters file records no coverage: fitted before "
              "servesim recorded what its runs covered)"}};
   }
   const scenarios::FitCoverage& c = params.coverage();
   std::vector<Extrapolation> notes;
   if (shape.model != c.model()) {
-    notes.push_back({"another model", absl::StrCat("extrapolation: the model is ", shape.model,
+    notes.push_back({kAnotherModel, absl::StrCat("extrapolation: the model is ", shape.model,
                                  ", the fitted runs served ", c.model(),
                                  ": the engine's fitted costs are applied to another model")});
   }
@@ -46,7 +64,7 @@ std::vector<Extrapolation> ExtrapolationNotes(const scenarios::EngineParams& par
   // tokens, 0.8 % above the live runs' 1016.
   if (static_cast<double>(shape.longest_prompt_tokens) >
       1.02 * static_cast<double>(c.max_prompt_tokens())) {
-    notes.push_back({"longer prompts", absl::StrFormat(
+    notes.push_back({kLongerPrompts, absl::StrFormat(
         "extrapolation: prompts up to %d tokens, the fitted runs' longest %d: the prefill path "
         "factor x%.2f is applied per token beyond them, which no live run checked [U] "
         "(docs/random_workloads.md)",
@@ -56,7 +74,7 @@ std::vector<Extrapolation> ExtrapolationNotes(const scenarios::EngineParams& par
   // the client has in flight.
   const double running = shape.Running();
   if (running < 0.5 * static_cast<double>(c.min_peak_concurrency())) {
-    notes.push_back({"lower load", absl::StrFormat(
+    notes.push_back({kLowerLoad, absl::StrFormat(
         "extrapolation: about %.0f requests running at the peak (1-s buckets%s), the fitted "
         "runs' fewest %d: their host cost per step and per sequence could not be told apart, "
         "and the fitted %.1f ms per step weighs on low-load TPOT (README, Accuracy)",
@@ -64,7 +82,7 @@ std::vector<Extrapolation> ExtrapolationNotes(const scenarios::EngineParams& par
         c.min_peak_concurrency(), params.step_cpu_us() / 1000.0)});
   }
   if (shape.peak_concurrency > 2.0 * static_cast<double>(c.max_peak_concurrency())) {
-    notes.push_back({"higher load", absl::StrFormat(
+    notes.push_back({kHigherLoad, absl::StrFormat(
         "extrapolation: about %.0f requests active at the peak (1-s buckets), the fitted "
         "runs' most %d: KV admission, preemption and the per-sequence host cost run past any "
         "live run",
@@ -72,13 +90,13 @@ std::vector<Extrapolation> ExtrapolationNotes(const scenarios::EngineParams& par
   }
   if (std::find(c.layouts().begin(), c.layouts().end(), shape.layout_family) ==
       c.layouts().end()) {
-    notes.push_back({"another layout", absl::StrCat(
+    notes.push_back({kAnotherLayout, absl::StrCat(
         "extrapolation: no fitted run had this layout (", shape.layout_family,
         "); the parameters were fitted on ", absl::StrJoin(c.layouts(), " | "),
         ", and nothing checks they carry over")});
   }
   if (c.only_bursts() && !shape.all_sent_at_start) {
-    notes.push_back({"spread arrivals",
+    notes.push_back({kSpreadArrivals,
                      "extrapolation: requests arrive over time, the fitted runs sent all theirs "
                      "at t = 0: the API server's fitted cost per request was identified by "
                      "bursts only (docs/fitting.md)"});

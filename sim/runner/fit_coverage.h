@@ -48,6 +48,9 @@ struct Extrapolation {
   std::string line;
 };
 
+// Every Extrapolation::kind ExtrapolationNotes gives, in its order.
+const std::vector<std::string>& ExtrapolationKinds();
+
 // One per way `shape` leaves `params.coverage()`, in this order: another model; prompts more than 2 %
 // past the fitted runs' longest (a tail within that is ShareGPT's own);
 // requests running at the peak (the client's, within the engine's running

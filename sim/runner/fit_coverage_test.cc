@@ -1,5 +1,6 @@
 #include "sim/runner/fit_coverage.h"
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -113,6 +114,11 @@ TEST(ExtrapolationNotesTest, EachNoteHasItsKind) {
   EXPECT_EQ(kinds, (std::vector<std::string>{"another model", "longer prompts", "lower load",
                                              "another layout", "spread arrivals", "higher load",
                                              "coverage unknown"}));
+  // A sweep table reads back only the kinds ExtrapolationKinds lists.
+  std::sort(kinds.begin(), kinds.end());
+  std::vector<std::string> listed = ExtrapolationKinds();
+  std::sort(listed.begin(), listed.end());
+  EXPECT_EQ(kinds, listed);
 }
 
 TEST(ExtrapolationNotesTest, LoadAboveTwiceTheFittedMostIsNoted) {
