@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace servesim::scenarios {
 namespace {
@@ -264,6 +265,14 @@ TEST(VllmServeTest, BlockSizeMustBeAPositiveIntegerAndIsForcedTo64) {
   auto c = ParseV32ServeCommand("vllm serve m -tp 8 --block-size 16");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->kv_block_size(), 64);
+  EXPECT_NE(absl::StrJoin(c->defaults_applied(), "; ").find("--block-size overridden to 64"),
+            std::string::npos);
+  // Without the flag the forced size is still a default the header echoes.
+  auto plain = ParseV32ServeCommand("vllm serve m -tp 8");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_NE(absl::StrJoin(plain->defaults_applied(), "; ")
+                .find("block_size=64 (forced for FlashMLA sparse)"),
+            std::string::npos);
 }
 
 TEST(VllmServeTest, TheModelIsRequired) {

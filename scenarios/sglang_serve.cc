@@ -336,6 +336,12 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
         "--serve: --schedule-policy ", policy, " is not modelled (fcfs, lpm)"));
   }
   c.set_schedule_policy(policy);
+  if (!flags.Has("--schedule-policy")) {
+    c.add_defaults_applied("schedule_policy=fcfs (ServerArgs default)");
+  } else if (policy == "lpm") {
+    c.add_defaults_applied("schedule_policy lpm run as fcfs (no two prompts share a cached "
+                           "prefix, or all share one: lpm keeps the queue order)");
+  }
   ASSIGN_OR_RETURN(double conservativeness, flags.GetDoubleOr("--schedule-conservativeness", 1.0));
   if (!(conservativeness > 0) || !std::isfinite(conservativeness)) {
     return absl::InvalidArgumentError(
@@ -345,6 +351,8 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   if (dp_attention) {
     conservativeness *= 0.3;
     c.add_defaults_applied("schedule_conservativeness x0.3 (DP attention)");
+  } else if (!flags.Has("--schedule-conservativeness")) {
+    c.add_defaults_applied("schedule_conservativeness=1.0 (ServerArgs default)");
   }
   c.set_schedule_conservativeness(conservativeness);
 
@@ -357,6 +365,8 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   if (mixed && speculative) {
     mixed = false;
     c.add_defaults_applied("enable_mixed_chunk=False (speculative decoding)");
+  } else if (!mixed) {
+    c.add_defaults_applied("enable_mixed_chunk=False (ServerArgs default)");
   }
   c.set_enable_mixed_chunk(mixed);
   // The radix cache keeps a retracted request's prompt for its return.
@@ -427,6 +437,8 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   }
   if (page != 64) {
     c.add_defaults_applied(absl::StrCat("--page-size ", page, " overridden to 64 (DeepSeek NSA)"));
+  } else if (!flags.Has("--page-size")) {
+    c.add_defaults_applied("page_size=64 (DeepSeek NSA)");
   }
   return c;
 }

@@ -70,6 +70,22 @@ TEST(SglangServeTest, AppliesTheH200DefaultsForTp8) {
   EXPECT_EQ(c->cuda_graph_max_bs(), 512);
   // --model-path, --host, --port, --chat-template.
   EXPECT_EQ(c->ignored_flags_size(), 4);
+  // Each default the header echoes (engines.md: every default applied is).
+  const std::string defaults = absl::StrJoin(c->defaults_applied(), "; ");
+  for (const char* d : {"schedule_policy=fcfs", "schedule_conservativeness=1.0",
+                        "enable_mixed_chunk=False", "page_size=64", "radix cache on",
+                        "cuda_graph_max_bs=512", "chunked_prefill_size=8192"}) {
+    EXPECT_NE(defaults.find(d), std::string::npos) << d << " not in: " << defaults;
+  }
+  // A value given is no default; lpm is run as fcfs, and says so.
+  auto given = ParseV32ServeCommand(absl::StrCat(
+      kSglangBase, " --schedule-policy lpm --schedule-conservativeness 0.5 --page-size 64"));
+  ASSERT_TRUE(given.ok()) << given.status();
+  const std::string noted = absl::StrJoin(given->defaults_applied(), "; ");
+  EXPECT_NE(noted.find("schedule_policy lpm run as fcfs"), std::string::npos) << noted;
+  for (const char* d : {"schedule_policy=fcfs", "schedule_conservativeness=", "page_size=64"}) {
+    EXPECT_EQ(noted.find(d), std::string::npos) << d << " in: " << noted;
+  }
 }
 
 TEST(SglangServeTest, RadixCacheIsOnUnlessDisabled) {

@@ -343,9 +343,9 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
     return absl::InvalidArgumentError(
         absl::StrCat("--serve: --block-size: must be >= 1, got ", block_size));
   }
-  if (flags.Has("--block-size")) {
-    c.add_defaults_applied("--block-size overridden to 64 (forced for FlashMLA sparse)");
-  }
+  c.add_defaults_applied(flags.Has("--block-size")
+                             ? "--block-size overridden to 64 (forced for FlashMLA sparse)"
+                             : "block_size=64 (forced for FlashMLA sparse)");
 
   // Sampling defaults (vllm/config/model.py generation_config, default
   // "auto": the checkpoint's generation_config.json; "vllm": vLLM's own,

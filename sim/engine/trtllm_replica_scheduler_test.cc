@@ -40,6 +40,37 @@ TEST(TrtllmReplicaSchedulerTest, NoEvictReservesPromptPlusMaxTokensAtAdmission) 
   EXPECT_EQ(b.seqs[0].id, 1);
 }
 
+// The capacity scheduler is FCFS and stops at the first request whose
+// reservation does not fit: a small one queued behind it waits too, though
+// its own blocks would fit.
+TEST(TrtllmReplicaSchedulerTest, NoEvictAdmissionStopsAtTheFirstThatDoesNotFit) {
+  // 10 blocks of 32. Request 0 takes 7 (200 tokens); request 1 needs 10;
+  // request 2 needs 2 (40 tokens) of the 3 left.
+  RequestTable reqs = MakeRequests({{100, 100}, {200, 100}, {20, 20}});
+  TrtllmReplicaScheduler s(Config(8192, 10), reqs.size());
+  for (RequestId id : {0, 1, 2}) s.Enqueue(id, reqs);
+  StepBatch b;
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 1u);
+  EXPECT_EQ(b.seqs[0].id, 0);
+  EXPECT_EQ(s.num_waiting(), 2);
+  EXPECT_EQ(s.kv_cache().blocks_of(2), 0);
+}
+
+// The micro-batch scheduler takes active requests in order until one does
+// not fit the token budget; a shorter context behind it waits for a later
+// step (no skipping ahead).
+TEST(TrtllmReplicaSchedulerTest, TheTokenBudgetStopsAtTheFirstContextThatDoesNotFit) {
+  RequestTable reqs = MakeRequests({{60, 4}, {60, 4}, {30, 4}});
+  TrtllmReplicaScheduler s(Config(100, 100), reqs.size());
+  for (RequestId id : {0, 1, 2}) s.Enqueue(id, reqs);
+  StepBatch b;
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 1u);  // 60 + 60 > 100, and the 30 behind waits
+  EXPECT_EQ(b.seqs[0].id, 0);
+  EXPECT_EQ(b.num_tokens(), 60);
+}
+
 TEST(TrtllmReplicaSchedulerTest, ContextAndGenerationShareOneStep) {
   RequestTable reqs = MakeRequests({{50, 10}, {60, 10}});
   TrtllmReplicaScheduler s(Config(8192, 100), reqs.size());

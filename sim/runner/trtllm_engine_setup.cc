@@ -105,7 +105,9 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
       config.chunked_prefill() ? "on" : "off", ", tokens_per_block ", config.kv_block_size()));
   s.notes.push_back(absl::StrCat(
       "attention: TRTLLM ", DescribeAttention(spec, "(DSA)"), "; MoE: CUTLASS; GEMMs: ",
-      config.deep_gemm() ? "DeepGEMM FP8" : "TRT-LLM FP8 (TRTLLM_DG_ENABLED=0)",
+      config.deep_gemm() ? "DeepGEMM FP8"
+                         : "TRT-LLM FP8 (TRTLLM_DG_ENABLED=0), priced as the measured FP8 GEMM "
+                           "tables like DeepGEMM: no separate factor",
       "; CUDA graphs ",
       config.cuda_graph_sizes().empty()
           ? std::string("off")

@@ -211,16 +211,11 @@ int Simulation::PickRank(int node) {
   if (topology_.router == RouterPolicy::kRoundRobin) {
     return first + static_cast<int>(round_robin_next_[node]++ % d);
   }
-  int best = first;
-  int64_t best_score = 0;
+  std::vector<RankLoad> loads;
   for (int r = first; r < first + d; ++r) {
-    const int64_t score = schedulers_[r]->num_waiting() * 4 + schedulers_[r]->num_running();
-    if (r == first || score < best_score) {
-      best = r;
-      best_score = score;
-    }
+    loads.push_back({schedulers_[r]->num_waiting(), schedulers_[r]->num_running()});
   }
-  return best;
+  return first + LeastLoadedRank(loads);
 }
 
 void Simulation::WakeInstance(int instance, SimTime now) {
@@ -319,6 +314,15 @@ void Simulation::ReleaseClientSlot(SimTime now) {
 }
 
 }  // namespace
+
+int LeastLoadedRank(const std::vector<RankLoad>& loads) {
+  int best = 0;
+  for (int r = 1; r < static_cast<int>(loads.size()); ++r) {
+    const auto score = [&](int i) { return loads[i].waiting * 4 + loads[i].running; };
+    if (score(r) < score(best)) best = r;
+  }
+  return best;
+}
 
 absl::StatusOr<SimulationResult> RunServingSimulation(const EngineTopology& topology,
                                                       cost::ExecutionTimePredictor& predictor,

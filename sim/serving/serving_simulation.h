@@ -46,6 +46,16 @@ enum class RouterPolicy {
   kRoundRobin,
 };
 
+// A DP rank's queue as vLLM's load balancer sees it.
+struct RankLoad {
+  int64_t waiting = 0;
+  int64_t running = 0;
+};
+// vLLM's DP load balancer (v1 DPLBAsyncMPClient.get_core_engine_for_request):
+// the rank with the least waiting x 4 + running, the first of equals (one API
+// server starts its scan at rank 0). `loads` is not empty.
+int LeastLoadedRank(const std::vector<RankLoad>& loads);
+
 // How a load balancer in front of several node replicas picks a node.
 enum class NodeBalancer {
   kRoundRobin,        // i-th request to node i mod N

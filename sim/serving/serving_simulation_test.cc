@@ -197,6 +197,16 @@ TEST(ServingSimulationTest, ManyRejectedRequestsQueuedBehindOneSlot) {
   EXPECT_EQ(result->records.back().start, result->records.front().chunk_times.back());
 }
 
+// vLLM's balancer weighs a waiting request as four running ones, and the
+// first of equal ranks wins.
+TEST(LeastLoadedRankTest, WeighsWaitingFourTimesRunning) {
+  EXPECT_EQ(LeastLoadedRank({{0, 3}, {1, 0}}), 0);  // 3 < 4
+  EXPECT_EQ(LeastLoadedRank({{0, 5}, {1, 0}}), 1);  // 5 > 4
+  EXPECT_EQ(LeastLoadedRank({{1, 0}, {0, 4}}), 0);  // 4 = 4: the first
+  EXPECT_EQ(LeastLoadedRank({{2, 0}, {0, 9}, {1, 3}}), 2);  // 8, 9, 7
+  EXPECT_EQ(LeastLoadedRank({{0, 0}}), 0);
+}
+
 // Round robin sends request i to rank i % 8: each rank prefills exactly its
 // own requests' prompts (the pool is large enough that nothing is preempted
 // and recomputed).
