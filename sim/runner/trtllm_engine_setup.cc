@@ -102,7 +102,9 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
   s.notes.push_back(absl::StrCat(
       "scheduler: ", config.schedule_policy(), ", max_batch_size ", config.max_num_seqs(),
       ", max_num_tokens ", config.max_num_batched_tokens(), ", chunked context ",
-      config.chunked_prefill() ? "on" : "off", ", tokens_per_block ", config.kv_block_size()));
+      config.chunked_prefill() ? "on" : "off", ", tokens_per_block ", config.kv_block_size(),
+      "; KV block reuse (enable_block_reuse, on by default) not modelled: a prompt prefix shared "
+      "with an earlier request is prefilled again"));
   s.notes.push_back(absl::StrCat(
       "attention: TRTLLM ", DescribeAttention(spec, "(DSA)"), "; MoE: CUTLASS; GEMMs: ",
       config.deep_gemm() ? "DeepGEMM FP8"
