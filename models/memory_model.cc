@@ -247,6 +247,14 @@ absl::StatusOr<KvBudget> SglangKvBudget(const ModelSpec& spec,
   const double fraction = c.mem_fraction_static > 0
                               ? c.mem_fraction_static
                               : SglangMemFractionStatic(layout, c);
+  if (!(fraction > 0)) {
+    // The heuristic's reserve (chunked prefill, CUDA graphs, DP attention)
+    // exceeds the GPU: SGLang's static pool would be negative.
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "sglang: Not enough memory. Please try to increase --mem-fraction-static. (the "
+        "memory heuristic gives mem_fraction_static ", fraction, " for cuda_graph_max_bs ",
+        c.cuda_graph_max_bs, " and chunked_prefill_size ", c.chunked_prefill_size, ")"));
+  }
   KvBudget b;
   b.gpu_capacity_bytes = c.gpu_capacity_bytes;
   b.usable_bytes = static_cast<int64_t>(c.gpu_capacity_bytes * fraction);

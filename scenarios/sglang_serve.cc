@@ -86,10 +86,15 @@ absl::Status CheckNsaBackend(const std::string& flag, const std::string& value) 
 // [1, 2, 4, 8, 12] + 16..256 step 8 + 272..496 step 16 + 512.. step 32,
 // capped at cuda_graph_max_bs.
 std::vector<int32_t> SglangCudaGraphSizes(int32_t max_bs) {
+  // No pool reaches this many requests: the memory heuristic reserves 2 MB a
+  // row of cuda_graph_max_bs and refuses a value this large before any graph
+  // would be used, so the list stops here rather than run to 2^31.
+  constexpr int64_t kLongestList = 1 << 17;
+  const int64_t last = std::min<int64_t>(max_bs, kLongestList);
   std::vector<int32_t> sizes = {1, 2, 4, 8, 12};
   for (int32_t s = 16; s <= 256; s += 8) sizes.push_back(s);
   for (int32_t s = 272; s < 512; s += 16) sizes.push_back(s);
-  for (int32_t s = 512; s <= max_bs; s += 32) sizes.push_back(s);
+  for (int64_t s = 512; s <= last; s += 32) sizes.push_back(static_cast<int32_t>(s));
   sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [&](int32_t s) { return s > max_bs; }),
               sizes.end());
   return sizes;

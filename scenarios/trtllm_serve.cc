@@ -64,7 +64,7 @@ std::vector<int32_t> TrtllmCudaGraphSizes(int32_t max_bs, bool padding) {
     for (int32_t s = 1; s < 32; ++s) sizes.push_back(s);
     sizes.insert(sizes.end(), {32, 64, 128});
   }
-  for (int32_t s = 256; s < max_bs; s *= 2) sizes.push_back(s);
+  for (int64_t s = 256; s < max_bs; s *= 2) sizes.push_back(static_cast<int32_t>(s));
   sizes.push_back(max_bs);
   sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [&](int32_t s) { return s > max_bs; }),
               sizes.end());

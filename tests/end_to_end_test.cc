@@ -732,6 +732,14 @@ TEST(EndToEndTest, SweepsThatEvaluateNothingOrDoNotBelongTogetherExitTwo) {
                           " --axis --request-rate=1,2 --axis --request-rate=3 --out-dir " + dir);
   EXPECT_EQ(twice.exit_code, 2) << twice.out;
   EXPECT_NE(twice.out.find("--request-rate is on two axes"), std::string::npos) << twice.out;
+  // The engine axis's commands are the serve commands: a --serve beside them
+  // would run nowhere.
+  Result both = Servesim("sweep --serve 'not a command' --engine-axis 'vllm serve m -tp 8'" +
+                         bench + " --out-dir " + dir + "/both");
+  EXPECT_EQ(both.exit_code, 2) << both.out;
+  EXPECT_NE(both.out.find("--serve does not go with --engine-axis"), std::string::npos)
+      << both.out;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/both"));
 
   const std::string shards = dir + "/shards";
   for (const char* shard : {"0/2", "1/2"}) {

@@ -37,6 +37,8 @@ int ReportError(const absl::Status& status);
 
 // --flag's integer value, at least `min`; `fallback` when it is not given.
 absl::StatusOr<int> IntFlag(const CliArgs& args, const std::string& flag, int fallback, int min);
+// --threads: 1 to 1024, all cores when absent.
+absl::StatusOr<int> ThreadsFlag(const CliArgs& args);
 // The machine's hardware threads, at least 1: the default --threads.
 int DefaultThreads();
 // The first value that appears earlier in `values` too, or null.

@@ -53,6 +53,16 @@ absl::StatusOr<int> IntFlag(const CliArgs& args, const std::string& flag, int fa
   return v;
 }
 
+absl::StatusOr<int> ThreadsFlag(const CliArgs& args) {
+  constexpr int kMaxThreads = 1024;
+  absl::StatusOr<int> v = IntFlag(args, "--threads", DefaultThreads(), 1);
+  if (v.ok() && *v > kMaxThreads) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--threads: expected an integer from 1 to ", kMaxThreads, ", got ", *v));
+  }
+  return v;
+}
+
 int DefaultThreads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 
 const std::string* FirstRepeated(const std::vector<std::string>& values) {

@@ -187,7 +187,7 @@ int FitCommand(const CliArgs& args) {
       IntFlag(args, "--max-evaluations", options.max_evaluations, 1);
   if (!max_evaluations.ok()) return ReportError(max_evaluations.status());
   options.max_evaluations = *max_evaluations;
-  absl::StatusOr<int> parsed_threads = IntFlag(args, "--threads", DefaultThreads(), 1);
+  absl::StatusOr<int> parsed_threads = ThreadsFlag(args);
   if (!parsed_threads.ok()) return ReportError(parsed_threads.status());
   const int threads = *parsed_threads;
   std::vector<std::string> wanted = {"vllm", "sglang", "trtllm"};

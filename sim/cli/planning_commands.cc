@@ -181,10 +181,17 @@ int SweepCommand(const CliArgs& args) {
     }
     return MergeSweep(dir);
   }
-  if (!args.Has("--serve") || !args.Has("--bench")) {
+  // The engine axis's commands are the serve commands: a --serve beside them
+  // would be run nowhere.
+  if (args.Has("--serve") == args.Has("--engine-axis") || !args.Has("--bench")) {
     return ReportError(absl::InvalidArgumentError(
-        "servesim sweep: --serve CMD and --bench CMD are both required"));
+        args.Has("--serve") && args.Has("--engine-axis")
+            ? "servesim sweep: --serve does not go with --engine-axis, whose commands are the "
+              "serve commands"
+            : "servesim sweep: --bench CMD and one of --serve CMD or --engine-axis 'CMD1|...' "
+              "are required"));
   }
+  const std::string base_serve = args.Has("--serve") ? args.Get("--serve") : "";
   std::vector<planning::Axis> axes;
   for (const std::string& spec : Repeated(args, "--axis")) {
     absl::StatusOr<planning::Axis> a = planning::ParseAxis(spec);
@@ -198,7 +205,7 @@ int SweepCommand(const CliArgs& args) {
     if (!a.ok()) return ReportError(a.status());
     axes.push_back(std::move(*a));
   }
-  absl::StatusOr<int> threads = IntFlag(args, "--threads", DefaultThreads(), 1);
+  absl::StatusOr<int> threads = ThreadsFlag(args);
   if (!threads.ok()) return ReportError(threads.status());
   std::optional<planning::Shard> shard;
   if (args.Has("--shard")) {
@@ -207,7 +214,7 @@ int SweepCommand(const CliArgs& args) {
     shard = *s;
   }
   absl::StatusOr<std::vector<planning::SweepPoint>> points =
-      planning::ExpandGrid(args.Get("--serve"), args.Get("--bench"), axes);
+      planning::ExpandGrid(base_serve, args.Get("--bench"), axes);
   if (!points.ok()) return ReportError(points.status());
   planning::SweepTable table;
   for (const planning::Axis& a : axes) table.axis_names.push_back(a.name);
@@ -219,7 +226,7 @@ int SweepCommand(const CliArgs& args) {
       settings.push_back(absl::StrCat(flag, "=", args.Get(flag)));
     }
     table.sweep_id =
-        planning::SweepId(args.Get("--serve"), args.Get("--bench"), axes, settings);
+        planning::SweepId(base_serve, args.Get("--bench"), axes, settings);
     table.sweep_points = static_cast<int64_t>(points->size());
     *points = planning::SelectShard(*points, *shard);
   }
@@ -338,7 +345,7 @@ int PlanCommand(const CliArgs& args) {
         "--max-nodes: at most ", kMaxPlanNodes, " nodes, got ", *max_nodes)));
   }
   options.max_nodes = *max_nodes;
-  absl::StatusOr<int> threads = IntFlag(args, "--threads", DefaultThreads(), 1);
+  absl::StatusOr<int> threads = ThreadsFlag(args);
   if (!threads.ok()) return ReportError(threads.status());
   options.threads = *threads;
   if (args.Has("--slowdown")) {

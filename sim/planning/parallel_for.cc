@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -14,7 +15,15 @@ void ParallelFor(size_t n, int threads, const std::function<void(size_t)>& body)
   };
   const size_t count = std::min<size_t>(n, static_cast<size_t>(std::max(1, threads)));
   std::vector<std::thread> pool;
-  for (size_t t = 1; t < count; ++t) pool.emplace_back(worker);
+  for (size_t t = 1; t < count; ++t) {
+    // A system out of threads runs the rest on those started: the results do
+    // not depend on how many there are.
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
   worker();
   for (std::thread& t : pool) t.join();
 }

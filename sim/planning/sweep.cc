@@ -55,10 +55,42 @@ const std::vector<std::string>& BenchAxisFlags() {
   return *kFlags;
 }
 
-bool IsBenchFlag(std::string_view flag) {
+namespace {
+
+// The bench flag `flag` names, dashed as vllm bench serve reads it
+// (--num_prompts is --num-prompts); empty when it names none.
+std::string BenchFlag(std::string_view flag) {
+  std::string dashed(flag);
+  std::replace(dashed.begin(), dashed.end(), '_', '-');
   const auto& flags = BenchAxisFlags();
-  return std::find(flags.begin(), flags.end(), flag) != flags.end();
+  return std::find(flags.begin(), flags.end(), dashed) != flags.end() ? dashed : "";
 }
+
+// Splits an axis's values at the commas outside brackets, braces and quotes,
+// so that a JSON value (--speculative-config={"method":"mtp",...}) stays one.
+std::vector<std::string> SplitAxisValues(std::string_view text) {
+  std::vector<std::string> values(1);
+  int depth = 0;
+  char quote = 0;
+  for (char c : text) {
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      values.emplace_back();
+      continue;
+    }
+    values.back() += c;
+  }
+  return values;
+}
+
+}  // namespace
 
 absl::StatusOr<Axis> ParseAxis(const std::string& spec) {
   const size_t eq = spec.find('=');
@@ -69,8 +101,15 @@ absl::StatusOr<Axis> ParseAxis(const std::string& spec) {
   }
   Axis axis;
   axis.name = std::string(spec.substr(0, eq));
-  axis.target = IsBenchFlag(axis.name) ? AxisTarget::kBench : AxisTarget::kServe;
-  for (absl::string_view v : absl::StrSplit(spec.substr(eq + 1), ',')) {
+  // A bench flag in its dashed spelling, so that it replaces the bench
+  // command's own (--num_prompts edits --num-prompts).
+  if (const std::string bench = BenchFlag(axis.name); !bench.empty()) {
+    axis.name = bench;
+    axis.target = AxisTarget::kBench;
+  } else {
+    axis.target = AxisTarget::kServe;
+  }
+  for (const std::string& v : SplitAxisValues(std::string_view(spec).substr(eq + 1))) {
     const std::string value(absl::StripAsciiWhitespace(v));
     if (value.empty()) {
       return absl::InvalidArgumentError(
@@ -148,10 +187,8 @@ absl::StatusOr<std::string> SetFlag(const std::string& command, const std::strin
 // ("-tp", "--tensor-parallel-size") or an underscore spelling
 // ("--max_num_seqs"). The engine keeps the last value given, so the first
 // axis's column would lie about the point.
-bool SameServeFlag(const Axis& a, const Axis& b, const std::string& serve_command) {
+bool SameServeFlag(const Axis& a, const Axis& b, const std::vector<std::string>& commands) {
   if (a.target != AxisTarget::kServe || b.target != AxisTarget::kServe) return false;
-  std::vector<std::string> commands = {serve_command};
-  for (const Axis& x : {a, b}) commands.insert(commands.end(), x.commands.begin(), x.commands.end());
   for (const std::string& c : commands) {
     if (scenarios::CanonicalServeFlag(c, a.name) == scenarios::CanonicalServeFlag(c, b.name)) {
       return true;
@@ -172,6 +209,14 @@ absl::StatusOr<std::vector<SweepPoint>> ExpandGrid(const std::string& serve_comm
         "sweep: --save-result in --bench is not supported: each point's results are in the "
         "sweep's table (--out-dir)");
   }
+  // The serve commands the axes edit: the base, or the engine axis's.
+  std::vector<std::string> serve_commands;
+  if (!serve_command.empty()) serve_commands.push_back(serve_command);
+  for (const Axis& a : axes) {
+    if (a.target == AxisTarget::kEngine) {
+      serve_commands.insert(serve_commands.end(), a.commands.begin(), a.commands.end());
+    }
+  }
   int64_t total = 1;
   for (size_t k = 0; k < axes.size(); ++k) {
     const Axis& a = axes[k];
@@ -181,7 +226,7 @@ absl::StatusOr<std::vector<SweepPoint>> ExpandGrid(const std::string& serve_comm
             "--axis: ", a.name, " is on two axes; give all its values on one (", a.name,
             "=", absl::StrJoin(axes[j].values, ","), ",", absl::StrJoin(a.values, ","), ")"));
       }
-      if (SameServeFlag(axes[j], a, serve_command)) {
+      if (SameServeFlag(axes[j], a, serve_commands)) {
         return absl::InvalidArgumentError(
             absl::StrCat("--axis: ", axes[j].name, " and ", a.name,
                          " are one flag of the engine; give all its values on one axis"));

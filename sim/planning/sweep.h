@@ -37,7 +37,6 @@ struct Axis {
 // The bench-client flags an --axis may name (the workload flags of
 // sim/workload/bench_config.h); every other flag edits the serve command.
 const std::vector<std::string>& BenchAxisFlags();
-bool IsBenchFlag(std::string_view flag);
 
 // 'FLAG=V1,V2,...' (FLAG starts with "-"). Errors name the problem:
 // "--axis: expected FLAG=V1,V2,..., got \"dp-size\"".

@@ -40,6 +40,31 @@ TEST(ParseAxisTest, RejectsAValueGivenTwice) {
   EXPECT_TRUE(ParseAxis("--request-rate=1,1.5").ok());
 }
 
+// A JSON value's commas are inside its braces: one value, not several.
+TEST(ParseAxisTest, KeepsAJsonValueWhole) {
+  absl::StatusOr<Axis> a = ParseAxis(
+      "--speculative-config={\"method\":\"mtp\",\"num_speculative_tokens\":1}, "
+      "{\"method\":\"mtp\",\"num_speculative_tokens\":2},'a,b',[1,2]");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->values, (std::vector<std::string>{
+                           "{\"method\":\"mtp\",\"num_speculative_tokens\":1}",
+                           "{\"method\":\"mtp\",\"num_speculative_tokens\":2}", "'a,b'",
+                           "[1,2]"}));
+}
+
+// vllm bench serve reads --num_prompts as --num-prompts: the axis edits the
+// bench command, in the spelling the command has.
+TEST(ParseAxisTest, AnUnderscoredBenchFlagIsTheBenchFlag) {
+  absl::StatusOr<Axis> a = ParseAxis("--num_prompts=5,6");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->target, AxisTarget::kBench);
+  EXPECT_EQ(a->name, "--num-prompts");
+  absl::StatusOr<std::vector<SweepPoint>> points =
+      ExpandGrid("vllm serve m", "vllm bench serve --num-prompts 100", {*a});
+  ASSERT_TRUE(points.ok()) << points.status();
+  EXPECT_EQ((*points)[1].bench_command, "vllm bench serve --num-prompts 6");
+}
+
 TEST(ParseEngineAxisTest, LabelsEachCommandByItsEngine) {
   absl::StatusOr<Axis> a = ParseEngineAxis(
       "vllm serve m -tp 8 | python3 -m sglang.launch_server --model-path m --tp 8 |"
@@ -141,6 +166,11 @@ TEST(ExpandGridTest, TwoSpellingsOfOneEngineFlagAreAnError) {
   // TensorRT-LLM spells its flags with underscores and takes dashes too.
   EXPECT_FALSE(ExpandGrid("trtllm-serve m", "vllm bench serve",
                           {*ParseAxis("--tp_size=8"), *ParseAxis("--tp-size=4")})
+                   .ok());
+  // Without a base command the engine axis's commands say what a flag is.
+  EXPECT_FALSE(ExpandGrid("", "vllm bench serve",
+                          {*ParseAxis("-tp=8"), *ParseAxis("--tensor-parallel-size=4"),
+                           *ParseEngineAxis("vllm serve m|vllm serve n")})
                    .ok());
   // Different flags stay separate axes.
   EXPECT_TRUE(ExpandGrid(vllm, "vllm bench serve",

@@ -162,6 +162,14 @@ double PrefillTimeScale(const scenarios::EngineParams& params) {
 absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
                                           const models::ModelSpec& spec,
                                           const scenarios::EngineParams& params) {
+  // MTP drafts with the checkpoint's own next-token layers: a model without
+  // them has nothing to draft with, and the step model would price none.
+  if (config.num_speculative_tokens() > 0 && spec.num_mtp_layers() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--model-spec: ", spec.name(), " has no MTP layer (num_mtp_layers ",
+        spec.num_mtp_layers(), "): ", config.speculative_method(),
+        " speculative decoding drafts with the model's own MTP layer"));
+  }
   absl::StatusOr<EngineSetup> setup;
   switch (config.engine()) {
     case scenarios::VLLM:
