@@ -7,6 +7,13 @@
 namespace servesim::scenarios {
 namespace {
 
+// An editor's byte-order mark is no part of the first key, as in PyYAML.
+TEST(MiniYamlTest, SkipsALeadingByteOrderMark) {
+  auto doc = ParseMiniYaml("\xEF\xBB\xBF" "enable_attention_dp: true\n", "f");
+  ASSERT_TRUE(doc.ok()) << doc.status();
+  EXPECT_EQ(doc->count("enable_attention_dp"), 1u);
+}
+
 TEST(MiniYamlTest, RejectsTabsAndDuplicatesWithTheLine) {
   auto tabs = ParseMiniYaml("a:\n\tb: 1\n", "f");
   EXPECT_NE(tabs.status().message().find("line 2"), std::string::npos);

@@ -249,13 +249,15 @@ TEST(VllmServeTest, WholePromptSchedulingIsNamedAsNotModelled) {
   EXPECT_TRUE(ParseV32ServeCommand(std::string(kVllmTp8) + " --enable-chunked-prefill").ok());
 }
 
-// vLLM's --block-size is an integer (argparse refuses others); FlashMLA
-// sparse then forces 64 whatever it was.
-TEST(VllmServeTest, BlockSizeMustBeAPositiveIntegerAndIsForcedTo64) {
-  const std::pair<const char*, const char*> cases[] = {
-      {"0", "--serve: --block-size: must be >= 1, got 0"},
+// vLLM's --block-size is one of its choices (argparse refuses others);
+// FlashMLA sparse then forces 64 whatever it was.
+TEST(VllmServeTest, BlockSizeMustBeAChoiceAndIsForcedTo64) {
+  const std::string choices = " (choose from 1, 8, 16, 32, 64, 128, 256)";
+  const std::pair<const char*, std::string> cases[] = {
+      {"0", "--serve: argument --block-size: invalid choice: 0" + choices},
       {"abc", "--serve: --block-size: expected an integer, got \"abc\""},
-      {"-16", "--serve: --block-size: must be >= 1, got -16"},
+      {"-16", "--serve: argument --block-size: invalid choice: -16" + choices},
+      {"7", "--serve: argument --block-size: invalid choice: 7" + choices},
   };
   for (const auto& [bad, message] : cases) {
     auto refused = ParseV32ServeCommand(absl::StrCat("vllm serve m -tp 8 --block-size ", bad));

@@ -289,6 +289,26 @@ TEST_F(TrtllmYamlTest, NullCudaGraphConfigDisablesGraphs) {
   EXPECT_EQ(c->cuda_graph_sizes_size(), 0);
 }
 
+// TensorRT-LLM's option models refuse values of the wrong type, also for
+// options servesim reads only to check them.
+TEST_F(TrtllmYamlTest, ValuesOfTheWrongTypeAreRefusedWithTheLine) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"cuda_graph_config: 5\n", "line 1: cuda_graph_config: expected a mapping or null, got \"5\""},
+      {"kv_cache_config:\n  enable_block_reuse: maybe\n",
+       "line 2: kv_cache_config.enable_block_reuse: expected true or false, got \"maybe\""},
+      {"print_iter_log: banana\n", "line 1: print_iter_log: expected true or false"},
+  };
+  for (const auto& [yaml, message] : cases) {
+    auto c = ParseV32ServeCommand("trtllm-serve /m --config " + Write(yaml));
+    ASSERT_FALSE(c.ok()) << yaml;
+    EXPECT_NE(c.status().message().find(message), std::string::npos) << c.status();
+  }
+  EXPECT_TRUE(ParseV32ServeCommand("trtllm-serve /m --config " +
+                                   Write("kv_cache_config:\n  enable_block_reuse: false\n"
+                                         "print_iter_log: true\n"))
+                  .ok());
+}
+
 TEST_F(TrtllmYamlTest, UnknownKeyIsNamedWithItsLine) {
   auto c = ParseV32ServeCommand(
       "trtllm-serve /m --config " + Write("kv_cache_config:\n  dtype: auto\n  frob: 1\n"));

@@ -299,7 +299,21 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
     if (doc.count("max_seq_len")) {
       ASSIGN_OR_RETURN(max_seq_len, y.Int("max_seq_len"));
     }
-    if (doc.count("cuda_graph_config") && doc.at("cuda_graph_config").is_null) graphs = false;
+    // A mapping with keys is no entry of its own: what is left is null (no
+    // graphs) or a value that is no CudaGraphConfig.
+    if (doc.count("cuda_graph_config")) {
+      const YamlValue& v = doc.at("cuda_graph_config");
+      if (!v.is_null) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            y.Where("cuda_graph_config"), ": expected a mapping or null, got \"",
+            v.is_list ? absl::StrCat("[", absl::StrJoin(v.items, ", "), "]") : v.scalar, "\""));
+      }
+      graphs = false;
+    }
+    // Read for their type only: neither changes what servesim models.
+    for (const char* flag : {"kv_cache_config.enable_block_reuse", "print_iter_log"}) {
+      if (doc.count(flag)) RETURN_IF_ERROR(y.Bool(flag).status());
+    }
     if (doc.count("cuda_graph_config.enable_padding")) {
       ASSIGN_OR_RETURN(padding, y.Bool("cuda_graph_config.enable_padding"));
     }

@@ -339,9 +339,14 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   // vllm/platforms/cuda.py forces block size 64 for the FlashMLA sparse backend.
   c.set_kv_block_size(64);
   ASSIGN_OR_RETURN(int64_t block_size, flags.GetIntOr("--block-size", 64));
-  if (block_size < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--serve: --block-size: must be >= 1, got ", block_size));
+  // CacheConfig.block_size is a Literal, which vLLM's argument parser turns
+  // into choices [U: the list read from vLLM's source of late 2025].
+  constexpr int64_t kBlockSizes[] = {1, 8, 16, 32, 64, 128, 256};
+  if (std::find(std::begin(kBlockSizes), std::end(kBlockSizes), block_size) ==
+      std::end(kBlockSizes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: argument --block-size: invalid choice: ", block_size,
+        " (choose from 1, 8, 16, 32, 64, 128, 256)"));
   }
   c.add_defaults_applied(flags.Has("--block-size")
                              ? "--block-size overridden to 64 (forced for FlashMLA sparse)"
