@@ -494,6 +494,23 @@ TEST(EndToEndTest, LeaveOneOutIsTheSameOnOneThreadOrTwo) {
   EXPECT_NE(f1.find("engine: TRTLLM"), std::string::npos) << f1;
 }
 
+// An engine with one run has no fold to fit without it: its row would be
+// predicted by parameters fitted on it, so leave-one-out refuses.
+TEST(EndToEndTest, LeaveOneOutRefusesAnEngineWithOneRun) {
+  const std::string csv = ScratchDir() + "/one_run.csv";
+  std::ifstream in(std::string(SERVESIM_SHARED_DIR) + "/validation/sharegpt_runs.csv");
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  std::ofstream(csv) << header << "\n" << first << "\n";
+  Result r = Servesim("fit --runs " + csv + " --params none --max-evaluations 2 --leave-one-out");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("--leave-one-out: vllm has one run (vllm-tp8-base): nothing is left to "
+                      "fit it on"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(EndToEndTest, StepLogConservesEveryPromptAndOutputToken) {
   // 60 random requests of 300 prompt and 20 output tokens on vLLM TP8 (no
   // speculation, a KV pool far larger than they need, so no preemption):

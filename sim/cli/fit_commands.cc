@@ -7,6 +7,7 @@
 #include <fstream>
 #include <thread>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -89,8 +90,14 @@ absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
   for (size_t e = 0; e < engines.size(); ++e) tasks.push_back({e, -1});
   if (leave_one_out) {
     for (size_t e = 0; e < engines.size(); ++e) {
-      // A lone run's fold has nothing to fit on: it reuses the full fit.
-      if (engines[e].runs.size() < 2) continue;
+      // Without its lone run an engine has nothing to fit on: the row could
+      // only be predicted by parameters fitted on it, which is no held-out test.
+      if (engines[e].runs.size() < 2) {
+        const std::string name = absl::AsciiStrToLower(scenarios::EngineKind_Name(engines[e].kind));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--leave-one-out: ", name, " has one run (", engines[e].runs.front().name,
+            "): nothing is left to fit it on; add runs or leave the engine out (--engines)"));
+      }
       for (size_t i = 0; i < engines[e].runs.size(); ++i) tasks.push_back({e, static_cast<int>(i)});
     }
   }
