@@ -273,6 +273,15 @@ absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::strin
       if (!output.ok()) return fail(output.status());
       row.input_tokens = *input;
       row.output_tokens = *output;
+      // Each id names a 512-token block of the prompt: more ids than blocks
+      // name tokens the prompt does not have (fewer leave the rest unnamed).
+      const int64_t blocks =
+          (row.input_tokens + kMooncakeHashBlockTokens - 1) / kMooncakeHashBlockTokens;
+      if (static_cast<int64_t>(row.hash_ids.size()) > blocks) {
+        return fail(absl::InvalidArgumentError(absl::StrCat(
+            row.hash_ids.size(), " hash_ids for input_length ", row.input_tokens, ": one names "
+            "each ", kMooncakeHashBlockTokens, "-token block, so at most ", blocks)));
+      }
     } else {
       std::vector<absl::string_view> fields = absl::StrSplit(line, ',');
       if (static_cast<int>(fields.size()) != columns) {

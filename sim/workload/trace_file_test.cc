@@ -60,6 +60,19 @@ TEST(ParseTraceTextTest, HashIdsMustBeWholeNumbers) {
       << trace.status();
 }
 
+// An id names a 512-token block: 100 tokens have one block, not ten.
+TEST(ParseTraceTextTest, MoreHashIdsThanPromptBlocksAreRefused) {
+  auto trace = ParseTraceText(
+      "{\"timestamp\": 0, \"input_length\": 1025, \"output_length\": 5, \"hash_ids\": [0, 1, 2]}\n"
+      "{\"timestamp\": 1, \"input_length\": 100, \"output_length\": 5, \"hash_ids\": [0, 1]}\n",
+      "t.jsonl");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.status().message().find("t.jsonl:2: 2 hash_ids for input_length 100: one names "
+                                          "each 512-token block, so at most 1"),
+            std::string::npos)
+      << trace.status();
+}
+
 TEST(ParseTraceTextTest, ReadsAzureCsvRelativeToTheFirstRow) {
   auto trace = ParseTraceText(
       "TIMESTAMP,ContextTokens,GeneratedTokens\r\n"
