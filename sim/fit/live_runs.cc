@@ -4,8 +4,6 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -14,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/decimal.h"
+#include "base/read_file.h"
 #include "base/status_macros.h"
 #include "sim/metrics/result_reader.h"
 #include "sim/workload/bench_config.h"
@@ -25,11 +24,12 @@ namespace servesim::fit {
 namespace {
 
 absl::StatusOr<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat("--runs: cannot read ", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  // A directory where a file belongs is named as one, not read as empty.
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--runs: ", text.status().message()));
+  }
+  return text;
 }
 
 constexpr const char* kEngines[] = {"vllm", "sglang", "trtllm"};
@@ -130,8 +130,12 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
     }
     if (c_env >= 0) {
       for (absl::string_view kv : absl::StrSplit(row[c_env], absl::ByAnyChar("; "), absl::SkipEmpty())) {
-        ASSIGN_OR_RETURN(auto pair, scenarios::ParseEnvAssignment(std::string(kv)));
-        run.env.push_back(std::move(pair));
+        absl::StatusOr<std::pair<std::string, std::string>> pair =
+            scenarios::ParseEnvAssignment(std::string(kv));
+        if (!pair.ok()) {
+          return bad(absl::StrCat("env: expected KEY=VALUE, got \"", std::string(kv), "\""));
+        }
+        run.env.push_back(std::move(*pair));
       }
     }
     if (c_observed >= 0) {

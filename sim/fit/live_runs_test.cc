@@ -150,6 +150,20 @@ TEST(ReadLiveRunsTest, TextInAColumnOfItsOwnIsIgnored) {
             std::string::npos);
 }
 
+// A bad cell names its file, case and column; a directory named as a results
+// file is said to be one, not read as an empty file.
+TEST(ReadLiveRunsTest, BadEnvCellAndADirectoryAreNamed) {
+  const std::string env = ErrorOf(ReadLiveRuns(WriteTemp(
+      "env.csv", "case,serve_command,bench_command,env,mean_ttft_ms\n"
+                 "a,vllm serve m,vllm bench serve,FOO,250\n")));
+  EXPECT_NE(env.find("env.csv: case a: env: expected KEY=VALUE, got \"FOO\""), std::string::npos)
+      << env;
+  const std::string dir = ::testing::TempDir() + "/servesim_runs_dir";
+  std::filesystem::create_directories(dir + "/x.csv");
+  const std::string read = ErrorOf(ReadLiveRunsFrom(dir));
+  EXPECT_NE(read.find("x.csv: not a readable file (a directory)"), std::string::npos) << read;
+}
+
 // Spreadsheet programs write a UTF-8 byte-order mark before the header.
 TEST(ReadLiveRunsTest, SkipsALeadingByteOrderMark) {
   absl::StatusOr<std::vector<LiveRun>> runs =
