@@ -494,6 +494,21 @@ TEST(EndToEndTest, LeaveOneOutIsTheSameOnOneThreadOrTwo) {
   EXPECT_NE(f1.find("engine: TRTLLM"), std::string::npos) << f1;
 }
 
+// plan's errors name the flags given, not the bench command plan builds.
+TEST(EndToEndTest, PlanTraceErrorsNameThePlansFlags) {
+  const std::string rest =
+      " --slo-ttft-p99-ms 1000 --slo-tpot-mean-ms 100 --candidate 'vllm serve m -tp 8'";
+  Result slow = Servesim(std::string("plan --trace ") + SERVESIM_SHARED_DIR +
+                         "/traces/mooncake_conversation_trace.jsonl --rate-scale 1e-300" + rest);
+  EXPECT_EQ(slow.exit_code, 2) << slow.out;
+  EXPECT_NE(slow.out.find("servesim: --rate-scale: 1e-300 sends the trace's 2000 requests over"),
+            std::string::npos)
+      << slow.out;
+  Result empty = Servesim("plan --trace ''" + rest);
+  EXPECT_EQ(empty.exit_code, 2) << empty.out;
+  EXPECT_NE(empty.out.find("trace file: the path is empty"), std::string::npos) << empty.out;
+}
+
 // An engine with one run has no fold to fit without it: its row would be
 // predicted by parameters fitted on it, so leave-one-out refuses.
 TEST(EndToEndTest, LeaveOneOutRefusesAnEngineWithOneRun) {

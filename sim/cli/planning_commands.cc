@@ -22,6 +22,7 @@
 #include "sim/planning/sweep.h"
 #include "sim/planning/sweep_plots.h"
 #include "sim/planning/sweep_table.h"
+#include "sim/workload/arrivals.h"
 #include "sim/workload/trace_file.h"
 
 namespace servesim::cli {
@@ -293,6 +294,17 @@ int PlanCommand(const CliArgs& args) {
     if (*prompts > rows) {
       return ReportError(absl::InvalidArgumentError(absl::StrCat(
           "--num-prompts: ", *prompts, " but ", args.Get("--trace"), " has ", rows, " rows")));
+    }
+    // The replayed rows' span at this rate, checked here so that the error
+    // names the flag given (the bench command's --trace-time-scale is plan's).
+    const double span_s = static_cast<double>(trace->rows[*prompts - 1].arrival_offset_ns -
+                                              trace->rows.front().arrival_offset_ns) /
+                          1e9 / scale->value_or(1.0);
+    if (span_s > workload::kMaxArrivalSpanS) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat(
+          "--rate-scale: ", scale->value_or(1.0), " sends the trace's ", *prompts,
+          " requests over ", absl::SixDigits(span_s), " s; servesim simulates benchmarks whose "
+          "requests are sent within ", workload::kMaxArrivalSpanS / 86400, " days")));
     }
     absl::StatusOr<std::string> b =
         planning::TraceBenchCommand(args.Get("--trace"), scale->value_or(1.0), *prompts);

@@ -495,7 +495,10 @@ absl::StatusOr<std::vector<std::string>> ParseCandidates(const std::string& text
                                                          const std::string& origin) {
   std::vector<std::string> out;
   std::string pending;
-  for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+  // An editor's byte-order mark is no part of the first command.
+  absl::string_view body = text;
+  absl::ConsumePrefix(&body, "\xEF\xBB\xBF");
+  for (absl::string_view raw : absl::StrSplit(body, '\n')) {
     absl::string_view line = absl::StripAsciiWhitespace(WithoutComment(raw));
     if (pending.empty() && line.empty()) continue;  // blank, or a comment alone
     if (absl::ConsumeSuffix(&line, "\\")) {

@@ -103,6 +103,13 @@ TEST(TraceBenchCommandTest, RateScaleIsTheInverseTimeScale) {
             "--num-prompts: must be >= 1, got 0");
 }
 
+TEST(ParseCandidatesTest, SkipsALeadingByteOrderMark) {
+  absl::StatusOr<std::vector<std::string>> c =
+      ParseCandidates("\xEF\xBB\xBF" "vllm serve m -tp 8\n", "f");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(*c, (std::vector<std::string>{"vllm serve m -tp 8"}));
+}
+
 TEST(ParseCandidatesTest, SkipsCommentsAndJoinsContinuations) {
   absl::StatusOr<std::vector<std::string>> c = ParseCandidates(
       "# vLLM\nvllm serve m -tp 8\n\n  python3 -m sglang.launch_server \\\n  --tp 8\n", "f");

@@ -330,6 +330,7 @@ absl::StatusOr<TraceFile> ParseTraceText(std::string_view text, std::string_view
 }
 
 absl::StatusOr<TraceFile> ReadTraceFile(const std::string& path) {
+  if (path.empty()) return absl::InvalidArgumentError("trace file: the path is empty");
   absl::StatusOr<std::string> text = ReadFileToString(path);
   if (absl::IsNotFound(text.status())) {
     return absl::NotFoundError(absl::StrCat(path, ": cannot open trace file"));
