@@ -277,6 +277,20 @@ TEST(VllmServeTest, BlockSizeMustBeAChoiceAndIsForcedTo64) {
             std::string::npos);
 }
 
+// vLLM's --served-model-name takes several names (nargs="+"), each answered.
+TEST(VllmServeTest, ServedModelNamesAreEveryNameGiven) {
+  auto named = ParseV32ServeCommand("vllm serve m -tp 8 --served-model-name a b --max-num-seqs 8");
+  ASSERT_TRUE(named.ok()) << named.status();
+  EXPECT_EQ(std::vector<std::string>(named->served_model_names().begin(),
+                                     named->served_model_names().end()),
+            (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(named->max_num_seqs(), 8);
+  auto plain = ParseV32ServeCommand("vllm serve m -tp 8");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->served_model_names_size(), 1);
+  EXPECT_EQ(plain->served_model_names(0), "m");
+}
+
 TEST(VllmServeTest, TheModelIsRequired) {
   auto missing = ParseV32ServeCommand("vllm serve -tp 8");
   ASSERT_FALSE(missing.ok());

@@ -123,7 +123,10 @@ std::vector<FlagSpec> VllmFlagSpecs() {
       {"--no-enable-chunked-prefill", {}, false},
       {"--generation-config", {}},
   };
-  for (const std::string& f : VllmIgnoredFlags()) specs.push_back({f, {}, !IsSwitch(f)});
+  for (const std::string& f : VllmIgnoredFlags()) {
+    // --served-model-name takes several names (nargs="+"): the server answers to each.
+    specs.push_back({f, {}, !IsSwitch(f), f == "--served-model-name"});
+  }
   return specs;
 }
 
@@ -200,8 +203,12 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
     return absl::InvalidArgumentError("--serve: vllm serve needs the model: vllm serve MODEL");
   }
   // vLLM answers a request for any other model with 404 (_check_model).
-  ASSIGN_OR_RETURN(std::string served, flags.GetStringOr("--served-model-name", c.model()));
-  c.add_served_model_names(served);
+  if (flags.Has("--served-model-name")) {
+    ASSIGN_OR_RETURN(std::vector<std::string> names, flags.GetStrings("--served-model-name"));
+    for (const std::string& name : names) c.add_served_model_names(name);
+  } else {
+    c.add_served_model_names(c.model());
+  }
   for (const std::string& f : flags.given()) {
     if (std::find(VllmIgnoredFlags().begin(), VllmIgnoredFlags().end(), f) !=
         VllmIgnoredFlags().end()) {

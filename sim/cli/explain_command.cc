@@ -412,6 +412,10 @@ int ExplainCommand(const CliArgs& args) {
   if (!context.ok()) return ReportError(context.status());
   absl::StatusOr<scenarios::EnvVars> env = EnvFromArgs(args);
   if (!env.ok()) return ReportError(env.status());
+  if (args.Has("--json") && args.Has("--gpu-only-json")) {
+    return ReportError(absl::InvalidArgumentError(
+        "servesim explain: --json and --gpu-only-json are two outputs; give one"));
+  }
   absl::StatusOr<runner::PreparedRun> run =
       runner::PrepareRun(*context, args.Get("--serve"), *env, scenarios::ServeContext{});
   if (!run.ok()) return ReportError(run.status());
