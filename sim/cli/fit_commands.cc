@@ -2,6 +2,7 @@
 // fit of the few parameters no kernel measurement gives.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -53,8 +54,15 @@ absl::StatusOr<std::vector<fit::LiveRun>> RunsFromArgs(const CliArgs& args,
   return runs;
 }
 
+// The fit's time, or SOURCE_DATE_EPOCH's (the reproducible-builds
+// convention) where it is set, so that a refit can be byte-identical.
 std::string UtcDate() {
-  const std::time_t now = std::time(nullptr);
+  std::time_t now = std::time(nullptr);
+  int64_t epoch = 0;
+  if (const char* fixed = std::getenv("SOURCE_DATE_EPOCH");
+      fixed != nullptr && absl::SimpleAtoi(fixed, &epoch) && epoch >= 0) {
+    now = static_cast<std::time_t>(epoch);
+  }
   char buf[32];
   std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return buf;
