@@ -509,6 +509,24 @@ TEST(EndToEndTest, PlanTraceErrorsNameThePlansFlags) {
   EXPECT_NE(empty.out.find("trace file: the path is empty"), std::string::npos) << empty.out;
 }
 
+// Under SOURCE_DATE_EPOCH two fits of the same runs write the same bytes.
+TEST(EndToEndTest, AFitUnderSourceDateEpochIsByteIdentical) {
+  const std::string dir = ScratchDir();
+  auto fit = [&](const std::string& out) {
+    setenv("SOURCE_DATE_EPOCH", "1764892800", 1);
+    Result r = Servesim(std::string("fit --runs ") + SERVESIM_SHARED_DIR +
+                        "/validation/sharegpt_runs.csv --params none --engines trtllm "
+                        "--max-evaluations 4 --out " + out);
+    unsetenv("SOURCE_DATE_EPOCH");
+    return r;
+  };
+  ASSERT_EQ(fit(dir + "/e1.textproto").exit_code, 0);
+  ASSERT_EQ(fit(dir + "/e2.textproto").exit_code, 0);
+  const std::string one = ReadFile(dir + "/e1.textproto");
+  EXPECT_EQ(one, ReadFile(dir + "/e2.textproto"));
+  EXPECT_NE(one.find("generated_at: \"2025-12-05T00:00:00Z\""), std::string::npos) << one;
+}
+
 // An engine with one run has no fold to fit without it: its row would be
 // predicted by parameters fitted on it, so leave-one-out refuses.
 TEST(EndToEndTest, LeaveOneOutRefusesAnEngineWithOneRun) {
