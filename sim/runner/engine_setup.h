@@ -57,6 +57,10 @@ absl::Status AsEngineRefusal(const absl::Status& status);
 // without it (DeepSeek-V3) runs none of them, and the op graph prices dense MLA.
 std::string DescribeAttention(const models::ModelSpec& spec, absl::string_view dsa_path);
 
+// The header's GEMM backend: DeepGEMM, or `without_deep_gemm` (the engine's
+// fallback), which servesim prices from the same measured FP8 GEMM tables.
+std::string DescribeGemms(bool deep_gemm, absl::string_view without_deep_gemm);
+
 // "KV pool: 41.2 GiB per GPU = 552,000 tokens per DP rank (BF16, 78,324 B/token)".
 std::string DescribeKvPool(const models::ModelSpec& spec, const models::KvBudget& kv,
                            models::KvCacheDtype dtype, int dp_ranks);

@@ -107,9 +107,7 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
       "with an earlier request is prefilled again"));
   s.notes.push_back(absl::StrCat(
       "attention: TRTLLM ", DescribeAttention(spec, "(DSA)"), "; MoE: CUTLASS; GEMMs: ",
-      config.deep_gemm() ? "DeepGEMM FP8"
-                         : "TRT-LLM FP8 (TRTLLM_DG_ENABLED=0), priced as the measured FP8 GEMM "
-                           "tables like DeepGEMM: no separate factor",
+      DescribeGemms(config.deep_gemm(), "TRT-LLM FP8 (TRTLLM_DG_ENABLED=0)"),
       "; CUDA graphs ",
       config.cuda_graph_sizes().empty()
           ? std::string("off")

@@ -115,9 +115,7 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
                              "indexer logits ",
                              max_model_len, " wide per row, filled with -inf past its context)")),
       "; GEMMs: ",
-      config.deep_gemm() ? "DeepGEMM FP8"
-                         : "CUTLASS FP8 (VLLM_USE_DEEP_GEMM=0), priced as the measured FP8 GEMM "
-                           "tables like DeepGEMM: no separate factor",
+      DescribeGemms(config.deep_gemm(), "CUTLASS FP8 (VLLM_USE_DEEP_GEMM=0)"),
       "; CUDA graphs ",
       config.cuda_graph_sizes().empty()
           ? std::string("off")
