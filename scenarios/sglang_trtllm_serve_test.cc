@@ -293,7 +293,8 @@ TEST_F(TrtllmYamlTest, NullCudaGraphConfigDisablesGraphs) {
 // options servesim reads only to check them.
 TEST_F(TrtllmYamlTest, ValuesOfTheWrongTypeAreRefusedWithTheLine) {
   const std::pair<const char*, const char*> cases[] = {
-      {"cuda_graph_config: 5\n", "line 1: cuda_graph_config: expected a mapping or null, got \"5\""},
+      {"cuda_graph_config: 5\n",
+       "line 1: cuda_graph_config: expected a mapping or null, got \"5\""},
       {"kv_cache_config:\n  enable_block_reuse: maybe\n",
        "line 2: kv_cache_config.enable_block_reuse: expected true or false, got \"maybe\""},
       {"print_iter_log: banana\n", "line 1: print_iter_log: expected true or false"},
