@@ -256,6 +256,16 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
       continue;
     }
     c.trials = std::move(*trials);
+    // An engine that turns every request away measures nothing: refused with
+    // its reason, as `servesim run` refuses it.
+    if (const NodeTrial& first = c.trials.front();
+        first.figures.completed == 0 && first.figures.failed > 0) {
+      c.status = PointStatus::kRefused;
+      c.reason = absl::StrCat("every request fails: the engine rejects each of the ",
+                              first.figures.failed, ", e.g. \"", first.first_error, "\"");
+      broken.push_back(std::move(c));
+      continue;
+    }
     for (const NodeTrial& t : c.trials) {
       if (t.meets && (c.nodes == 0 || t.nodes < c.nodes)) {
         c.nodes = t.nodes;
@@ -360,8 +370,22 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
   const CandidateResult* best =
       !result.ranked.empty() && result.ranked.front().nodes > 0 ? &result.ranked.front() : nullptr;
   if (best == nullptr) {
-    absl::StrAppend(&out, "No candidate meets every SLO with up to ", options.max_nodes,
-                    " nodes.\n");
+    // The search probes 1, 2, 4, ... up to --max-nodes: only up to 2 is that
+    // every count, and more nodes can do worse, so an untried count may meet.
+    std::vector<std::string> probes;
+    for (int n = 1;; n = std::min(2 * n, options.max_nodes)) {
+      probes.push_back(absl::StrCat(n));
+      if (n >= options.max_nodes) break;
+    }
+    if (options.max_nodes <= 2) {
+      absl::StrAppend(&out, "No candidate meets every SLO with up to ", options.max_nodes,
+                      " nodes.\n");
+    } else {
+      absl::StrAppend(&out, "No candidate meets every SLO at the node counts tried (",
+                      absl::StrJoin(probes, ", "),
+                      "); the counts between them were not tried, and one may meet (more "
+                      "nodes can do worse).\n");
+    }
   } else {
     const PointFigures& f = best->answer.figures;
     absl::StrAppend(&out, "best: ", best->serve_command, "\n");

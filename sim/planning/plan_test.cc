@@ -246,6 +246,25 @@ TEST(PlanTest, CandidatesAreRefusedForAModelTheyDoNotServe) {
   EXPECT_NE(r->ranked[0].reason.find("does not exist"), std::string::npos) << r->ranked[0].reason;
 }
 
+// An engine that rejects every prompt (longer than its --max-model-len) is
+// refused with the engine's reason, as `servesim run` refuses it, not
+// ranked as a candidate that fails its SLOs.
+TEST(PlanTest, ACandidateThatRejectsEveryRequestIsRefused) {
+  const std::string bench =
+      "vllm bench serve --dataset-name random --random-input-len 1024 --random-output-len 16 "
+      "--num-prompts 20";
+  absl::StatusOr<PlanResult> r =
+      Plan(Context(), bench, {"vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --max-model-len 512"},
+           ChatSlo(), PlanOptions{});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->ranked.size(), 1u);
+  EXPECT_EQ(r->ranked[0].status, PointStatus::kRefused);
+  EXPECT_NE(r->ranked[0].reason.find("every request fails: the engine rejects each of the 20, "
+                                     "e.g. \"This model's maximum context length is 512"),
+            std::string::npos)
+      << r->ranked[0].reason;
+}
+
 TEST(PlanTest, ReportNamesBestRefusedAndFailingCandidates) {
   const std::string bench =
       "vllm bench serve --dataset-name random --random-input-len 1024 --random-output-len 64 "
@@ -270,6 +289,13 @@ TEST(PlanTest, ReportNamesBestRefusedAndFailingCandidates) {
   EXPECT_NE(report.find("No candidate meets every SLO with up to 2 nodes"), std::string::npos);
   EXPECT_NE(report.find("at 2 node(s): output throughput (tok/s)"), std::string::npos) << report;
   EXPECT_NE(report.find("refused: "), std::string::npos);
+  // Past 2 the probes skip counts, which the report must not claim to have
+  // ruled out (more nodes can do worse: 7 may meet where 8 fails).
+  options.max_nodes = 6;
+  EXPECT_NE(FormatPlanReport(*r, slo, options)
+                .find("No candidate meets every SLO at the node counts tried (1, 2, 4, 6); the "
+                      "counts between them were not tried"),
+            std::string::npos);
 }
 
 // The committed parameters were fitted on 1000-request ShareGPT bursts (no
@@ -406,16 +432,20 @@ TEST(PlanTest, AnInstanceWiderThanMaxNodesIsNotPlanned) {
 }
 
 // A request the engine rejects fails at every node count: the report says
-// why, not only that one failed.
+// why, not only that one failed. (Prompts of 85k-255k tokens: the engine
+// takes those within its 163,840 and rejects the rest.)
 TEST(PlanTest, ReportGivesAFailedRequestsError) {
   const PlanOptions options = OneNodeAtMost();
   absl::StatusOr<PlanResult> r =
       Plan(Context(),
            "vllm bench serve --dataset-name random --random-input-len 170000 "
-           "--random-output-len 4 --num-prompts 1",
+           "--random-range-ratio 0.5 --random-output-len 4 --num-prompts 6",
            {kVllmTp8}, ChatSlo(), options);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->ranked.size(), 1u);
+  EXPECT_EQ(r->ranked[0].status, PointStatus::kOk) << r->ranked[0].reason;
+  EXPECT_GT(r->ranked[0].largest.figures.completed, 0);
+  EXPECT_GT(r->ranked[0].largest.figures.failed, 0);
   EXPECT_EQ(r->ranked[0].nodes, 0);
   EXPECT_NE(r->ranked[0].largest.first_error.find("maximum context length is 163840"),
             std::string::npos)
