@@ -24,6 +24,17 @@ double SelectPercentile(std::vector<double>& values, double percentile) {
 // Takes the list by value: the percentiles reorder it.
 LatencyStats StatsMs(std::vector<double> seconds, const std::vector<double>& percentiles) {
   LatencyStats s;
+  // Mean and spread first, summed in the client's order: the selections
+  // below reorder the list, and which percentiles were asked for would
+  // change the sums' last bits.
+  if (!seconds.empty()) {
+    const double n = static_cast<double>(seconds.size());
+    const double mean = std::accumulate(seconds.begin(), seconds.end(), 0.0) / n;
+    double sq = 0;
+    for (double v : seconds) sq += (v - mean) * (v - mean);
+    s.mean_ms = mean * 1e3;
+    s.std_ms = std::sqrt(sq / n) * 1e3;
+  }
   // numpy over [0]: every statistic is 0.
   auto ms_at = [&](double p) {
     return seconds.empty() ? 0.0 : SelectPercentile(seconds, p) * 1e3;
@@ -35,12 +46,6 @@ LatencyStats StatsMs(std::vector<double> seconds, const std::vector<double>& per
                           [](const auto& pm) { return pm.first == 99.0; });
   s.p99_ms = p99 != s.percentiles_ms.end() ? p99->second : ms_at(99);
   if (seconds.empty()) return s;
-  const double n = static_cast<double>(seconds.size());
-  const double mean = std::accumulate(seconds.begin(), seconds.end(), 0.0) / n;
-  double sq = 0;
-  for (double v : seconds) sq += (v - mean) * (v - mean);
-  s.mean_ms = mean * 1e3;
-  s.std_ms = std::sqrt(sq / n) * 1e3;
   s.median_ms = ms_at(50);
   return s;
 }
