@@ -392,7 +392,12 @@ int PlanCommand(const CliArgs& args) {
   }
   // An answer, but not a plan: a script sizing a fleet must not read it as one.
   if (result->ranked.empty() || result->ranked.front().nodes == 0) {
-    std::fprintf(stderr, "servesim: plan: no candidate meets every SLO with up to %d nodes\n",
+    // Past 2 the search probes powers of two only (the report lists them).
+    std::fprintf(stderr,
+                 options.max_nodes <= 2
+                     ? "servesim: plan: no candidate meets every SLO with up to %d nodes\n"
+                     : "servesim: plan: no candidate meets every SLO at the node counts tried "
+                       "(powers of two up to %d)\n",
                  options.max_nodes);
     return kExitNoPlan;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -30,12 +31,30 @@ std::string Shortest(double v) {
   return std::string(buf, end);
 }
 
-std::string DescribeCheck(const SloCheck& c) {
-  if (c.limit == 0) {
-    return absl::StrFormat("%s %.4g %s %.4g", c.name, c.value, c.at_least ? "<" : ">", c.limit);
+// A figure and its limit with the fewest significant digits (4 at least,
+// no exponent below 1e9) that tell them apart: "52.41 > 52.41" says nothing.
+std::pair<std::string, std::string> TwoFigures(double value, double limit) {
+  for (int digits = 4; digits < 17; ++digits) {
+    auto text = [&](double v) {
+      return std::abs(v) >= 1e4 && std::abs(v) < 1e9 && digits <= 9
+                 ? absl::StrFormat("%.0f", v)
+                 : absl::StrFormat("%.*g", digits, v);
+    };
+    std::string a = text(value), b = text(limit);
+    if (a != b || value == limit) return {a, b};
   }
-  return absl::StrFormat("%s %.4g %s %.4g (%+.0f%%)", c.name, c.value, c.at_least ? "<" : ">",
-                         c.limit, c.at_least ? -c.excess_pct() : c.excess_pct());
+  return {absl::StrFormat("%.17g", value), absl::StrFormat("%.17g", limit)};
+}
+
+std::string DescribeCheck(const SloCheck& c) {
+  const auto [value, limit] = TwoFigures(c.value, c.limit);
+  if (c.limit == 0) {
+    return absl::StrFormat("%s %s %s %s", c.name, value, c.at_least ? "<" : ">", limit);
+  }
+  const double pct = c.at_least ? -c.excess_pct() : c.excess_pct();
+  return absl::StrFormat("%s %s %s %s (%s%%)", c.name, value, c.at_least ? "<" : ">", limit,
+                         std::abs(pct) < 0.5 ? absl::StrFormat("%+.2g", pct)
+                                             : absl::StrFormat("%+.0f", pct));
 }
 
 std::string Failures(const NodeTrial& t) {
@@ -362,7 +381,7 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
                   "; N searched up to ", options.max_nodes, "\n");
   if (options.slowdown > 0) {
     absl::StrAppend(&out, "margin: every iteration and API-server request ",
-                    Shortest(100 * options.slowdown),
+                    absl::StrFormat("%.6g", 100 * options.slowdown),
                     " % slower than predicted (--slowdown); the figures below include it\n");
   }
   absl::StrAppend(&out, "\n");
