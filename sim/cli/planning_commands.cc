@@ -397,7 +397,7 @@ int PlanCommand(const CliArgs& args) {
                  options.max_nodes <= 2
                      ? "servesim: plan: no candidate meets every SLO with up to %d nodes\n"
                      : "servesim: plan: no candidate meets every SLO at the node counts tried "
-                       "(powers of two up to %d)\n",
+                       "(1, 2, 4, ... and %d: see the report)\n",
                  options.max_nodes);
     return kExitNoPlan;
   }
