@@ -31,32 +31,6 @@ std::string Shortest(double v) {
   return std::string(buf, end);
 }
 
-// A figure and its limit with the fewest significant digits (4 at least,
-// no exponent below 1e9) that tell them apart: "52.41 > 52.41" says nothing.
-std::pair<std::string, std::string> TwoFigures(double value, double limit) {
-  for (int digits = 4; digits < 17; ++digits) {
-    auto text = [&](double v) {
-      return std::abs(v) >= 1e4 && std::abs(v) < 1e9 && digits <= 9
-                 ? absl::StrFormat("%.0f", v)
-                 : absl::StrFormat("%.*g", digits, v);
-    };
-    std::string a = text(value), b = text(limit);
-    if (a != b || value == limit) return {a, b};
-  }
-  return {absl::StrFormat("%.17g", value), absl::StrFormat("%.17g", limit)};
-}
-
-std::string DescribeCheck(const SloCheck& c) {
-  const auto [value, limit] = TwoFigures(c.value, c.limit);
-  if (c.limit == 0) {
-    return absl::StrFormat("%s %s %s %s", c.name, value, c.at_least ? "<" : ">", limit);
-  }
-  const double pct = c.at_least ? -c.excess_pct() : c.excess_pct();
-  return absl::StrFormat("%s %s %s %s (%s%%)", c.name, value, c.at_least ? "<" : ">", limit,
-                         std::abs(pct) < 0.5 ? absl::StrFormat("%+.2g", pct)
-                                             : absl::StrFormat("%+.0f", pct));
-}
-
 std::string Failures(const NodeTrial& t) {
   std::vector<std::string> parts;
   for (const SloCheck& c : t.checks) {
@@ -93,6 +67,37 @@ std::string TransientWarning(const PlanResult& result, const PointFigures& f) {
 }
 
 }  // namespace
+
+// A figure and its limit with the fewest significant digits (4 at least,
+// no exponent below 1e9) that tell them apart: "52.41 > 52.41" says nothing.
+namespace {
+
+std::pair<std::string, std::string> TwoFigures(double value, double limit) {
+  for (int digits = 4; digits < 17; ++digits) {
+    auto text = [&](double v) {
+      return std::abs(v) >= 1e4 && std::abs(v) < 1e9 && digits <= 9
+                 ? absl::StrFormat("%.0f", v)
+                 : absl::StrFormat("%.*g", digits, v);
+    };
+    std::string a = text(value), b = text(limit);
+    if (a != b || value == limit) return {a, b};
+  }
+  return {absl::StrFormat("%.17g", value), absl::StrFormat("%.17g", limit)};
+}
+
+}  // namespace
+
+std::string DescribeCheck(const SloCheck& c) {
+  const auto [value, limit] = TwoFigures(c.value, c.limit);
+  if (c.limit == 0) {
+    return absl::StrFormat("%s %s %s %s", c.name, value, c.at_least ? "<" : ">", limit);
+  }
+  const double pct = c.at_least ? -c.excess_pct() : c.excess_pct();
+  return absl::StrFormat("%s %s %s %s (%s%%)", c.name, value, c.at_least ? "<" : ">", limit,
+                         std::abs(pct) < 0.5 ? absl::StrFormat("%+.2g", pct)
+                                             : absl::StrFormat("%+.0f", pct));
+}
+
 
 double SloCheck::excess_pct() const {
   if (ok() || limit == 0) return 0;

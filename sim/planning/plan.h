@@ -38,6 +38,9 @@ struct SloCheck {
 };
 
 std::vector<SloCheck> CheckSlos(const PointFigures& figures, const Slo& slo);
+// "mean TPOT (ms) 35.56 > 10 (+256%)": a failed check as the report prints
+// it, with as many digits as tell the figure from its limit.
+std::string DescribeCheck(const SloCheck& check);
 bool MeetsAll(const std::vector<SloCheck>& checks);
 
 // One node count tried.

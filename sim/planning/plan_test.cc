@@ -249,6 +249,16 @@ TEST(PlanTest, CandidatesAreRefusedForAModelTheyDoNotServe) {
 // An engine that rejects every prompt (longer than its --max-model-len) is
 // refused with the engine's reason, as `servesim run` refuses it, not
 // ranked as a candidate that fails its SLOs.
+TEST(DescribeCheckTest, PrintsTheDigitsThatTellFigureFromLimit) {
+  EXPECT_EQ(DescribeCheck({"mean TPOT (ms)", 10, 35.5555, false}),
+            "mean TPOT (ms) 35.56 > 10 (+256%)");
+  // Four digits print both as 52.41.
+  EXPECT_EQ(DescribeCheck({"mean TPOT (ms)", 52.405595635424, 52.4109, false}),
+            "mean TPOT (ms) 52.411 > 52.406 (+0.01%)");
+  EXPECT_EQ(DescribeCheck({"output throughput (tok/s)", 20000, 4104.2, true}),
+            "output throughput (tok/s) 4104 < 20000 (-79%)");
+}
+
 TEST(PlanTest, ACandidateThatRejectsEveryRequestIsRefused) {
   const std::string bench =
       "vllm bench serve --dataset-name random --random-input-len 1024 --random-output-len 16 "
