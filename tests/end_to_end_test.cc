@@ -308,7 +308,8 @@ TEST(EndToEndTest, SavedSetupKeysAreOneDictAsVllmBuildsIt) {
       "--num-prompts 2 --metadata num_prompts=5 burstiness=3 a=1 a=2 label=L", "setup.json", r);
   EXPECT_EQ(json.rfind("{\"label\": \"L\", \"model_id\": \"deepseek-ai/DeepSeek-V3.2\", "
                        "\"tokenizer_id\": \"deepseek-ai/DeepSeek-V3.2\", \"num_prompts\": \"5\", "
-                       "\"burstiness\": 1.0, \"a\": \"2\", \"duration\": ",
+                       "\"burstiness\": 1.0, \"a\": \"2\", \"request_rate\": \"inf\", "
+                       "\"max_concurrency\": null, \"duration\": ",
                        0),
             0u)
       << json.substr(0, 300);
@@ -332,7 +333,8 @@ TEST(EndToEndTest, RampUpIsAnnouncedAndSavedAsVllmDoes) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("Request rate configured"), std::string::npos);
-  EXPECT_NE(json.find("\"burstiness\": 1.0, \"ramp_up_strategy\": \"linear\", "
+  EXPECT_NE(json.find("\"burstiness\": 1.0, \"max_concurrency\": null, "
+                      "\"ramp_up_strategy\": \"linear\", "
                       "\"ramp_up_start_rps\": 1, \"ramp_up_end_rps\": 10, \"duration\": "),
             std::string::npos)
       << json.substr(0, 300);

@@ -193,6 +193,15 @@ std::string JsonString(const std::string& s) {
   return out + "\"";
 }
 
+std::vector<std::pair<std::string, std::string>> TrafficSetupJson(
+    double request_rate, double burstiness, std::optional<int64_t> max_concurrency) {
+  return {{"request_rate",
+           std::isfinite(request_rate) ? JsonNumber(request_rate) : std::string("\"inf\"")},
+          {"burstiness", JsonNumber(burstiness)},
+          {"max_concurrency",
+           max_concurrency ? absl::StrCat(*max_concurrency) : std::string("null")}};
+}
+
 std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options,
                              const std::string& extra) {
   auto num = [](double v) { return JsonNumber(v); };
@@ -211,24 +220,39 @@ std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options
     for (const auto& gaps : m.itls_s) itls.push_back(doubles(gaps));
   }
 
+  // benchmark()'s result dict in its order (engine-defaults.md B5): the
+  // figures, the per-request arrays (without --save-detailed vllm deletes all
+  // but latencies and start_times), the two peaks, then each latency block.
   std::vector<std::pair<std::string, std::string>> kv = {
       {"duration", num(m.duration_s)},
       {"completed", absl::StrCat(m.completed)},
       {"failed", absl::StrCat(m.failed)},
-      {"max_concurrency", options.max_concurrency ? absl::StrCat(*options.max_concurrency)
-                                                  : std::string("null")},
-      // vllm saves an unbounded rate as the string "inf".
-      {"request_rate", std::isfinite(options.request_rate) ? num(options.request_rate)
-                                                           : std::string("\"inf\"")},
       {"total_input_tokens", absl::StrCat(m.total_input_tokens)},
       {"total_output_tokens", absl::StrCat(m.total_output_tokens)},
       {"request_throughput", num(m.request_throughput)},
       {"request_goodput", m.request_goodput ? num(*m.request_goodput) : std::string("null")},
       {"output_throughput", num(m.output_throughput)},
       {"total_token_throughput", num(m.total_token_throughput)},
-      {"max_output_tokens_per_s", num(m.max_output_tokens_per_s)},
-      {"max_concurrent_requests", num(m.max_concurrent_requests)},
   };
+  if (options.per_request_arrays) {
+    kv.emplace_back("input_lens", ints(m.input_lens));
+    kv.emplace_back("output_lens", ints(m.output_lens));
+    kv.emplace_back("ttfts", doubles(m.ttfts_s));
+    kv.emplace_back("itls", absl::StrCat("[", absl::StrJoin(itls, ", "), "]"));
+  }
+  kv.emplace_back("latencies", doubles(m.latencies_s));
+  kv.emplace_back("start_times", doubles(m.start_times_s));
+  if (options.per_request_arrays) {
+    // servesim has no text: one empty string per request keeps the array's shape.
+    std::vector<std::string> texts(m.errors.size(), "\"\"");
+    kv.emplace_back("generated_texts", absl::StrCat("[", absl::StrJoin(texts, ", "), "]"));
+    std::vector<std::string> errors;
+    errors.reserve(m.errors.size());
+    for (const std::string& e : m.errors) errors.push_back(JsonString(e));
+    kv.emplace_back("errors", absl::StrCat("[", absl::StrJoin(errors, ", "), "]"));
+  }
+  kv.emplace_back("max_output_tokens_per_s", num(m.max_output_tokens_per_s));
+  kv.emplace_back("max_concurrent_requests", num(m.max_concurrent_requests));
   for (const LatencyMetric& l : kLatencyMetrics) {
     if (!Selected(options, l.key)) continue;
     const LatencyStats& s = m.*l.stats;
@@ -243,29 +267,16 @@ std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options
       if (!seen) kv.emplace_back(std::move(key), num(ms));
     }
   }
-  // vllm's key order; without --save-detailed it deletes all but latencies
-  // and start_times.
-  if (options.per_request_arrays) {
-    kv.emplace_back("input_lens", ints(m.input_lens));
-    kv.emplace_back("output_lens", ints(m.output_lens));
-    kv.emplace_back("ttfts", doubles(m.ttfts_s));
-  }
-  kv.emplace_back("latencies", doubles(m.latencies_s));
-  kv.emplace_back("start_times", doubles(m.start_times_s));
-  if (options.per_request_arrays) {
-    kv.emplace_back("itls", absl::StrCat("[", absl::StrJoin(itls, ", "), "]"));
-    std::vector<std::string> errors;
-    errors.reserve(m.errors.size());
-    for (const std::string& e : m.errors) errors.push_back(JsonString(e));
-    kv.emplace_back("errors", absl::StrCat("[", absl::StrJoin(errors, ", "), "]"));
-  }
-  // The setup keys go first; one that names a figure (a --metadata key)
-  // yields to it, as in vllm's dict merge.
-  std::vector<std::pair<std::string, std::string>> setup;
-  for (const auto& [key, value] : options.setup_json) {
-    const bool figure =
-        std::any_of(kv.begin(), kv.end(), [&](const auto& f) { return f.first == key; });
-    if (!figure) setup.emplace_back(key, value);
+  // The setup keys go first. vllm merges {**setup, **result}: a setup key
+  // that names a figure too (a --metadata key) keeps its place and takes the
+  // figure's value.
+  std::vector<std::pair<std::string, std::string>> setup = options.setup_json;
+  for (auto& [key, value] : setup) {
+    auto figure = std::find_if(kv.begin(), kv.end(), [&](const auto& f) { return f.first == key; });
+    if (figure != kv.end()) {
+      value = figure->second;
+      kv.erase(figure);
+    }
   }
   kv.insert(kv.begin(), setup.begin(), setup.end());
 

@@ -22,17 +22,25 @@ struct ReportOptions {
   std::vector<std::string> percentile_metrics = {"ttft", "tpot", "itl"};
   // The saved JSON's setup keys that vllm writes before the figures, as
   // (key, JSON value text) pairs: label, model_id, tokenizer_id, num_prompts,
-  // burstiness, then --metadata's. Its "date" (the wall clock) is left out:
-  // servesim's output is deterministic.
+  // --metadata's, request_rate, burstiness, max_concurrency, the ramp-up
+  // keys. Its "date" (the wall clock) is left out: servesim's output is
+  // deterministic.
   std::vector<std::pair<std::string, std::string>> setup_json;
   // The per-request arrays vllm keeps only with --save-detailed (input_lens,
-  // output_lens, ttfts, itls, errors; it has no generated texts to save).
+  // output_lens, ttfts, itls, generated_texts, errors; servesim's texts are
+  // empty strings).
   bool per_request_arrays = true;
 };
 
 // The "==== Serving Benchmark Result ====" block, byte for byte in vllm's
 // layout ("{:<40} {:<10.2f}" lines, trailing spaces included).
 std::string FormatBenchReport(const BenchMetrics& m, const ReportOptions& options);
+
+// main()'s traffic keys of the saved JSON, in its order: request_rate (an
+// unbounded rate as the string "inf"), burstiness, max_concurrency (null
+// when unset). Part of ReportOptions::setup_json.
+std::vector<std::pair<std::string, std::string>> TrafficSetupJson(
+    double request_rate, double burstiness, std::optional<int64_t> max_concurrency);
 
 // The --save-result JSON: vllm's keys, plus the per-request arrays.
 // `extra` is a JSON object body (without braces) of servesim's own keys, or "".

@@ -1,5 +1,8 @@
 #include "sim/metrics/report.h"
 
+#include <algorithm>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,13 +98,44 @@ TEST(ReportTest, SetupKeysLeadTheJsonAndYieldToFigures) {
   EXPECT_EQ(json.find("\"duration\": \"x\""), std::string::npos);
 }
 
+// main()'s traffic block: setup keys, before the figures.
 TEST(ReportTest, AnUnboundedRequestRateIsSavedAsVllmsInfString) {
   BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0));
   ReportOptions options;
-  options.request_rate = std::numeric_limits<double>::infinity();
-  EXPECT_NE(FormatResultJson(m, options, "").find("\"request_rate\": \"inf\""), std::string::npos);
-  options.request_rate = 2.5;
-  EXPECT_NE(FormatResultJson(m, options, "").find("\"request_rate\": 2.5,"), std::string::npos);
+  options.setup_json =
+      TrafficSetupJson(std::numeric_limits<double>::infinity(), 1.0, std::nullopt);
+  EXPECT_EQ(FormatResultJson(m, options, "")
+                .rfind("{\"request_rate\": \"inf\", \"burstiness\": 1.0, "
+                       "\"max_concurrency\": null, \"duration\": 3",
+                       0),
+            0u);
+  options.setup_json = TrafficSetupJson(2.5, 0.5, 8);
+  EXPECT_EQ(FormatResultJson(m, options, "")
+                .rfind("{\"request_rate\": 2.5, \"burstiness\": 0.5, \"max_concurrency\": 8, ", 0),
+            0u);
+}
+
+// benchmark()'s keys in their order (engine-defaults.md B5): the arrays
+// between the throughputs and the two peaks, the latency blocks last.
+TEST(ReportTest, SavedKeysFollowVllmsOrder) {
+  BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0));
+  ReportOptions options;
+  const std::string json = FormatResultJson(m, options, "");
+  std::vector<size_t> at;
+  for (const char* key : {"\"total_token_throughput\"", "\"input_lens\"", "\"output_lens\"",
+                          "\"ttfts\"", "\"itls\"", "\"latencies\"", "\"start_times\"",
+                          "\"generated_texts\"", "\"errors\"", "\"max_output_tokens_per_s\"",
+                          "\"max_concurrent_requests\"", "\"mean_ttft_ms\""}) {
+    at.push_back(json.find(key));
+    ASSERT_NE(at.back(), std::string::npos) << key;
+  }
+  EXPECT_TRUE(std::is_sorted(at.begin(), at.end())) << json;
+  EXPECT_NE(json.find("\"generated_texts\": [\"\", \"\", \"\"]"), std::string::npos);
+  options.per_request_arrays = false;  // without --save-detailed
+  const std::string plain = FormatResultJson(m, options, "");
+  EXPECT_EQ(plain.find("\"itls\""), std::string::npos);
+  EXPECT_EQ(plain.find("\"generated_texts\""), std::string::npos);
+  EXPECT_NE(plain.find("\"start_times\""), std::string::npos);
 }
 
 TEST(ReportTest, JsonNumbersReadLikePython) {

@@ -452,7 +452,10 @@ std::vector<std::pair<std::string, std::string>> ResultSetupJson(
   set("tokenizer_id", metrics::JsonString(bench.tokenizer.empty() ? model_id : bench.tokenizer));
   set("num_prompts", absl::StrCat(num_prompts));
   for (const auto& [key, value] : bench.metadata) set(key, metrics::JsonString(value));
-  set("burstiness", metrics::JsonNumber(bench.burstiness));
+  for (auto& [key, value] :
+       metrics::TrafficSetupJson(bench.request_rate, bench.burstiness, bench.max_concurrency)) {
+    set(key, std::move(value));
+  }
   if (bench.ramp_up.has_value()) {
     // vllm's rps_change_events (wall-clock ISO times) are left out, as its date is.
     set("ramp_up_strategy",
