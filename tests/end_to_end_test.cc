@@ -247,7 +247,7 @@ TEST(EndToEndTest, HeaderNamesEachWayAPredictionExtrapolates) {
   ASSERT_EQ(far.exit_code, 0) << far.out;
   for (const char* line :
        {"\n# extrapolation: prompts up to 3999 tokens, the fitted runs' longest ",
-        " requests running at the peak (1-s buckets), the fitted runs' fewest 1000",
+        " requests running at the peak, the fitted runs' fewest 1000",
         "\n# extrapolation: no fitted run had this layout (8 GPUs: attention TP8xDP1, MoE "
         "TP1xEP8)",
         "\n# extrapolation: requests arrive over time"}) {

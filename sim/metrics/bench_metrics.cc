@@ -136,12 +136,13 @@ BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
   m.itl = StatsMs(std::move(itls), percentiles);
   m.e2el = StatsMs(std::move(e2els), percentiles);
 
-  // 1-second buckets from the first send, as the client builds them: one
-  // count per chunk, and per request one count in every second it is active.
+  // Peak output: 1-second buckets from the first send, as the client builds
+  // them, one count per chunk.
   if (any) {
     const size_t buckets =
         static_cast<size_t>(std::ceil(max_end_s - min_start_s)) + 1;
-    std::vector<double> chunks(buckets, 0), active(buckets, 0);
+    std::vector<double> chunks(buckets, 0);
+    std::vector<std::pair<double, int>> active;  // (time, +1 start or -1 end)
     // The saved arrays hold every request, failed ones too, in record order.
     for (size_t i = 0; i < records.size(); ++i) {
       const RequestRecord& r = records[i];
@@ -153,12 +154,16 @@ BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
       };
       add_chunk(t);
       for (double gap : m.itls_s[i]) add_chunk(t += gap);
-      const auto first = static_cast<size_t>(m.start_times_s[i] - min_start_s);
-      const auto last = static_cast<size_t>(m.start_times_s[i] + m.latencies_s[i] - min_start_s);
-      for (size_t s = first; s <= last && s < buckets; ++s) active[s] += 1;
+      active.push_back({m.start_times_s[i], +1});
+      active.push_back({m.start_times_s[i] + m.latencies_s[i], -1});
     }
     m.max_output_tokens_per_s = *std::max_element(chunks.begin(), chunks.end());
-    m.max_concurrent_requests = *std::max_element(active.begin(), active.end());
+    // Peak concurrency: a sweep line over each request's [start, start +
+    // latency) (engine-defaults.md B5), an end before a start at one instant.
+    std::sort(active.begin(), active.end());
+    int64_t now = 0, peak = 0;
+    for (const auto& [at, step] : active) peak = std::max(peak, now += step);
+    m.max_concurrent_requests = static_cast<double>(peak);
   }
   return m;
 }

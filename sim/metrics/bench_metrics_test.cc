@@ -54,6 +54,20 @@ TEST(BenchMetricsTest, MeanAndStdDoNotDependOnThePercentilesAsked) {
   }
 }
 
+// Peak concurrency is a sweep line over [start, start + latency): two
+// requests in one second that never overlap count once (1-s buckets said
+// 2), and one that ends as another starts does not overlap it.
+TEST(BenchMetricsTest, PeakConcurrencyCountsRequestsActiveAtOneInstant) {
+  BenchMetrics apart = ComputeBenchMetrics(
+      {Record(0.0, {0.1, 0.4}, 10, 2), Record(0.5, {0.6, 0.9}, 10, 2)}, sim::Seconds(1.0));
+  EXPECT_DOUBLE_EQ(apart.max_concurrent_requests, 1.0);
+  BenchMetrics touching = ComputeBenchMetrics(
+      {Record(0.0, {0.5, 1.0}, 10, 2), Record(1.0, {1.5, 2.0}, 10, 2),
+       Record(0.2, {0.3}, 10, 1)},
+      sim::Seconds(2.0));
+  EXPECT_DOUBLE_EQ(touching.max_concurrent_requests, 2.0);
+}
+
 TEST(BenchMetricsTest, FailedRequestsAreCountedButNotMeasured) {
   auto records = ThreeRequests();
   records[2].success = false;

@@ -75,15 +75,15 @@ std::vector<Extrapolation> ExtrapolationNotes(const scenarios::EngineParams& par
   const double running = shape.Running();
   if (running < 0.5 * static_cast<double>(c.min_peak_concurrency())) {
     notes.push_back({kLowerLoad, absl::StrFormat(
-        "extrapolation: about %.0f requests running at the peak (1-s buckets%s), the fitted "
+        "extrapolation: about %.0f requests running at the peak%s, the fitted "
         "runs' fewest %d: their host cost per step and per sequence could not be told apart, "
         "and the fitted %.1f ms per step weighs on low-load TPOT (README, Accuracy)",
-        running, running < shape.peak_concurrency ? ", the engine's running cap" : "",
+        running, running < shape.peak_concurrency ? " (the engine's running cap)" : "",
         c.min_peak_concurrency(), params.step_cpu_us() / 1000.0)});
   }
   if (shape.peak_concurrency > 2.0 * static_cast<double>(c.max_peak_concurrency())) {
     notes.push_back({kHigherLoad, absl::StrFormat(
-        "extrapolation: about %.0f requests active at the peak (1-s buckets), the fitted "
+        "extrapolation: about %.0f requests active at the peak, the fitted "
         "runs' most %d: KV admission, preemption and the per-sequence host cost run past any "
         "live run",
         shape.peak_concurrency, c.max_peak_concurrency())});

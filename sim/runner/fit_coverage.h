@@ -26,7 +26,7 @@ struct WorkloadShape {
   std::string model;                 // the model spec's name
   int64_t longest_prompt_tokens = 0;  // of the requests the engine accepted
   bool all_sent_at_start = true;      // every request sent at t = 0
-  double peak_concurrency = 0;        // requests active at the peak (1-s buckets), one replica
+  double peak_concurrency = 0;        // requests active at once at the peak, one replica
   int64_t running_cap = 0;            // requests the engine runs at once (all DP ranks); 0: none
   std::string layout_family;          // LayoutFamily
 

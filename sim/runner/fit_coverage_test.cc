@@ -84,7 +84,7 @@ TEST(ExtrapolationNotesTest, EachBoundLeftGivesItsNoteInOrder) {
             std::string::npos)
       << notes[1].line;
   EXPECT_NE(notes[1].line.find("x3.00"), std::string::npos) << notes[1].line;
-  EXPECT_NE(notes[2].line.find("about 491 requests running at the peak (1-s buckets), the fitted "
+  EXPECT_NE(notes[2].line.find("about 491 requests running at the peak, the fitted "
                           "runs' fewest 984"),
             std::string::npos)
       << notes[2].line;
@@ -125,7 +125,7 @@ TEST(ExtrapolationNotesTest, LoadAboveTwiceTheFittedMostIsNoted) {
   const std::vector<Extrapolation> notes =
       ExtrapolationNotes(Covering(1000, 984, 1000, true), Shape({{100, 0, true}}, 2001));
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_NE(notes[0].line.find("about 2001 requests active at the peak (1-s buckets), the fitted "
+  EXPECT_NE(notes[0].line.find("about 2001 requests active at the peak, the fitted "
                           "runs' most 1000"),
             std::string::npos)
       << notes[0].line;
@@ -140,7 +140,7 @@ TEST(ExtrapolationNotesTest, LowLoadCountsWhatTheEngineRuns) {
   const std::vector<Extrapolation> notes =
       ExtrapolationNotes(Covering(1000, 984, 1000, true), shape);
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_NE(notes[0].line.find("about 16 requests running at the peak (1-s buckets, the engine's "
+  EXPECT_NE(notes[0].line.find("about 16 requests running at the peak (the engine's "
                           "running cap), the fitted runs' fewest 984"),
             std::string::npos)
       << notes[0].line;
