@@ -414,6 +414,18 @@ TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
   const std::string prefix = "openai-chat-20.0qps-concurrency8-DeepSeek-V3.2-";
   EXPECT_EQ(names[0].rfind(prefix, 0), 0u) << names[0];
   EXPECT_EQ(names[0].size(), prefix.size() + 15 + 5) << names[0];  // YYYYmmdd-HHMMSS.json
+  // An empty --label is no label (`label or backend`).
+  std::filesystem::remove_all(named_dir);
+  Result e = Servesim(std::string("run ") + kServe + " --bench 'vllm bench serve --dataset-name "
+                      "random --num-prompts 5 --random-input-len 64 --random-output-len 4 "
+                      "--label \"\" --save-result --result-dir " + named_dir + "'");
+  ASSERT_EQ(e.exit_code, 0) << e.out;
+  names.clear();
+  for (const auto& f : std::filesystem::directory_iterator(named_dir)) {
+    names.push_back(f.path().filename().string());
+  }
+  ASSERT_EQ(names.size(), 1u);
+  EXPECT_EQ(names[0].rfind("openai-infqps-DeepSeek-V3.2-", 0), 0u) << names[0];
 }
 
 // A confirmation run's files read back as the prediction that made them:

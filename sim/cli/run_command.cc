@@ -144,7 +144,8 @@ int RunCommand(const CliArgs& args) {
     if (path.empty()) {
       // vllm's own name, from the result JSON's setup.
       metrics::ResultFileNameParts name;
-      name.label = p->bench.label.value_or(p->bench.backend);
+      // vllm's `label or args.backend`: an empty label is no label.
+      name.label = p->bench.label.value_or("").empty() ? p->bench.backend : *p->bench.label;
       name.request_rate = p->bench.request_rate;
       name.max_concurrency = p->bench.max_concurrency;
       if (p->bench.ramp_up) {

@@ -174,19 +174,60 @@ std::string JsonNumber(double v) {
   return sign + digits.substr(0, int_digits) + "." + digits.substr(int_digits);
 }
 
+namespace {
+
+// The code point of the UTF-8 sequence at s[i], advancing i past it; an
+// invalid or truncated sequence is one byte of U+FFFD (Python decodes with
+// errors="replace").
+uint32_t NextCodePoint(const std::string& s, size_t& i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) {
+    ++i;
+    return lead;
+  }
+  int extra = (lead >> 5) == 0x6 ? 1 : (lead >> 4) == 0xE ? 2 : (lead >> 3) == 0x1E ? 3 : 0;
+  uint32_t cp = lead & (0x3F >> extra);
+  for (int k = 1; k <= extra; ++k) {
+    if (i + k >= s.size() || (byte(i + k) & 0xC0) != 0x80) {
+      extra = 0;
+      break;
+    }
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  if (extra == 0) {
+    ++i;
+    return 0xFFFD;
+  }
+  i += static_cast<size_t>(extra) + 1;
+  return cp;
+}
+
+}  // namespace
+
 std::string JsonString(const std::string& s) {
+  // As Python's json.dump writes it (ensure_ascii): printable ASCII as is,
+  // the short escapes, every other character as \uXXXX (a surrogate pair
+  // past U+FFFF).
   std::string out = "\"";
-  for (char c : s) {
+  for (size_t i = 0; i < s.size();) {
+    const uint32_t c = NextCodePoint(s, i);
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
+        if (c >= 0x20 && c < 0x7F) {
+          out += static_cast<char>(c);
+        } else if (c < 0x10000) {
           out += absl::StrFormat("\\u%04x", c);
         } else {
-          out += c;
+          const uint32_t v = c - 0x10000;
+          out += absl::StrFormat("\\u%04x\\u%04x", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
         }
     }
   }

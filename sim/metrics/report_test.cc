@@ -98,6 +98,19 @@ TEST(ReportTest, SetupKeysLeadTheJsonAndYieldToFigures) {
   EXPECT_EQ(json.find("\"duration\": \"x\""), std::string::npos);
 }
 
+// As Python's json.dump writes strings (ensure_ascii): printable ASCII as
+// is, short escapes, other characters as \uXXXX, a surrogate pair past
+// U+FFFF, and an invalid byte as U+FFFD. (Each expectation is what
+// json.dumps gives for the same text.)
+TEST(JsonStringTest, EscapesAsPythonsJsonDump) {
+  EXPECT_EQ(JsonString("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(JsonString("\n\r\t\b\f\x01\x7f"), "\"\\n\\r\\t\\b\\f\\u0001\\u007f\"");
+  EXPECT_EQ(JsonString("gr\xC3\xB6\xC3\x9F" "e"), "\"gr\\u00f6\\u00dfe\"");
+  EXPECT_EQ(JsonString("\xE2\x82\xAC"), "\"\\u20ac\"");
+  EXPECT_EQ(JsonString("\xF0\x9F\x98\x80"), "\"\\ud83d\\ude00\"");
+  EXPECT_EQ(JsonString("a\xFF" "b\xC3"), "\"a\\ufffdb\\ufffd\"");
+}
+
 // main()'s traffic block: setup keys, before the figures.
 TEST(ReportTest, AnUnboundedRequestRateIsSavedAsVllmsInfString) {
   BenchMetrics m = ComputeBenchMetrics(ThreeRequests(), sim::Seconds(3.0));
