@@ -142,7 +142,7 @@ BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
     const size_t buckets =
         static_cast<size_t>(std::ceil(max_end_s - min_start_s)) + 1;
     std::vector<double> chunks(buckets, 0);
-    std::vector<std::pair<double, int>> active;  // (time, +1 start or -1 end)
+    std::vector<std::pair<int64_t, int>> active;  // (ns, +1 start or -1 end)
     // The saved arrays hold every request, failed ones too, in record order.
     for (size_t i = 0; i < records.size(); ++i) {
       const RequestRecord& r = records[i];
@@ -154,8 +154,10 @@ BenchMetrics ComputeBenchMetrics(const std::vector<RequestRecord>& records,
       };
       add_chunk(t);
       for (double gap : m.itls_s[i]) add_chunk(t += gap);
-      active.push_back({m.start_times_s[i], +1});
-      active.push_back({m.start_times_s[i] + m.latencies_s[i], -1});
+      // Integer times: a start and latency in doubles can put an end 1e-14 s
+      // after the start it hands its slot to (--max-concurrency).
+      active.push_back({r.start.ns(), +1});
+      active.push_back({r.chunk_times.back().ns(), -1});
     }
     m.max_output_tokens_per_s = *std::max_element(chunks.begin(), chunks.end());
     // Peak concurrency: a sweep line over each request's [start, start +

@@ -61,11 +61,17 @@ TEST(BenchMetricsTest, PeakConcurrencyCountsRequestsActiveAtOneInstant) {
   BenchMetrics apart = ComputeBenchMetrics(
       {Record(0.0, {0.1, 0.4}, 10, 2), Record(0.5, {0.6, 0.9}, 10, 2)}, sim::Seconds(1.0));
   EXPECT_DOUBLE_EQ(apart.max_concurrent_requests, 1.0);
-  BenchMetrics touching = ComputeBenchMetrics(
-      {Record(0.0, {0.5, 1.0}, 10, 2), Record(1.0, {1.5, 2.0}, 10, 2),
-       Record(0.2, {0.3}, 10, 1)},
-      sim::Seconds(2.0));
-  EXPECT_DOUBLE_EQ(touching.max_concurrent_requests, 2.0);
+  // Each request sent as the one before it ends, as --max-concurrency 1
+  // sends them: never two at once, at times whose sums in doubles do not
+  // come out even (0.1 + 0.2 != 0.3).
+  std::vector<RequestRecord> chain;
+  double at = 0;
+  for (int i = 0; i < 50; ++i) {
+    const double end = at + 0.1 + 0.01 * (i % 7);
+    chain.push_back(Record(at, {(at + end) / 2, end}, 10, 2));
+    at = end;
+  }
+  EXPECT_DOUBLE_EQ(ComputeBenchMetrics(chain, sim::Seconds(at)).max_concurrent_requests, 1.0);
 }
 
 TEST(BenchMetricsTest, FailedRequestsAreCountedButNotMeasured) {

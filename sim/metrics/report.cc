@@ -176,9 +176,10 @@ std::string JsonNumber(double v) {
 
 namespace {
 
-// The code point of the UTF-8 sequence at s[i], advancing i past it; an
-// invalid or truncated sequence is one byte of U+FFFD (Python decodes with
-// errors="replace").
+// The code point of the UTF-8 sequence at s[i], advancing i past it. An
+// ill-formed sequence gives U+FFFD for its maximal valid prefix (one byte at
+// least), as Python's decode(errors="replace") does: no overlong forms, no
+// surrogates, nothing past U+10FFFF.
 uint32_t NextCodePoint(const std::string& s, size_t& i) {
   const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
   const unsigned char lead = byte(i);
@@ -186,18 +187,31 @@ uint32_t NextCodePoint(const std::string& s, size_t& i) {
     ++i;
     return lead;
   }
-  int extra = (lead >> 5) == 0x6 ? 1 : (lead >> 4) == 0xE ? 2 : (lead >> 3) == 0x1E ? 3 : 0;
-  uint32_t cp = lead & (0x3F >> extra);
-  for (int k = 1; k <= extra; ++k) {
-    if (i + k >= s.size() || (byte(i + k) & 0xC0) != 0x80) {
-      extra = 0;
-      break;
-    }
-    cp = (cp << 6) | (byte(i + k) & 0x3F);
-  }
-  if (extra == 0) {
+  int extra = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the second byte's range
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    extra = 1;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    extra = 2;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    extra = 3;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
     ++i;
     return 0xFFFD;
+  }
+  uint32_t cp = lead & (0x3F >> extra);
+  for (int k = 1; k <= extra; ++k) {
+    const size_t at = i + static_cast<size_t>(k);
+    const unsigned char lo = k == 1 ? low : 0x80, hi = k == 1 ? high : 0xBF;
+    if (at >= s.size() || byte(at) < lo || byte(at) > hi) {
+      i = at;  // the lead and the valid bytes after it: one replacement
+      return 0xFFFD;
+    }
+    cp = (cp << 6) | (byte(at) & 0x3F);
   }
   i += static_cast<size_t>(extra) + 1;
   return cp;

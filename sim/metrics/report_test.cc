@@ -109,6 +109,12 @@ TEST(JsonStringTest, EscapesAsPythonsJsonDump) {
   EXPECT_EQ(JsonString("\xE2\x82\xAC"), "\"\\u20ac\"");
   EXPECT_EQ(JsonString("\xF0\x9F\x98\x80"), "\"\\ud83d\\ude00\"");
   EXPECT_EQ(JsonString("a\xFF" "b\xC3"), "\"a\\ufffdb\\ufffd\"");
+  // A truncated sequence is one replacement; overlong forms, surrogates and
+  // code points past U+10FFFF are one per byte.
+  EXPECT_EQ(JsonString("\xE2\x82" "b\xC0\x80"), "\"\\ufffdb\\ufffd\\ufffd\"");
+  EXPECT_EQ(JsonString("\xED\xA0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");
+  EXPECT_EQ(JsonString("\xF5\x80\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+  EXPECT_EQ(JsonString("\xF0\x9F\x98"), "\"\\ufffd\"");
 }
 
 // main()'s traffic block: setup keys, before the figures.
