@@ -86,9 +86,10 @@ absl::Status CheckNsaBackend(const std::string& flag, const std::string& value) 
 // [1, 2, 4, 8, 12] + 16..256 step 8 + 272..496 step 16 + 512.. step 32,
 // capped at cuda_graph_max_bs.
 std::vector<int32_t> SglangCudaGraphSizes(int32_t max_bs) {
-  // No pool reaches this many requests: the memory heuristic reserves 2 MB a
-  // row of cuda_graph_max_bs and refuses a value this large before any graph
-  // would be used, so the list stops here rather than run to 2^31.
+  // No engine runs this many requests at once (SGLang captures no batch past
+  // its request pool, 4096 unless --max-running-requests says more), so the
+  // list stops here rather than run to 2^31; without --mem-fraction-static
+  // the memory heuristic, 2 MB a row, refuses such a value anyway.
   constexpr int64_t kLongestList = 1 << 17;
   const int64_t last = std::min<int64_t>(max_bs, kLongestList);
   std::vector<int32_t> sizes = {1, 2, 4, 8, 12};

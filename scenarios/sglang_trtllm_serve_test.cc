@@ -308,6 +308,11 @@ TEST_F(TrtllmYamlTest, ValuesOfTheWrongTypeAreRefusedWithTheLine) {
                                    Write("kv_cache_config:\n  enable_block_reuse: false\n"
                                          "print_iter_log: true\n"))
                   .ok());
+  // PyYAML's YAML 1.1 booleans.
+  auto yes = ParseV32ServeCommand("trtllm-serve /m --config " +
+                                  Write("enable_chunked_prefill: yes\nprint_iter_log: Off\n"));
+  ASSERT_TRUE(yes.ok()) << yes.status();
+  EXPECT_TRUE(yes->chunked_prefill());
 }
 
 TEST_F(TrtllmYamlTest, UnknownKeyIsNamedWithItsLine) {

@@ -82,9 +82,10 @@ struct YamlReader {
     return absl::StrCat("--serve: ", file, ": line ", doc.at(key).line, ": ", key);
   }
   absl::StatusOr<bool> Bool(const std::string& key) const {
+    // PyYAML (YAML 1.1) reads yes/no and on/off as booleans too.
     const std::string v = absl::AsciiStrToLower(doc.at(key).scalar);
-    if (v == "true") return true;
-    if (v == "false") return false;
+    if (v == "true" || v == "yes" || v == "on") return true;
+    if (v == "false" || v == "no" || v == "off") return false;
     return absl::InvalidArgumentError(
         absl::StrCat(Where(key), ": expected true or false, got \"", doc.at(key).scalar, "\""));
   }

@@ -352,8 +352,8 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   if (std::find(std::begin(kBlockSizes), std::end(kBlockSizes), block_size) ==
       std::end(kBlockSizes)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--serve: argument --block-size: invalid choice: ", block_size,
-        " (choose from 1, 8, 16, 32, 64, 128, 256)"));
+        "--serve: argument --block-size: invalid choice: ", block_size, " (choose from ",
+        absl::StrJoin(kBlockSizes, ", "), ")"));
   }
   c.add_defaults_applied(flags.Has("--block-size")
                              ? "--block-size overridden to 64 (forced for FlashMLA sparse)"

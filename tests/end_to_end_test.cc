@@ -534,6 +534,17 @@ TEST(EndToEndTest, AFitUnderSourceDateEpochIsByteIdentical) {
     unsetenv("SOURCE_DATE_EPOCH");
     return r;
   };
+  // A malformed or out-of-range epoch is refused before the fit, not replaced.
+  for (const char* bad : {"1.7e9", "-5", "99999999999999999"}) {
+    setenv("SOURCE_DATE_EPOCH", bad, 1);
+    Result r = Servesim(std::string("fit --runs ") + SERVESIM_SHARED_DIR +
+                        "/validation/sharegpt_runs.csv --params none --engines trtllm "
+                        "--max-evaluations 4 --out " + dir + "/bad.textproto");
+    unsetenv("SOURCE_DATE_EPOCH");
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find("SOURCE_DATE_EPOCH: expected seconds since 1970"), std::string::npos)
+        << r.out;
+  }
   ASSERT_EQ(fit(dir + "/e1.textproto").exit_code, 0);
   ASSERT_EQ(fit(dir + "/e2.textproto").exit_code, 0);
   const std::string one = ReadFile(dir + "/e1.textproto");
@@ -872,8 +883,11 @@ TEST(EndToEndTest, PlanReplaysAShortTraceWholeAndNeedsOneEvaluatedCandidate) {
                          " --slo-ttft-p99-ms 1 --slo-tpot-mean-ms 1 --max-nodes 2 --candidate "
                          "'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8'");
   EXPECT_EQ(none.exit_code, 3) << none.out;
-  EXPECT_NE(none.out.find("No candidate meets every SLO with up to 2 nodes."), std::string::npos);
-  EXPECT_NE(none.out.find("servesim: plan: no candidate meets every SLO with up to 2 nodes\n"),
+  EXPECT_NE(none.out.find("No candidate meets every SLO at the node counts tried (listed at the "
+                          "end, up to --max-nodes 2)."),
+            std::string::npos);
+  EXPECT_NE(none.out.find("servesim: plan: no candidate meets every SLO at the node counts tried "
+                          "(up to --max-nodes 2; the report lists them)\n"),
             std::string::npos)
       << none.out;
   Result broken = Servesim("plan --trace " + trace + slos +

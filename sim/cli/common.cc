@@ -55,10 +55,12 @@ absl::StatusOr<int> IntFlag(const CliArgs& args, const std::string& flag, int fa
 
 absl::StatusOr<int> ThreadsFlag(const CliArgs& args) {
   constexpr int kMaxThreads = 1024;
-  absl::StatusOr<int> v = IntFlag(args, "--threads", DefaultThreads(), 1);
-  if (v.ok() && *v > kMaxThreads) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--threads: expected an integer from 1 to ", kMaxThreads, ", got ", *v));
+  if (!args.Has("--threads")) return std::min(DefaultThreads(), kMaxThreads);
+  int v = 0;
+  if (!absl::SimpleAtoi(args.Get("--threads"), &v) || v < 1 || v > kMaxThreads) {
+    return absl::InvalidArgumentError(absl::StrCat("--threads: expected an integer from 1 to ",
+                                                   kMaxThreads, ", got \"",
+                                                   args.Get("--threads"), "\""));
   }
   return v;
 }

@@ -56,16 +56,27 @@ absl::StatusOr<std::vector<fit::LiveRun>> RunsFromArgs(const CliArgs& args,
 
 // The fit's time, or SOURCE_DATE_EPOCH's (the reproducible-builds
 // convention) where it is set, so that a refit can be byte-identical.
-std::string UtcDate() {
+absl::StatusOr<std::string> UtcDate() {
   std::time_t now = std::time(nullptr);
-  int64_t epoch = 0;
-  if (const char* fixed = std::getenv("SOURCE_DATE_EPOCH");
-      fixed != nullptr && absl::SimpleAtoi(fixed, &epoch) && epoch >= 0) {
+  if (const char* fixed = std::getenv("SOURCE_DATE_EPOCH"); fixed != nullptr) {
+    // Seconds since 1970 as digits, up to the year 9999.
+    int64_t epoch = 0;
+    const std::string text(fixed);
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+        !absl::SimpleAtoi(text, &epoch) || epoch > 253402300799) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "SOURCE_DATE_EPOCH: expected seconds since 1970 (digits, at most 253402300799), got \"",
+          text, "\""));
+    }
     now = static_cast<std::time_t>(epoch);
   }
+  std::tm utc{};
+  if (gmtime_r(&now, &utc) == nullptr) {
+    return absl::InvalidArgumentError("generated_at: the time has no UTC date");
+  }
   char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return buf;
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return std::string(buf);
 }
 
 const std::vector<std::pair<std::string, scenarios::EngineKind>>& Engines() {
@@ -104,7 +115,7 @@ absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
         const std::string name = absl::AsciiStrToLower(scenarios::EngineKind_Name(engines[e].kind));
         return absl::InvalidArgumentError(absl::StrCat(
             "--leave-one-out: ", name, " has one run (", engines[e].runs.front().name,
-            "): nothing is left to fit it on; add runs or leave the engine out (--engines)"));
+            "): nothing is left to fit it on; add runs of it, or leave it out of --engines"));
       }
       for (size_t i = 0; i < engines[e].runs.size(); ++i) tasks.push_back({e, static_cast<int>(i)});
     }
@@ -227,7 +238,9 @@ int FitCommand(const CliArgs& args) {
       context->paths.params == "none" ? "none" : runner::RepoRelative(*context, context->paths.params),
       " --max-evaluations ", options.max_evaluations,
       args.Has("--engines") ? absl::StrCat(" --engines ", args.Get("--engines")) : ""));
-  params.set_generated_at(UtcDate());
+  absl::StatusOr<std::string> date = UtcDate();
+  if (!date.ok()) return ReportError(date.status());
+  params.set_generated_at(*date);
   params.set_profile(runner::RepoRelative(*context, context->paths.profile));
   std::vector<EngineRuns> engines;
   for (const auto& [name, kind] : Engines()) {

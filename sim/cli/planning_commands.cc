@@ -392,12 +392,9 @@ int PlanCommand(const CliArgs& args) {
   }
   // An answer, but not a plan: a script sizing a fleet must not read it as one.
   if (result->ranked.empty() || result->ranked.front().nodes == 0) {
-    // Past 2 the search probes powers of two only (the report lists them).
     std::fprintf(stderr,
-                 options.max_nodes <= 2
-                     ? "servesim: plan: no candidate meets every SLO with up to %d nodes\n"
-                     : "servesim: plan: no candidate meets every SLO at the node counts tried "
-                       "(1, 2, 4, ... and %d: see the report)\n",
+                 "servesim: plan: no candidate meets every SLO at the node counts tried (up to "
+                 "--max-nodes %d; the report lists them)\n",
                  options.max_nodes);
     return kExitNoPlan;
   }

@@ -132,8 +132,9 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
       for (absl::string_view kv : absl::StrSplit(row[c_env], absl::ByAnyChar("; "), absl::SkipEmpty())) {
         absl::StatusOr<std::pair<std::string, std::string>> pair =
             scenarios::ParseEnvAssignment(std::string(kv));
+        // The parser's own reason, named by the column rather than the flag.
         if (!pair.ok()) {
-          return bad(absl::StrCat("env: expected KEY=VALUE, got \"", std::string(kv), "\""));
+          return bad(absl::StrCat("env: ", absl::StripPrefix(pair.status().message(), "--env: ")));
         }
         run.env.push_back(std::move(*pair));
       }

@@ -38,7 +38,7 @@ struct BenchMetrics {
   // without --goodput (vllm saves null).
   std::optional<double> request_goodput;
   double max_output_tokens_per_s = 0;  // chunks in the busiest 1-s bucket
-  double max_concurrent_requests = 0;  // most requests active in one 1-s bucket
+  double max_concurrent_requests = 0;  // most requests active at one instant
   LatencyStats ttft, tpot, itl, e2el;
   // Per request, in request order, as the --save-result arrays: a failed
   // request keeps its prompt length and start, with 0 output, TTFT and

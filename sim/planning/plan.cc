@@ -68,16 +68,18 @@ std::string TransientWarning(const PlanResult& result, const PointFigures& f) {
 
 }  // namespace
 
-// A figure and its limit with the fewest significant digits (4 at least,
-// no exponent below 1e9) that tell them apart: "52.41 > 52.41" says nothing.
 namespace {
 
+// A figure and its limit with the fewest significant digits (4 at least;
+// whole numbers between 1e4 and 1e9) that tell them apart: "52.41 > 52.41"
+// says nothing.
 std::pair<std::string, std::string> TwoFigures(double value, double limit) {
+  // One style for both, from the larger: "1e+04 < 10000" would say nothing.
+  const double larger = std::max(std::abs(value), std::abs(limit));
   for (int digits = 4; digits < 17; ++digits) {
     auto text = [&](double v) {
-      return std::abs(v) >= 1e4 && std::abs(v) < 1e9 && digits <= 9
-                 ? absl::StrFormat("%.0f", v)
-                 : absl::StrFormat("%.*g", digits, v);
+      return larger >= 1e4 && larger < 1e9 && digits <= 9 ? absl::StrFormat("%.0f", v)
+                                                          : absl::StrFormat("%.*g", digits, v);
     };
     std::string a = text(value), b = text(limit);
     if (a != b || value == limit) return {a, b};
@@ -97,7 +99,6 @@ std::string DescribeCheck(const SloCheck& c) {
                          std::abs(pct) < 0.5 ? absl::StrFormat("%+.2g", pct)
                                              : absl::StrFormat("%+.0f", pct));
 }
-
 
 double SloCheck::excess_pct() const {
   if (ok() || limit == 0) return 0;
@@ -394,22 +395,10 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
   const CandidateResult* best =
       !result.ranked.empty() && result.ranked.front().nodes > 0 ? &result.ranked.front() : nullptr;
   if (best == nullptr) {
-    // The search probes 1, 2, 4, ... up to --max-nodes: only up to 2 is that
-    // every count, and more nodes can do worse, so an untried count may meet.
-    std::vector<std::string> probes;
-    for (int n = 1;; n = std::min(2 * n, options.max_nodes)) {
-      probes.push_back(absl::StrCat(n));
-      if (n >= options.max_nodes) break;
-    }
-    if (options.max_nodes <= 2) {
-      absl::StrAppend(&out, "No candidate meets every SLO with up to ", options.max_nodes,
-                      " nodes.\n");
-    } else {
-      absl::StrAppend(&out, "No candidate meets every SLO at the node counts tried (",
-                      absl::StrJoin(probes, ", "),
-                      "); the counts between them were not tried, and one may meet (more "
-                      "nodes can do worse).\n");
-    }
+    // The search skips counts (1, 2, 4, ...) and more nodes can do worse:
+    // the counts each candidate ran are listed at the end of the report.
+    absl::StrAppend(&out, "No candidate meets every SLO at the node counts tried (listed at the "
+                          "end, up to --max-nodes ", options.max_nodes, ").\n");
   } else {
     const PointFigures& f = best->answer.figures;
     absl::StrAppend(&out, "best: ", best->serve_command, "\n");

@@ -431,8 +431,9 @@ metrics::BenchMetrics ComputeClientMetrics(const workload::BenchConfig& bench,
 }
 
 // vllm's result dict: label, model_id, tokenizer_id, num_prompts, then
-// --metadata (a key it already holds is replaced in place), then
-// burstiness (after the metadata, so it wins). tokenizer_id is --tokenizer,
+// --metadata (a key it already holds is replaced in place), then the
+// traffic keys request_rate, burstiness and max_concurrency (after the
+// metadata, so they win). tokenizer_id is --tokenizer,
 // else the model. num_prompts: the requests replayed (a trace without
 // --num-prompts is replayed whole).
 std::vector<std::pair<std::string, std::string>> ResultSetupJson(
