@@ -68,24 +68,40 @@ std::string BenchFlag(std::string_view flag) {
 
 // Splits an axis's values at the commas outside brackets, braces and quotes,
 // so that a JSON value (--speculative-config={"method":"mtp",...}) stays one.
-std::vector<std::string> SplitAxisValues(std::string_view text) {
+// A quote opens only at a value's start (it's,b is two values) and a value
+// wholly in matching quotes loses them; unbalanced brackets or quotes are an
+// error naming the text.
+absl::StatusOr<std::vector<std::string>> SplitAxisValues(std::string_view text) {
   std::vector<std::string> values(1);
   int depth = 0;
   char quote = 0;
   for (char c : text) {
+    const bool at_start = absl::StripAsciiWhitespace(values.back()).empty();
     if (quote != 0) {
       if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
+    } else if ((c == '"' || c == '\'') && at_start && depth == 0) {
       quote = c;
     } else if (c == '{' || c == '[') {
       ++depth;
-    } else if ((c == '}' || c == ']') && depth > 0) {
-      --depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth < 0) break;
     } else if (c == ',' && depth == 0) {
       values.emplace_back();
       continue;
     }
     values.back() += c;
+  }
+  if (depth != 0 || quote != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unbalanced ", quote != 0 ? "quote" : "brackets", " in \"", std::string(text),
+                     "\""));
+  }
+  for (std::string& v : values) {
+    const absl::string_view trimmed = absl::StripAsciiWhitespace(v);
+    if (trimmed.size() >= 2 && (trimmed.front() == '"' || trimmed.front() == '\'') &&
+        trimmed.back() == trimmed.front()) {
+      v = std::string(trimmed.substr(1, trimmed.size() - 2));
+    }
   }
   return values;
 }
@@ -109,7 +125,13 @@ absl::StatusOr<Axis> ParseAxis(const std::string& spec) {
   } else {
     axis.target = AxisTarget::kServe;
   }
-  for (const std::string& v : SplitAxisValues(std::string_view(spec).substr(eq + 1))) {
+  absl::StatusOr<std::vector<std::string>> values =
+      SplitAxisValues(std::string_view(spec).substr(eq + 1));
+  if (!values.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--axis ", axis.name, ": ", values.status().message()));
+  }
+  for (const std::string& v : *values) {
     const std::string value(absl::StripAsciiWhitespace(v));
     if (value.empty()) {
       return absl::InvalidArgumentError(

@@ -48,8 +48,14 @@ TEST(ParseAxisTest, KeepsAJsonValueWhole) {
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_EQ(a->values, (std::vector<std::string>{
                            "{\"method\":\"mtp\",\"num_speculative_tokens\":1}",
-                           "{\"method\":\"mtp\",\"num_speculative_tokens\":2}", "'a,b'",
+                           "{\"method\":\"mtp\",\"num_speculative_tokens\":2}", "a,b",
                            "[1,2]"}));
+  // A quote inside a value is a character; unbalanced text is an error.
+  EXPECT_EQ(ParseAxis("--served-model-name=it's,b")->values,
+            (std::vector<std::string>{"it's", "b"}));
+  EXPECT_EQ(ParseAxis("--speculative-config={8,16").status().message(),
+            "--axis --speculative-config: unbalanced brackets in \"{8,16\"");
+  EXPECT_FALSE(ParseAxis("--x='a,b").ok());
 }
 
 // vllm bench serve reads --num_prompts as --num-prompts: the axis edits the
