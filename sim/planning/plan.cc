@@ -286,8 +286,7 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
     if (const NodeTrial& first = c.trials.front();
         first.figures.completed == 0 && first.figures.failed > 0) {
       c.status = PointStatus::kRefused;
-      c.reason = absl::StrCat("every request fails: the engine rejects each of the ",
-                              first.figures.failed, ", e.g. \"", first.first_error, "\"");
+      c.reason = runner::EveryRequestRejected(first.figures.failed, first.first_error);
       broken.push_back(std::move(c));
       continue;
     }

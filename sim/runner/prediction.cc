@@ -403,6 +403,11 @@ serving::SimulationInput ClientSimulationInput(const workload::BenchConfig& benc
   return input;
 }
 
+std::string EveryRequestRejected(int64_t requests, const std::string& first_reason) {
+  return absl::StrCat("every request fails: the engine rejects each of the ", requests,
+                      ", e.g. \"", first_reason, "\"");
+}
+
 namespace {
 
 // The engine turned every request away (each too long for it): vllm bench
@@ -415,9 +420,8 @@ absl::Status CheckSomeRequestAccepted(const serving::SimulationInput& input,
       simulation.rejected != static_cast<int64_t>(input.requests.size())) {
     return absl::OkStatus();
   }
-  return absl::FailedPreconditionError(absl::StrCat(
-      "every request fails: the engine rejects each of the ", input.requests.size(), ", e.g. \"",
-      simulation.first_reject_reason, "\""));
+  return absl::FailedPreconditionError(EveryRequestRejected(
+      static_cast<int64_t>(input.requests.size()), simulation.first_reject_reason));
 }
 
 // vllm bench serve's figures of the simulated requests, at the client's

@@ -121,6 +121,10 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
 // caller adds the requests and the peak.
 WorkloadShape EngineShape(const models::ModelSpec& spec, const PreparedRun& run);
 
+// The refusal of a run whose engine turned every request away, with the
+// first reason: "every request fails: the engine rejects each of the N, e.g. ...".
+std::string EveryRequestRejected(int64_t requests, const std::string& first_reason);
+
 // PrepareRun for the client `bench` describes: the serve context it implies
 // (the dataset's chat template and MTP acceptance default, its sampling
 // flags), checked as the server would answer its requests as a whole: a model
