@@ -342,9 +342,8 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
         "--serve: --schedule-policy ", policy, " is not modelled (fcfs, lpm)"));
   }
   c.set_schedule_policy(policy);
-  if (!flags.Has("--schedule-policy")) {
-    c.add_defaults_applied("schedule_policy=fcfs (ServerArgs default)");
-  } else if (policy == "lpm") {
+  note_default("--schedule-policy", "schedule_policy=fcfs (ServerArgs default)");
+  if (policy == "lpm") {
     c.add_defaults_applied("schedule_policy lpm run as fcfs (no two prompts share a cached "
                            "prefix, or all share one: lpm keeps the queue order)");
   }
@@ -357,8 +356,9 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   if (dp_attention) {
     conservativeness *= 0.3;
     c.add_defaults_applied("schedule_conservativeness x0.3 (DP attention)");
-  } else if (!flags.Has("--schedule-conservativeness")) {
-    c.add_defaults_applied("schedule_conservativeness=1.0 (ServerArgs default)");
+  } else {
+    note_default("--schedule-conservativeness",
+                 "schedule_conservativeness=1.0 (ServerArgs default)");
   }
   c.set_schedule_conservativeness(conservativeness);
 
@@ -443,8 +443,8 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   }
   if (page != 64) {
     c.add_defaults_applied(absl::StrCat("--page-size ", page, " overridden to 64 (DeepSeek NSA)"));
-  } else if (!flags.Has("--page-size")) {
-    c.add_defaults_applied("page_size=64 (DeepSeek NSA)");
+  } else {
+    note_default("--page-size", "page_size=64 (DeepSeek NSA)");
   }
   return c;
 }

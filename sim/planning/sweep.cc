@@ -385,12 +385,11 @@ std::string ExtrapolationSummary(const std::vector<PointResult>& rows) {
     ++ok;
     bool extrapolates = false;
     for (const runner::Extrapolation& e : r.figures.extrapolations) {
-      const std::string& kind = e.kind;
-      if (kind == "coverage unknown") {
+      if (e.kind == runner::kCoverageUnknown) {
         ++unknown;
         continue;
       }
-      ++by_kind[kind];
+      ++by_kind[e.kind];
       extrapolates = true;
     }
     points += extrapolates;

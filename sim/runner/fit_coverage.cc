@@ -28,7 +28,6 @@ void WorkloadShape::AddRequest(int64_t prompt_tokens, sim::SimTime sent, bool ac
 }
 
 namespace {
-constexpr char kCoverageUnknown[] = "coverage unknown";
 constexpr char kAnotherModel[] = "another model";
 constexpr char kLongerPrompts[] = "longer prompts";
 constexpr char kLowerLoad[] = "lower load";

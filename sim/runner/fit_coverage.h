@@ -48,6 +48,9 @@ struct Extrapolation {
   std::string line;
 };
 
+// The kind of the one note a parameters file without coverage gives.
+inline constexpr char kCoverageUnknown[] = "coverage unknown";
+
 // Every Extrapolation::kind ExtrapolationNotes gives, in its order.
 const std::vector<std::string>& ExtrapolationKinds();
 
