@@ -9,12 +9,16 @@ the live runs (shared/validation/README.md): 219,111 input tokens and about
 
   1. recovers the first turn of every conversation from the per-turn table,
   2. prompt_tokens = the first prefill times one fixed factor (rounding half up),
-  3. completion_tokens = the first reply times a tokenizer ratio (1.0: no
-     published Llama-2 to DeepSeek figure was found), what vLLM's filters see
-     and what it sends as max_completion_tokens (engine-defaults.md B1),
-  4. output_tokens = min(completion_tokens, natural_tokens): the served model
-     stops at EOS after natural_tokens, drawn once per row from a geometric
-     distribution of mean NATURAL_MEAN_TOKENS (Python's random, fixed seed),
+  3. completion_tokens = min(the first reply times a tokenizer ratio (1.0: no
+     published Llama-2 to DeepSeek figure was found), natural_tokens), with
+     natural_tokens drawn once per row from a geometric distribution of mean
+     NATURAL_MEAN_TOKENS (Python's random, fixed seed): the dataset's reply,
+     what vLLM's filters see and what it sends as max_completion_tokens
+     (engine-defaults.md B1),
+  4. output_tokens = completion_tokens: the served model writes until
+     max_completion_tokens (the live runs' output totals agree to 0.15 % across
+     engines and layouts, which replies ended by sampled EOS would not;
+     traces/README.md),
   5. writes one row per conversation, in file order.
 
 Two parameters are fitted (--fit), and only on the two live token sums: the
@@ -46,9 +50,10 @@ DEFAULT_SOURCE = os.path.join(
 DEFAULT_OUT = os.path.join(HERE, "sharegpt_v3_first_turn_lengths.csv")
 
 # Fitted by --fit (see traces/README.md); factor in thousandths.
-PROMPT_SCALE_MILLI = 2945
-# Mean of the geometric natural reply length (tokens), fitted by --fit.
-NATURAL_MEAN_TOKENS = 297
+PROMPT_SCALE_MILLI = 2940
+# Mean of the geometric natural reply length (tokens) that shortens the
+# completions, fitted by --fit.
+NATURAL_MEAN_TOKENS = 291
 # Llama-2 to DeepSeek-V3.2 token ratio for the completion, in thousandths. No
 # published figure for this pair was found, so 1.0 (an assumption, not a fit).
 COMPLETION_TOKENIZER_MILLI = 1000
@@ -126,9 +131,8 @@ def transform(firsts, uniforms, prompt_milli, natural_mean):
     """[(prompt_tokens, completion_tokens, output_tokens)], one per conversation."""
     rows = []
     for (prefill, decode), u in zip(firsts, uniforms):
-        completion = scale(decode, COMPLETION_TOKENIZER_MILLI)
-        rows.append((scale(prefill, prompt_milli), completion,
-                     min(completion, geometric(u, natural_mean))))
+        completion = min(scale(decode, COMPLETION_TOKENIZER_MILLI), geometric(u, natural_mean))
+        rows.append((scale(prefill, prompt_milli), completion, completion))
     return rows
 
 
@@ -149,31 +153,41 @@ def sample_means(rows):
     return (sum(r[0] for r in s) / len(s), sum(r[2] for r in s) / len(s))
 
 
+def smallest_reaching(lo, hi, mean_of, target):
+    """Smallest integer in [lo, hi) whose mean_of(value) >= target (bisection)."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if mean_of(mid) >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 def fit(firsts, uniforms):
-    """Bisection on the prompt factor, then on the natural mean.
+    """Bisection on the prompt factor and on the natural mean, alternated.
 
     The target is the mean of the seed-0 sample of 1000 that servesim itself
     draws (the live facts are sums over one sample of 1000, and the spread of
     1000-sample means is about 3 %, as large as the tolerance). The natural
-    mean does not change which rows pass the filters (they see the
-    completion), so one pass of each bisection is the joint fit.
+    mean shortens completions and so changes which rows pass the >= 4 filter,
+    which moves the prompt sum: the two bisections alternate until neither
+    moves (two rounds on the source).
     """
-    lo, hi = 1, 10000
-    while lo < hi:  # smallest prompt factor whose sample mean >= target
-        mid = (lo + hi) // 2
-        if sample_means(transform(firsts, uniforms, mid, 1))[0] >= TARGET_PROMPT_MEAN:
-            hi = mid
-        else:
-            lo = mid + 1
-    prompt_milli = lo
-    lo, hi = 1, 100000
-    while lo < hi:  # smallest natural mean whose sample output mean >= target
-        mid = (lo + hi) // 2
-        if sample_means(transform(firsts, uniforms, prompt_milli, mid))[1] >= TARGET_OUTPUT_MEAN:
-            hi = mid
-        else:
-            lo = mid + 1
-    return prompt_milli, lo
+    prompt_milli, natural_mean = 1000, 100000
+    for _ in range(20):
+        new_prompt = smallest_reaching(
+            1, 10000,
+            lambda p: sample_means(transform(firsts, uniforms, p, natural_mean))[0],
+            TARGET_PROMPT_MEAN)
+        new_natural = smallest_reaching(
+            1, 100000,
+            lambda mu: sample_means(transform(firsts, uniforms, new_prompt, mu))[1],
+            TARGET_OUTPUT_MEAN)
+        if (new_prompt, new_natural) == (prompt_milli, natural_mean):
+            return prompt_milli, natural_mean
+        prompt_milli, natural_mean = new_prompt, new_natural
+    sys.exit("the prompt factor and natural mean did not settle in 20 rounds")
 
 
 def estimate_lost_conversations(path):

@@ -108,7 +108,8 @@ absl::StatusOr<std::vector<BenchRequest>> SampleSharegpt(const BenchConfig& conf
   for (size_t k : order) {
     if (static_cast<int64_t>(requests.size()) == config.num_prompts) break;
     // vLLM filters on the completion length it will ask for; the request then
-    // generates the table's output (EOS first) or, with a fixed length or
+    // generates the table's output (the shipped table's is the completion; a
+    // table of one's own may stop earlier) or, with a fixed length or
     // --ignore-eos (the client sends ignore_eos), exactly its completion.
     const int64_t completion =
         fixed_output ? *config.sharegpt_output_len : table[k].completion_tokens;
@@ -153,10 +154,10 @@ absl::StatusOr<std::vector<BenchRequest>> SampleSharegpt(const BenchConfig& conf
     }
     *notice = absl::StrCat(
         "sharegpt: lengths from traces/", kSharegptTableFile,
-        " (ShareGPT first turns, Llama-2 counts; prompts rescaled and ",
-        config.ignore_eos ? "every output its whole completion (--ignore-eos)"
-                          : "outputs cut by a geometric EOS length, fitted to the live runs' "
-                            "totals",
+        " (ShareGPT first turns, Llama-2 counts; prompts rescaled and replies shortened by a "
+        "geometric length law, fitted to the live runs' totals; every reply runs to its "
+        "max_completion_tokens",
+        config.ignore_eos ? ", as --ignore-eos asks" : "",
         "; traces/README.md) stand in for the ShareGPT JSON (", path_note, "); ",
         config.disable_shuffle ? "file order" : absl::StrCat("shuffle seed ", config.seed),
         oversampled);

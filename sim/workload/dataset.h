@@ -24,8 +24,8 @@ struct BenchRequest {
   // Tokens the request generates (>= 1); the simulator runs every request to
   // this length. For random and --sharegpt-output-len it is the
   // max_completion_tokens the client asks for; for the ShareGPT table it is the
-  // table's output_tokens, the reply cut short by EOS (at most the completion
-  // length vLLM asks for; traces/README.md).
+  // table's output_tokens (at most the completion length vLLM asks for; the
+  // shipped table's replies run to it, traces/README.md).
   int64_t output_tokens = 0;
   // The max_completion_tokens the client sends (>= output_tokens): what the
   // engine plans KV and admission with. 0 = output_tokens.

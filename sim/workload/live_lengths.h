@@ -33,10 +33,9 @@ struct LiveLengths {
 //   takes its live prompt and its live reply (a failed one keeps the
 //   sampled reply); the client still asks for the sampled
 //   max_completion_tokens, or for the live reply where that is longer.
-// - a total only, for datasets without an EOS model of their own (random,
-//   --sharegpt-output-len) and without --ignore-eos, when the live requests
-//   generated fewer tokens than they asked for: each reply is cut at a
-//   geometric EOS length (memoryless, as traces/README.md models ShareGPT's),
+// - a total only, for fixed-length datasets (random, --sharegpt-output-len)
+//   without --ignore-eos, when the live requests generated fewer tokens than
+//   they asked for: each reply is cut at a geometric EOS length (memoryless),
 //   whose mean makes the sampled replies add up to the live total per
 //   completed request. Draws come from `bench.seed`, so the cut is
 //   deterministic.
