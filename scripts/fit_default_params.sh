@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 out="${1:-scenarios/fitted_params.textproto}"
 runs="${SERVESIM_RUNS:-../shared/validation/sharegpt_runs.csv}"
 # The fit reads the committed profile and no previous parameters.
-build/servesim fit --runs "$runs" --params none --max-evaluations 1200 --out "$out" >/dev/null
+build/servesim fit --runs "$runs" --params none --max-evaluations 2400 --out "$out" >/dev/null
 echo "wrote $out"

@@ -15,6 +15,7 @@ usage: python3 scripts/published_figure_checks.py [--servesim BIN] [--params FIL
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -55,8 +56,9 @@ regenerate after any model change.
 It is not like-for-like, and the differences are named: R1 is DeepSeek-V3's architecture
 (dense MLA, no DSA indexer), run here with `models/deepseek_v3.textproto`; the
 recipe's TensorRT-LLM version is older than 1.2.0rc5 [U]; trtllm-bench submits token
-IDs without the API server (servesim's fitted API-server cost, 0.1 ms per request for
-TensorRT-LLM, is negligible here). Nothing was fitted to this figure.
+IDs without the API server (servesim charges its fitted API-server cost, {api_ms:.2g} ms per
+request for TensorRT-LLM: {api_s:.0f} s over the 5120 requests, against runs of {run_s:.0f} s
+or more). Nothing was fitted to this figure.
 
 "Per user" is the recipe's output tokens per second per request; servesim's is
 2048 / (mean TTFT + 2047 x mean TPOT).
@@ -69,8 +71,8 @@ fitted on the three live TensorRT-LLM runs, all attention-TP8 with context steps
 to 8192 prompt tokens, whose admission is far slower than the kernels (TTFT 66 s and
 24 s for 1000 ShareGPT prompts; p99 ITL 4.9 s and 1.8 s), and every context step here
 is charged it. With the prefill path as servesim's kernels price it, servesim is high.
-Decode is not what differs: both columns share the fitted host floor (55 ms per step +
-0.10 ms per sequence, 68 ms at 128 sequences per rank: the median ITL row), below the
+Decode is not what differs: both columns share the fitted host floor ({step_ms:.0f} ms per step +
+{seq_ms:.2f} ms per sequence, {floor_ms:.0f} ms at 128 sequences per rank: the median ITL row), below the
 recipe's 88 ms per token. Two readings remain and this check cannot tell them apart: the live runs'
 slow context steps belong to V3.2's DSA context path in TensorRT-LLM 1.2 on Hopper
 (then the factor is right for V3.2 and wrong only for R1, which has no indexer), or
@@ -78,6 +80,21 @@ they are not a per-token cost at all (then TensorRT-LLM's attention-DP predictio
 V3.2 are low too). For V3.2 on this configuration the "fitted" column is the first
 reading's prediction and the "prefill as measured" column the second's [U].
 """
+
+
+def trtllm_host_costs(params_path):
+    """TensorRT-LLM's fitted host costs in ms: per step, per sequence, per request."""
+    with open(params_path, encoding="utf-8") as f:
+        text = f.read()
+    block = re.search(r"engines \{\s*engine: TRTLLM(.*?)\n\}", text, re.S)
+    if not block:
+        sys.exit(f"published_figure_checks: {params_path}: no TRTLLM engine")
+    def value(name):
+        m = re.search(rf"\b{name}: ([0-9.eE+-]+)", block.group(1))
+        if not m:
+            sys.exit(f"published_figure_checks: {params_path}: TRTLLM has no {name}")
+        return float(m.group(1)) / 1000.0
+    return value("step_cpu_us"), value("per_seq_cpu_us"), value("frontend_request_us")
 
 
 def run(binary, serve, bench, spec, params):
@@ -102,7 +119,7 @@ def main():
     ap.add_argument("--servesim", default="build/servesim")
     ap.add_argument("--params", default="scenarios/fitted_params.textproto")
     args = ap.parse_args()
-    print(INTRO)
+    step_ms, seq_ms, api_ms = trtllm_host_costs(args.params)
     rows = [("request_throughput", "requests/s"), ("output_throughput", "output tok/s"),
             ("total_token_throughput", "total tok/s"), ("per_user", "per user tok/s"),
             ("mean_ttft_ms", "mean TTFT ms"), ("mean_tpot_ms", "mean TPOT ms"),
@@ -122,6 +139,8 @@ def main():
                                                                   spec, args.params)))
             columns.append((f"{model.split('/')[1]}, prefill as measured",
                             run(args.servesim, serve, bench, spec, measured)))
+    shortest_run_s = min(5120.0 / values["request_throughput"] for _, values in columns)
+    print(INTRO.format(api_ms=api_ms, api_s=5120 * api_ms / 1000.0, run_s=shortest_run_s))
     print("| figure | published (R1) | " + " | ".join(name for name, _ in columns) + " |")
     print("|---|---|" + "---|" * len(columns))
     for key, label in rows:
@@ -134,7 +153,7 @@ def main():
             cells.append(cell)
         shown = f"{published:.2f}" if published else "not published"
         print(f"| {label} | {shown} | " + " | ".join(cells) + " |")
-    print(OUTRO, end="")
+    print(OUTRO.format(step_ms=step_ms, seq_ms=seq_ms, floor_ms=step_ms + 128 * seq_ms), end="")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "sim/fit/multi_start.h"
 #include "sim/fit/nelder_mead.h"
 #include "sim/fit/validation.h"
 
@@ -268,26 +269,60 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
     lower.push_back(std::log(s.lower));
     upper.push_back(std::log(s.upper));
   }
-  // Four deterministic starts share the evaluation budget; the best end point
-  // wins. One start alone stalls in poor local minima of this piecewise
-  // objective. The host costs start at nominal, x0.1 and x10; the fourth
-  // start pairs cheap host work with a slow prefill path, the other way to
-  // explain a long admission (TTFT) than a slow API server.
+  // Eight local searches share the evaluation budget; the best end point
+  // wins. One alone stalls in poor local minima of this piecewise objective,
+  // and where a search starts decides which minimum it finds (differing
+  // little in loss, much in how the host work splits). Four start at fixed
+  // points: the host costs at nominal, x0.1 and x10, and cheap host work
+  // with a slow prefill path, the other way to explain a long admission than
+  // a slow API server. Four start at the lowest points of a screen, a Halton
+  // sample of the host costs and prefill factor over their whole box.
   struct Start {
     double host_factor, prefill_time_scale;
   };
-  constexpr Start kStarts[] = {{1, 1}, {0.1, 1}, {10, 1}, {0.1, 4}};
-  NelderMeadResult best;
-  best.value = std::numeric_limits<double>::infinity();
-  for (const Start& s : kStarts) {
+  constexpr Start kFixedStarts[] = {{1, 1}, {0.1, 1}, {10, 1}, {0.1, 4}};
+  constexpr int kScreenedStarts = 4;
+  constexpr int kSearches = std::size(kFixedStarts) + kScreenedStarts;
+  constexpr double kTolerance = 1e-4;  // of the robust loss, ~0.1 % of its value
+  std::vector<std::vector<double>> starts;
+  for (const Start& s : kFixedStarts) {
     std::vector<double> from = start;
     for (size_t i = 0; i < kPrefillTimeScale; ++i) from[i] += std::log(s.host_factor);
     from[kPrefillTimeScale] = std::log(s.prefill_time_scale);
+    starts.push_back(std::move(from));
+  }
+  std::vector<std::vector<double>> screen;
+  for (int k = 1; k <= options.max_evaluations / 32; ++k) {
+    std::vector<double> point = start;  // backend factors at 1
+    const std::vector<double> unit = HaltonPoint(k, kNumBaseParams);
+    for (size_t i = 0; i < kNumBaseParams; ++i) {
+      point[i] = lower[i] + unit[i] * (upper[i] - lower[i]);
+    }
+    screen.push_back(std::move(point));
+  }
+  for (std::vector<double>& from : LowestPoints(objective, screen, kScreenedStarts)) {
+    starts.push_back(std::move(from));
+  }
+  NelderMeadResult best;
+  best.value = std::numeric_limits<double>::infinity();
+  for (const std::vector<double>& from : starts) {
     NelderMeadResult r = MinimizeNelderMead(objective, from, step, lower, upper,
-                                            options.max_evaluations / std::size(kStarts), 1e-4);
-    // The first start's end point stands even where every loss is infinite
+                                            options.max_evaluations / kSearches, kTolerance);
+    // The first search's end point stands even where every loss is infinite
     // (a figure predicted as 0).
     if (best.x.empty() || r.value < best.value) best = std::move(r);
+  }
+  // The best end point is polished by fresh simplices of the starting size
+  // until one gains less than the tolerance (or kMaxRestarts have run): a
+  // simplex that has shrunk along a curved valley stops short of its floor,
+  // and this objective's valleys (host work traded against the prefill
+  // path) are curved.
+  constexpr int kMaxRestarts = 4;
+  for (int k = 0; k < kMaxRestarts; ++k) {
+    NelderMeadResult r = MinimizeNelderMead(objective, best.x, step, lower, upper,
+                                            options.max_evaluations / kSearches, kTolerance);
+    if (!(r.value < best.value - kTolerance)) break;
+    best = std::move(r);
   }
   // A backend factor moves only the runs that use the backend, and often
   // not at all near its start (a step bound by host work hides a slower

@@ -21,8 +21,15 @@ NelderMeadResult MinimizeNelderMead(const std::function<double(const std::vector
     return f(x);
   };
   std::vector<std::vector<double>> pts(n + 1, clamp(start));
-  for (size_t i = 0; i < n; ++i) pts[i + 1][i] += step[i];
-  for (auto& p : pts) p = clamp(p);
+  // Each vertex steps away from the start along one coordinate, downwards
+  // where the step up would cross the upper bound: a start on a bound would
+  // otherwise give a simplex flat in that coordinate, which no reflection
+  // can leave.
+  for (size_t i = 0; i < n; ++i) {
+    const double x = pts[0][i];
+    const bool up = x + step[i] <= upper[i] || x - step[i] < lower[i];
+    pts[i + 1][i] = std::clamp(up ? x + step[i] : x - step[i], lower[i], upper[i]);
+  }
   std::vector<double> vals(n + 1);
   for (size_t i = 0; i <= n; ++i) vals[i] = eval(pts[i]);
 

@@ -22,5 +22,16 @@ TEST(NelderMeadTest, RespectsTheBounds) {
   EXPECT_NEAR(r.x[0], 2, 1e-6);
 }
 
+// A start on an upper bound must still be able to move off it: the first
+// simplex steps down there, not up into the bound.
+TEST(NelderMeadTest, LeavesAStartOnTheUpperBound) {
+  auto f = [](const std::vector<double>& x) {
+    return (x[0] - 1) * (x[0] - 1) + 4 * (x[1] - 0.3) * (x[1] - 0.3);
+  };
+  NelderMeadResult r = MinimizeNelderMead(f, {3, 0}, {1, 1}, {-5, -5}, {3, 5}, 500, 1e-12);
+  EXPECT_NEAR(r.x[0], 1, 1e-3);
+  EXPECT_NEAR(r.x[1], 0.3, 1e-3);
+}
+
 }  // namespace
 }  // namespace servesim::fit
