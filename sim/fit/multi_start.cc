@@ -6,10 +6,11 @@
 namespace servesim::fit {
 
 std::vector<double> HaltonPoint(int index, int dims) {
-  constexpr int kPrimes[] = {2, 3, 5, 7, 11, 13, 17, 19};
   std::vector<double> point;
-  for (int d = 0; d < dims && d < static_cast<int>(std::size(kPrimes)); ++d) {
-    const int base = kPrimes[d];
+  for (int base = 2; static_cast<int>(point.size()) < dims; ++base) {
+    bool prime = true;
+    for (int f = 2; f * f <= base; ++f) prime = prime && base % f != 0;
+    if (!prime) continue;
     double value = 0, scale = 1.0 / base;
     for (int i = index; i > 0; i /= base, scale /= base) value += (i % base) * scale;
     point.push_back(value);

@@ -9,10 +9,9 @@
 namespace servesim::fit {
 
 // Point `index` of the Halton sequence in [0, 1)^dims (point 0 is the
-// origin): coordinate d
-// is the radical inverse of `index` in the d-th prime base (2, 3, 5, ...).
+// origin): coordinate d is the radical inverse of `index` in the d-th prime
+// base (2, 3, 5, ...).
 // Deterministic and spread evenly at every length, unlike a random sample.
-// At most 8 dimensions.
 std::vector<double> HaltonPoint(int index, int dims);
 
 // The `count` candidates with the lowest values of f, lowest first; equal

@@ -14,6 +14,7 @@ TEST(HaltonPointTest, RadicalInversesInThePrimeBases) {
   EXPECT_DOUBLE_EQ(p[1], 2.0 / 9);
   EXPECT_DOUBLE_EQ(p[2], 6.0 / 25);
   EXPECT_DOUBLE_EQ(HaltonPoint(1, 1)[0], 0.5);
+  EXPECT_DOUBLE_EQ(HaltonPoint(1, 5)[4], 1.0 / 11);  // the fifth prime
 }
 
 // The first 2^k points of base 2 fill every interval of width 2^-k once.
