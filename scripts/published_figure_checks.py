@@ -34,9 +34,10 @@ TRT_R1_SERVE = ("trtllm-serve {model} --tp_size 8 --ep_size 8 --max_batch_size 1
                 "--max_num_tokens 1151 --extra_llm_api_options {yaml}")
 # 5.61 req/s x 2048 = 11,489 output tok/s and x 3072 = 17,234 total: fixed
 # lengths of 1024 in and 2048 out, 5120 requests, 1024 in flight.
+TRT_R1_PROMPTS = 5120
 TRT_R1_BENCH = ("vllm bench serve --model {model} --backend vllm --endpoint /v1/completions "
                 "--dataset-name random --random-input-len 1024 --random-output-len 2048 "
-                "--random-range-ratio 0 --num-prompts 5120 --max-concurrency 1024 --ignore-eos")
+                "--random-range-ratio 0 --num-prompts {prompts} --max-concurrency 1024 --ignore-eos")
 PUBLISHED = {"request_throughput": 5.61, "output_throughput": 11489.0,
              "total_token_throughput": 17234.0, "per_user": 11.3}
 
@@ -57,7 +58,7 @@ It is not like-for-like, and the differences are named: R1 is DeepSeek-V3's arch
 (dense MLA, no DSA indexer), run here with `models/deepseek_v3.textproto`; the
 recipe's TensorRT-LLM version is older than 1.2.0rc5 [U]; trtllm-bench submits token
 IDs without the API server (servesim charges its fitted API-server cost, {api_ms:.2g} ms per
-request for TensorRT-LLM: {api_s:.0f} s over the 5120 requests, against runs of {run_s:.0f} s
+request for TensorRT-LLM: {api_s:.0f} s over the {prompts} requests, against runs of {run_s:.0f} s
 or more). Nothing was fitted to this figure.
 
 "Per user" is the recipe's output tokens per second per request; servesim's is
@@ -134,13 +135,14 @@ def main():
         for model, spec in (("deepseek-ai/DeepSeek-R1", "models/deepseek_v3.textproto"),
                             ("deepseek-ai/DeepSeek-V3.2", "models/deepseek_v32.textproto")):
             serve = TRT_R1_SERVE.format(model=model, yaml=yaml)
-            bench = TRT_R1_BENCH.format(model=model)
+            bench = TRT_R1_BENCH.format(model=model, prompts=TRT_R1_PROMPTS)
             columns.append((f"{model.split('/')[1]}, fitted", run(args.servesim, serve, bench,
                                                                   spec, args.params)))
             columns.append((f"{model.split('/')[1]}, prefill as measured",
                             run(args.servesim, serve, bench, spec, measured)))
-    shortest_run_s = min(5120.0 / values["request_throughput"] for _, values in columns)
-    print(INTRO.format(api_ms=api_ms, api_s=5120 * api_ms / 1000.0, run_s=shortest_run_s))
+    shortest_run_s = min(TRT_R1_PROMPTS / values["request_throughput"] for _, values in columns)
+    print(INTRO.format(api_ms=api_ms, api_s=TRT_R1_PROMPTS * api_ms / 1000.0,
+                       run_s=shortest_run_s, prompts=TRT_R1_PROMPTS))
     print("| figure | published (R1) | " + " | ".join(name for name, _ in columns) + " |")
     print("|---|---|" + "---|" * len(columns))
     for key, label in rows:

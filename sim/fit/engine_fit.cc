@@ -284,6 +284,7 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   constexpr int kScreenedStarts = 4;
   constexpr int kSearches = std::size(kFixedStarts) + kScreenedStarts;
   constexpr double kTolerance = 1e-4;  // of the robust loss, ~0.1 % of its value
+  constexpr int kScreenDivisor = 32;   // the screen takes a 32nd of the budget
   std::vector<std::vector<double>> starts;
   for (const Start& s : kFixedStarts) {
     std::vector<double> from = start;
@@ -292,7 +293,7 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
     starts.push_back(std::move(from));
   }
   std::vector<std::vector<double>> screen;
-  for (int k = 1; k <= options.max_evaluations / 32; ++k) {
+  for (int k = 1; k <= options.max_evaluations / kScreenDivisor; ++k) {
     std::vector<double> point = start;  // backend factors at 1
     const std::vector<double> unit = HaltonPoint(k, kNumBaseParams);
     for (size_t i = 0; i < kNumBaseParams; ++i) {
