@@ -1,15 +1,12 @@
 #include "sim/fit/engine_fit.h"
 
 #include <cmath>
-#include <iterator>
-#include <limits>
 #include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "sim/fit/multi_start.h"
-#include "sim/fit/nelder_mead.h"
 #include "sim/fit/validation.h"
 
 namespace servesim::fit {
@@ -23,9 +20,13 @@ namespace {
 // between 0.5x / 0.2x and 10x the measured kernels' (1x where a backend's op
 // is priced at a measured hardware ceiling). The host time per kernel launch
 // outside CUDA graphs is not fitted: the profile measures it (host_launch).
+// The screen that picks half the fit's starts spreads over a box of its
+// own (the base parameters' only), not over the bounds: a bound narrowed
+// where the fit does not reach it then leaves the fit as it was.
 struct ParamSpec {
   std::string name;
   double start, lower, upper;
+  double screen_lower = 1, screen_upper = 1;
 };
 
 // Positions of the per-engine parameters in the fit's vector; backend factors
@@ -39,10 +40,10 @@ enum BaseParam : size_t {
 };
 
 std::vector<ParamSpec> BaseParams() {
-  return {{"step_cpu_us", 1000, 10, 2e5},
-          {"per_seq_cpu_us", 20, 0.01, 2000},
-          {"frontend_request_us", 1000, 10, 5000},
-          {"prefill_time_scale", 1, 0.5, 10}};
+  return {{"step_cpu_us", 1000, 10, 2e5, 10, 2e5},
+          {"per_seq_cpu_us", 20, 0.01, 2000, 0.01, 2000},
+          {"frontend_request_us", 1000, 10, 5000, 10, 5000},
+          {"prefill_time_scale", 1, 0.5, 10, 0.5, 10}};
 }
 
 // The parameters `specs` name, at `values` (natural units, in specs' order:
@@ -276,55 +277,32 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   // points: the host costs at nominal, x0.1 and x10, and cheap host work
   // with a slow prefill path, the other way to explain a long admission than
   // a slow API server. Four start at the lowest points of a screen, a Halton
-  // sample of the host costs and prefill factor over their whole box.
+  // sample of the host costs and prefill factor over their screen box.
   struct Start {
     double host_factor, prefill_time_scale;
   };
   constexpr Start kFixedStarts[] = {{1, 1}, {0.1, 1}, {10, 1}, {0.1, 4}};
-  constexpr int kScreenedStarts = 4;
-  constexpr int kSearches = std::size(kFixedStarts) + kScreenedStarts;
-  constexpr double kTolerance = 1e-4;  // of the robust loss, ~0.1 % of its value
-  constexpr int kScreenDivisor = 32;   // the screen takes a 32nd of the budget
-  std::vector<std::vector<double>> starts;
+  constexpr int kScreenDivisor = 32;  // the screen takes a 32nd of the budget
+  MultiStartSearch search;
   for (const Start& s : kFixedStarts) {
     std::vector<double> from = start;
     for (size_t i = 0; i < kPrefillTimeScale; ++i) from[i] += std::log(s.host_factor);
     from[kPrefillTimeScale] = std::log(s.prefill_time_scale);
-    starts.push_back(std::move(from));
+    search.fixed_starts.push_back(std::move(from));
   }
-  std::vector<std::vector<double>> screen;
-  for (int k = 1; k <= options.max_evaluations / kScreenDivisor; ++k) {
-    std::vector<double> point = start;  // backend factors at 1
-    const std::vector<double> unit = HaltonPoint(k, kNumBaseParams);
-    for (size_t i = 0; i < kNumBaseParams; ++i) {
-      point[i] = lower[i] + unit[i] * (upper[i] - lower[i]);
-    }
-    screen.push_back(std::move(point));
+  search.screen_base = start;  // backend factors at 1
+  for (size_t i = 0; i < kNumBaseParams; ++i) {
+    search.screen_lower.push_back(std::log(specs[i].screen_lower));
+    search.screen_upper.push_back(std::log(specs[i].screen_upper));
   }
-  for (std::vector<double>& from : LowestPoints(objective, screen, kScreenedStarts)) {
-    starts.push_back(std::move(from));
-  }
-  NelderMeadResult best;
-  best.value = std::numeric_limits<double>::infinity();
-  for (const std::vector<double>& from : starts) {
-    NelderMeadResult r = MinimizeNelderMead(objective, from, step, lower, upper,
-                                            options.max_evaluations / kSearches, kTolerance);
-    // The first search's end point stands even where every loss is infinite
-    // (a figure predicted as 0).
-    if (best.x.empty() || r.value < best.value) best = std::move(r);
-  }
-  // The best end point is polished by fresh simplices of the starting size
-  // until one gains less than the tolerance (or kMaxRestarts have run): a
-  // simplex that has shrunk along a curved valley stops short of its floor,
-  // and this objective's valleys (host work traded against the prefill
-  // path) are curved.
-  constexpr int kMaxRestarts = 4;
-  for (int k = 0; k < kMaxRestarts; ++k) {
-    NelderMeadResult r = MinimizeNelderMead(objective, best.x, step, lower, upper,
-                                            options.max_evaluations / kSearches, kTolerance);
-    if (!(r.value < best.value - kTolerance)) break;
-    best = std::move(r);
-  }
+  search.screen_points = options.max_evaluations / kScreenDivisor;
+  search.screened_starts = 4;
+  search.evaluations_per_search =
+      options.max_evaluations /
+      static_cast<int>(search.fixed_starts.size() + search.screened_starts);
+  search.max_polishes = 4;
+  search.tolerance = 1e-4;  // of the robust loss, ~0.1 % of its value
+  NelderMeadResult best = MinimizeFromManyStarts(objective, search, step, lower, upper);
   // A backend factor moves only the runs that use the backend, and often
   // not at all near its start (a step bound by host work hides a slower
   // kernel until it exceeds the host time), a plateau where the simplex

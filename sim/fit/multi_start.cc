@@ -1,6 +1,7 @@
 #include "sim/fit/multi_start.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 namespace servesim::fit {
@@ -32,6 +33,42 @@ std::vector<std::vector<double>> LowestPoints(
     lowest.push_back(candidates[order[i]]);
   }
   return lowest;
+}
+
+NelderMeadResult MinimizeFromManyStarts(
+    const std::function<double(const std::vector<double>&)>& f, const MultiStartSearch& search,
+    const std::vector<double>& step, const std::vector<double>& lower,
+    const std::vector<double>& upper) {
+  std::vector<std::vector<double>> starts = search.fixed_starts;
+  std::vector<std::vector<double>> screen;
+  const size_t dims = search.screen_lower.size();
+  for (int k = 1; k <= search.screen_points; ++k) {
+    std::vector<double> point = search.screen_base;
+    const std::vector<double> unit = HaltonPoint(k, static_cast<int>(dims));
+    bool inside = true;
+    for (size_t i = 0; i < dims; ++i) {
+      point[i] = search.screen_lower[i] + unit[i] * (search.screen_upper[i] - search.screen_lower[i]);
+      inside = inside && point[i] >= lower[i] && point[i] <= upper[i];
+    }
+    if (inside) screen.push_back(std::move(point));
+  }
+  for (std::vector<double>& from : LowestPoints(f, screen, search.screened_starts)) {
+    starts.push_back(std::move(from));
+  }
+  NelderMeadResult best;
+  best.value = std::numeric_limits<double>::infinity();
+  for (const std::vector<double>& from : starts) {
+    NelderMeadResult r = MinimizeNelderMead(f, from, step, lower, upper,
+                                            search.evaluations_per_search, search.tolerance);
+    if (best.x.empty() || r.value < best.value) best = std::move(r);
+  }
+  for (int k = 0; k < search.max_polishes; ++k) {
+    NelderMeadResult r = MinimizeNelderMead(f, best.x, step, lower, upper,
+                                            search.evaluations_per_search, search.tolerance);
+    if (!(r.value < best.value - search.tolerance)) break;
+    best = std::move(r);
+  }
+  return best;
 }
 
 }  // namespace servesim::fit

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace servesim::fit {
 namespace {
 
@@ -33,6 +35,67 @@ TEST(LowestPointsTest, KeepsTheLowestInOrderAndTiesInCandidateOrder) {
   EXPECT_EQ(lowest[1][0], 3);  // f = 1, before {1} with the same value
   EXPECT_EQ(lowest[2][0], 1);
   EXPECT_EQ(LowestPoints(f, {{0}}, 3).size(), 1u);
+}
+
+// Two valleys: the deeper at (1, 1) (value 0), a shallower at (-2, -1)
+// (value 0.3).
+double TwoValleys(const std::vector<double>& x) {
+  const double deep = (x[0] - 1) * (x[0] - 1) + (x[1] - 1) * (x[1] - 1);
+  const double shallow = 0.3 + (x[0] + 2) * (x[0] + 2) + 2 * (x[1] + 1) * (x[1] + 1);
+  return std::min(deep, shallow);
+}
+
+MultiStartSearch TwoValleySearch() {
+  MultiStartSearch s;
+  s.fixed_starts = {{-2.5, -1.5}};  // in the shallow valley
+  s.screen_base = {0, 0};
+  s.screen_lower = {-4, -4};
+  s.screen_upper = {4, 4};
+  s.screen_points = 20;
+  s.screened_starts = 2;
+  s.evaluations_per_search = 80;
+  s.max_polishes = 2;
+  s.tolerance = 1e-10;
+  return s;
+}
+
+TEST(MinimizeFromManyStartsTest, TheScreenFindsTheDeeperValley) {
+  const NelderMeadResult r =
+      MinimizeFromManyStarts(TwoValleys, TwoValleySearch(), {1, 1}, {-4, -4}, {4, 4});
+  EXPECT_NEAR(r.x[0], 1, 1e-3);
+  EXPECT_NEAR(r.x[1], 1, 1e-3);
+  EXPECT_LT(r.value, 1e-6);
+}
+
+// The screen's box is not the bounds: a bound narrowed where neither the
+// lowest screen points nor the searches go (x0 <= 2.5; the minimum is at
+// x0 = 1) leaves every start, and so the result, the same to the bit.
+// Spread over the bounds, the screen's points would all move with the bound.
+TEST(MinimizeFromManyStartsTest, ABoundThatDoesNotBindLeavesTheResultUnchanged) {
+  const NelderMeadResult wide =
+      MinimizeFromManyStarts(TwoValleys, TwoValleySearch(), {1, 1}, {-4, -4}, {4, 4});
+  const NelderMeadResult narrow =
+      MinimizeFromManyStarts(TwoValleys, TwoValleySearch(), {1, 1}, {-4, -4}, {2.5, 4});
+  EXPECT_EQ(wide.x, narrow.x);
+  EXPECT_EQ(wide.value, narrow.value);
+}
+
+// Of the first 16 points of base 2, 8 fall below 1/2: only those are inside
+// bounds of [0, 0.49], and a point outside is dropped, not moved onto the
+// bound and evaluated there.
+TEST(MinimizeFromManyStartsTest, ScreenPointsOutsideTheBoundsAreNotEvaluated) {
+  MultiStartSearch s;
+  s.screen_base = {0};
+  s.screen_lower = {0};
+  s.screen_upper = {1};
+  s.screen_points = 16;
+  int evaluations = 0;
+  auto f = [&](const std::vector<double>& x) {
+    ++evaluations;
+    return x[0];
+  };
+  MinimizeFromManyStarts(f, s, {0.1}, {0}, {0.49});
+  EXPECT_EQ(evaluations, 8);
 }
 
 }  // namespace
