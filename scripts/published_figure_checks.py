@@ -58,7 +58,7 @@ It is not like-for-like, and the differences are named: R1 is DeepSeek-V3's arch
 (dense MLA, no DSA indexer), run here with `models/deepseek_v3.textproto`; the
 recipe's TensorRT-LLM version is older than 1.2.0rc5 [U]; trtllm-bench submits token
 IDs without the API server (servesim charges its fitted API-server cost, {api_ms:.2g} ms per
-request for TensorRT-LLM: {api_s:.0f} s over the {prompts} requests, against runs of {run_s:.0f} s
+request for TensorRT-LLM: {api_s:.2g} s over the {prompts} requests, against runs of {run_s:.0f} s
 or more). Nothing was fitted to this figure.
 
 "Per user" is the recipe's output tokens per second per request; servesim's is
