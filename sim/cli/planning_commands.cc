@@ -300,11 +300,11 @@ int PlanCommand(const CliArgs& args) {
     const double span_s = static_cast<double>(trace->rows[*prompts - 1].arrival_offset_ns -
                                               trace->rows.front().arrival_offset_ns) /
                           1e9 / scale->value_or(1.0);
-    if (span_s > workload::kMaxArrivalSpanS) {
-      return ReportError(absl::InvalidArgumentError(absl::StrCat(
-          "--rate-scale: ", scale->value_or(1.0), " sends the trace's ", *prompts,
-          " requests over ", absl::SixDigits(span_s), " s; servesim simulates benchmarks whose "
-          "requests are sent within ", workload::kMaxArrivalSpanS / 86400, " days")));
+    if (absl::Status s = workload::CheckArrivalSpan(
+            span_s, absl::StrCat("--rate-scale: ", scale->value_or(1.0), " sends the trace's ",
+                                 *prompts, " requests"));
+        !s.ok()) {
+      return ReportError(s);
     }
     absl::StatusOr<std::string> b =
         planning::TraceBenchCommand(args.Get("--trace"), scale->value_or(1.0), *prompts);

@@ -13,11 +13,8 @@ namespace servesim::workload {
 namespace {
 
 absl::Status CheckSpan(double last_s, const char* what) {
-  if (last_s <= kMaxArrivalSpanS) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--bench: ", what, ": the requests would be sent over ", absl::SixDigits(last_s),
-      " s; servesim simulates benchmarks whose requests are sent within ",
-      kMaxArrivalSpanS / 86400, " days"));
+  return CheckArrivalSpan(last_s,
+                          absl::StrCat("--bench: ", what, ": the requests would be sent"));
 }
 
 // One gamma gap, or an error when rate x burstiness leaves doubles (a
@@ -167,6 +164,14 @@ absl::StatusOr<std::vector<int64_t>> RequestArrivalTimesNs(
     times_ns[i] = std::llround(requests[i].arrival_offset_ns * config.trace_time_scale);
   }
   return times_ns;
+}
+
+absl::Status CheckArrivalSpan(double span_s, absl::string_view sent) {
+  if (span_s <= kMaxArrivalSpanS) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      sent, " over ", absl::SixDigits(span_s),
+      " s; servesim simulates benchmarks whose requests are sent within ",
+      kMaxArrivalSpanS / 86400, " days"));
 }
 
 }  // namespace servesim::workload

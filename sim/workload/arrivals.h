@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "sim/workload/bench_config.h"
 #include "sim/workload/dataset.h"
 
@@ -45,6 +47,12 @@ absl::StatusOr<std::vector<int64_t>> RequestArrivalTimesNs(
 // spread wider than that is a flag typed wrong (a --request-rate of 1e-9),
 // and its nanosecond times would leave int64 (at ~292 years).
 inline constexpr double kMaxArrivalSpanS = 30.0 * 24 * 3600;
+
+// OK when requests sent over `span_s` seconds stay within kMaxArrivalSpanS;
+// else an error "<sent> over <span_s> s; servesim simulates ...", where
+// `sent` says which flag sends what ("--rate-scale: 2 sends the trace's 100
+// requests").
+absl::Status CheckArrivalSpan(double span_s, absl::string_view sent);
 
 // The arrival stream's seed: --seed mixed with a constant, so arrival gaps are
 // not drawn from the same bits as the dataset's lengths.

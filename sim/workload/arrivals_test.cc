@@ -209,6 +209,17 @@ TEST(RequestArrivalTimesNsTest, ArrivalsSpanningMoreThanThirtyDaysAreRefused) {
             "simulates benchmarks whose requests are sent within 30 days");
 }
 
+// 30 days is 2,592,000 s: that span is simulated, one second more is not,
+// and the error leads with what the caller says sends the requests.
+TEST(CheckArrivalSpanTest, ThirtyDaysToTheSecond) {
+  EXPECT_TRUE(CheckArrivalSpan(2'592'000, "x").ok());
+  EXPECT_EQ(std::string(CheckArrivalSpan(2'592'001, "--rate-scale: 0.5 sends the trace's 9 "
+                                                    "requests")
+                            .message()),
+            "--rate-scale: 0.5 sends the trace's 9 requests over 2.592e+06 s; servesim "
+            "simulates benchmarks whose requests are sent within 30 days");
+}
+
 TEST(RequestArrivalTimesNsTest, ALengthTableArrivesByTheRequestRate) {
   BenchConfig config = TraceConfig();
   config.request_rate = 2.0;
