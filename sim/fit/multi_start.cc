@@ -47,7 +47,8 @@ NelderMeadResult MinimizeFromManyStarts(
     const std::vector<double> unit = HaltonPoint(k, static_cast<int>(dims));
     bool inside = true;
     for (size_t i = 0; i < dims; ++i) {
-      point[i] = search.screen_lower[i] + unit[i] * (search.screen_upper[i] - search.screen_lower[i]);
+      const double width = search.screen_upper[i] - search.screen_lower[i];
+      point[i] = search.screen_lower[i] + unit[i] * width;
       inside = inside && point[i] >= lower[i] && point[i] <= upper[i];
     }
     if (inside) screen.push_back(std::move(point));
@@ -62,6 +63,7 @@ NelderMeadResult MinimizeFromManyStarts(
                                             search.evaluations_per_search, search.tolerance);
     if (best.x.empty() || r.value < best.value) best = std::move(r);
   }
+  if (best.x.empty()) return best;  // no start: nothing to polish
   for (int k = 0; k < search.max_polishes; ++k) {
     NelderMeadResult r = MinimizeNelderMead(f, best.x, step, lower, upper,
                                             search.evaluations_per_search, search.tolerance);

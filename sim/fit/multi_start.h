@@ -1,5 +1,5 @@
-// Chooses where a local search starts when the objective has several
-// valleys: a low-discrepancy screen of the whole box, the lowest points kept.
+// Local searches from many starts, for an objective with several valleys:
+// fixed starts, and the lowest points of a low-discrepancy screen of a box.
 #ifndef SERVESIM_SIM_FIT_MULTI_START_H_
 #define SERVESIM_SIM_FIT_MULTI_START_H_
 
