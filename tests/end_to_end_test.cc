@@ -506,6 +506,23 @@ TEST(EndToEndTest, LeaveOneOutIsTheSameOnOneThreadOrTwo) {
   };
   EXPECT_EQ(without_date(f1), without_date(f2));
   EXPECT_NE(f1.find("engine: TRTLLM"), std::string::npos) << f1;
+  // The parameters of each fit follow the table: the fit on every run (the
+  // file's values), then each fold in the CSV's order.
+  const size_t every = one.out.find("\ntrtllm  - (fit on every run) ");
+  const size_t fold_base = one.out.find("\ntrtllm  trtllm-tp8-base ");
+  const size_t fold_no_dg = one.out.find("\ntrtllm  trtllm-tp8-ep8-no-deepgemm ");
+  ASSERT_NE(every, std::string::npos) << one.out;
+  EXPECT_GT(every, no_dg);
+  EXPECT_LT(every, fold_base);
+  EXPECT_LT(fold_base, fold_no_dg);
+  const size_t step_at = f1.find("step_cpu_us: ");
+  ASSERT_NE(step_at, std::string::npos) << f1;
+  const double step_us = std::stod(f1.substr(step_at + 13));
+  const std::string every_row = one.out.substr(every + 1, one.out.find('\n', every + 1) - every);
+  char step_ms[32];
+  std::snprintf(step_ms, sizeof(step_ms), " %.2f ", step_us / 1000.0);
+  EXPECT_NE(every_row.find(step_ms), std::string::npos)
+      << every_row << " vs step_cpu_us " << step_us;
 }
 
 // plan's errors name the flags given, not the bench command plan builds.

@@ -93,6 +93,8 @@ struct EngineRuns {
 struct FitResults {
   std::vector<scenarios::EngineParams> engines;  // fitted on all runs, in `engines` order
   std::vector<fit::CaseResult> held_out;         // leave-one-out, in engine and run order
+  // Each engine's fit on every run, then its folds in run order (held_out's).
+  std::vector<fit::FoldFit> folds;
 };
 
 // Every fit is independent: each engine's fit on all its runs and, with
@@ -137,6 +139,7 @@ absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
   for (size_t e = 0; e < engines.size(); ++e) out.engines.push_back(*fits[e]);
   if (!leave_one_out) return out;
   for (size_t e = 0; e < engines.size(); ++e) {
+    out.folds.push_back({"", *fits[e]});
     for (size_t i = 0; i < engines[e].runs.size(); ++i) {
       const scenarios::EngineParams* without = &*fits[e];
       for (size_t t = engines.size(); t < tasks.size(); ++t) {
@@ -145,6 +148,7 @@ absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
       ASSIGN_OR_RETURN(fit::CaseResult c,
                        fit::ValidateRun(fit::WithEngineParams(context, *without), engines[e].runs[i]));
       out.held_out.push_back(std::move(c));
+      out.folds.push_back({engines[e].runs[i].name, *without});
     }
   }
   return out;
@@ -266,6 +270,7 @@ int FitCommand(const CliArgs& args) {
     if (runner::FindEngineParams(params, e.engine()) == nullptr) *params.add_engines() = e;
   }
   std::vector<fit::CaseResult> held_out = std::move(fitted->held_out);
+  const std::vector<fit::FoldFit> folds = std::move(fitted->folds);
   if (args.Has("--out")) {
     std::string text;
     if (!google::protobuf::TextFormat::PrintToString(params, &text)) {
@@ -284,6 +289,9 @@ int FitCommand(const CliArgs& args) {
                                           /*completed_line=*/false)
                    .c_str(),
                stdout);
+    std::fputs("\nparameters of each fit (the fit on every run, then each fold without its case):\n",
+               stdout);
+    std::fputs(fit::FormatFoldParameters(folds).c_str(), stdout);
   } else {
     std::string text;
     google::protobuf::TextFormat::PrintToString(params, &text);

@@ -4,7 +4,10 @@
 #include <map>
 #include <set>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "sim/fit/multi_start.h"
 #include "sim/fit/validation.h"
@@ -328,6 +331,30 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   ASSIGN_OR_RETURN(*params.mutable_coverage(),
                    CoverageOf(WithEngineParams(context, params), runs));
   return params;
+}
+
+std::string FormatFoldParameters(const std::vector<FoldFit>& folds) {
+  std::string out = absl::StrFormat("%-7s %-28s %9s %11s %8s %9s %8s  %s\n", "engine", "held out",
+                                    "step ms", "per-seq us", "API us", "prefill", "rms log",
+                                    "backend factors");
+  for (const FoldFit& f : folds) {
+    const scenarios::EngineParams& p = f.params;
+    std::vector<std::string> factors;
+    for (const scenarios::BackendFactor& b : p.backend_factors()) {
+      factors.push_back(absl::StrFormat("%s x%.2f", b.backend(), b.time_scale()));
+    }
+    // A factor the fold could not fit (its runs were all held out, or none
+    // moves with it) is named: the fold predicts with the factor at 1.
+    for (const std::string& name : p.not_fitted()) factors.push_back(name + " not fitted");
+    absl::StrAppend(
+        &out, absl::StrFormat("%-7s %-28s %9.2f %11.1f %8.1f %8.2fx %8.3f  %s\n",
+                              absl::AsciiStrToLower(scenarios::EngineKind_Name(p.engine())),
+                              f.held_out.empty() ? "- (fit on every run)" : f.held_out,
+                              p.step_cpu_us() / 1000.0, p.per_seq_cpu_us(),
+                              p.frontend_request_us(), p.prefill_time_scale(), p.rms_log_error(),
+                              factors.empty() ? "-" : absl::StrJoin(factors, ", ")));
+  }
+  return out;
 }
 
 }  // namespace servesim::fit

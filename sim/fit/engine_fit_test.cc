@@ -36,6 +36,35 @@ TEST(ScanForMinimumTest, CrossesAPlateauAndKeepsABetterStart) {
 // SGLang prefills sequences of at most 2048 tokens with dense MHA, so its
 // sparse prefill backend's factor moves nothing for 1000-token prompts and
 // moves a 4000-token prompt's prediction.
+// One row per fit, the fit on every run first: microseconds of step work
+// in milliseconds, factors by name, a factor the fold could not fit named
+// as such.
+TEST(FormatFoldParametersTest, OneRowPerFitWithItsFactors) {
+  scenarios::EngineParams all;
+  all.set_engine(scenarios::SGLANG);
+  all.set_step_cpu_us(41888.7);
+  all.set_per_seq_cpu_us(149.53);
+  all.set_frontend_request_us(21.57);
+  all.set_prefill_time_scale(4.4527);
+  all.set_rms_log_error(0.3441);
+  scenarios::BackendFactor* f = all.add_backend_factors();
+  f->set_backend("nsa_decode=flashmla_kv");
+  f->set_time_scale(6.856);
+  scenarios::EngineParams fold = all;
+  fold.clear_backend_factors();
+  fold.add_not_fitted("nsa_decode=flashmla_kv");
+  fold.set_step_cpu_us(39300);
+  const std::string text =
+      FormatFoldParameters({{"", all}, {"sglang-dp8-ctx32k-flashmla", fold}});
+  EXPECT_EQ(text,
+            "engine  held out                       step ms  per-seq us   API us   prefill  rms log"
+            "  backend factors\n"
+            "sglang  - (fit on every run)             41.89       149.5     21.6     4.45x    0.344"
+            "  nsa_decode=flashmla_kv x6.86\n"
+            "sglang  sglang-dp8-ctx32k-flashmla       39.30       149.5     21.6     4.45x    0.344"
+            "  nsa_decode=flashmla_kv not fitted\n");
+}
+
 TEST(FactorMovesPredictionsTest, SglangPrefillBackendOnlyPastTheDenseMhaLimit) {
   auto run_with_prompts = [](int input_len) {
     LiveRun r;
