@@ -289,7 +289,8 @@ int FitCommand(const CliArgs& args) {
                                           /*completed_line=*/false)
                    .c_str(),
                stdout);
-    std::fputs("\nparameters of each fit (the fit on every run, then each fold without its case):\n",
+    std::fputs("\nparameters of each fit (the fit on every run, then each fold without its case; "
+               "a backend factor a fold does not list is at 1 in its prediction):\n",
                stdout);
     std::fputs(fit::FormatFoldParameters(folds).c_str(), stdout);
   } else {
