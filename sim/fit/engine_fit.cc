@@ -343,8 +343,8 @@ std::string FormatFoldParameters(const std::vector<FoldFit>& folds) {
     for (const scenarios::BackendFactor& b : p.backend_factors()) {
       factors.push_back(absl::StrFormat("%s x%.2f", b.backend(), b.time_scale()));
     }
-    // A factor the fold could not fit (its runs were all held out, or none
-    // moves with it) is named: the fold predicts with the factor at 1.
+    // A factor whose value moves none of the fold's runs is not fitted and
+    // is named: the fold predicts with it at 1.
     for (const std::string& name : p.not_fitted()) factors.push_back(name + " not fitted");
     absl::StrAppend(
         &out, absl::StrFormat("%-7s %-28s %9.2f %11.1f %8.1f %8.2fx %8.3f  %s\n",

@@ -33,9 +33,6 @@ TEST(ScanForMinimumTest, CrossesAPlateauAndKeepsABetterStart) {
   EXPECT_DOUBLE_EQ(ScanForMinimum([](double) { return 0.5; }, 0.3, 0, 2.5, 11), 0.3);
 }
 
-// SGLang prefills sequences of at most 2048 tokens with dense MHA, so its
-// sparse prefill backend's factor moves nothing for 1000-token prompts and
-// moves a 4000-token prompt's prediction.
 // One row per fit, the fit on every run first: microseconds of step work
 // in milliseconds, factors by name, a factor the fold could not fit named
 // as such.
@@ -55,16 +52,19 @@ TEST(FormatFoldParametersTest, OneRowPerFitWithItsFactors) {
   fold.add_not_fitted("nsa_decode=flashmla_kv");
   fold.set_step_cpu_us(39300);
   const std::string text =
-      FormatFoldParameters({{"", all}, {"sglang-dp8-ctx32k-flashmla", fold}});
+      FormatFoldParameters({{"", all}, {"sglang-tp8-base", fold}});
   EXPECT_EQ(text,
             "engine  held out                       step ms  per-seq us   API us   prefill  rms log"
             "  backend factors\n"
             "sglang  - (fit on every run)             41.89       149.5     21.6     4.45x    0.344"
             "  nsa_decode=flashmla_kv x6.86\n"
-            "sglang  sglang-dp8-ctx32k-flashmla       39.30       149.5     21.6     4.45x    0.344"
+            "sglang  sglang-tp8-base                  39.30       149.5     21.6     4.45x    0.344"
             "  nsa_decode=flashmla_kv not fitted\n");
 }
 
+// SGLang prefills sequences of at most 2048 tokens with dense MHA, so its
+// sparse prefill backend's factor moves nothing for 1000-token prompts and
+// moves a 4000-token prompt's prediction.
 TEST(FactorMovesPredictionsTest, SglangPrefillBackendOnlyPastTheDenseMhaLimit) {
   auto run_with_prompts = [](int input_len) {
     LiveRun r;
