@@ -66,6 +66,42 @@ figure says the factor's cost is not per token; one near the first says it is.
 """
 
 
+SPREAD = """
+## How far the leave-one-out's fits move each prediction
+
+`servesim fit --leave-one-out` refits each engine without each of its live runs in
+turn (`docs/validation_leave_one_out.txt`, its fits in
+`scenarios/fitted_params_folds.textproto`); `servesim run --spread` predicts with
+every one of them. Each cell is the lowest and highest figure over those fits (the fit
+on every run, whose figure is the first table's, among them). A wide range marks a
+prediction that leans on a value the ShareGPT runs leave loose (SGLang's host work,
+split between step and sequence; an engine's API server; docs/fitting.md). It is a
+floor on the uncertainty, not its measure: all the fits share the reading of the
+prefill factor above, which no ShareGPT run can test.
+"""
+
+SPREAD_FIGURES = ["total tok/s", "mean TTFT ms", "mean TPOT ms", "median ITL ms"]
+
+
+def spread(binary, serve, env, i, o, n, params):
+    """{figure: (low, high)} from `servesim run --spread`'s header, or None if refused."""
+    cmd = [binary, "run", "--serve", serve, "--bench", bench(i, o, n), "--params", params, "--spread"]
+    if env:
+        cmd += ["--env", env]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return None
+    out = {}
+    for line in p.stdout.splitlines():
+        m = re.match(r"^# spread: (.+?)\s+(-?[0-9.]+) to\s+(-?[0-9.]+) ", line)
+        if m:
+            out[m.group(1)] = (float(m.group(2)), float(m.group(3)))
+    missing = [f for f in SPREAD_FIGURES if f not in out]
+    if missing:
+        sys.exit(f"random_workload_predictions: no spread of {', '.join(missing)} in: {' '.join(cmd)}")
+    return out
+
+
 def params_with_measured_prefill(params_path, out_path):
     """The fitted parameters with every prefill-only factor set to 1."""
     text = open(params_path, encoding="utf-8").read()
@@ -139,6 +175,22 @@ def main():
                 print(f"| {case} | {i}/{o} x{n} | {cell(values['total_token_throughput'])} | "
                       f"{cell(asis['total_token_throughput'])} | {cell(values['mean_ttft_ms'])} | "
                       f"{cell(asis['mean_ttft_ms'])} |")
+
+    print(SPREAD)
+    print("| configuration | workload (in/out x prompts) | " +
+          " | ".join(f"{f}, low - high" for f in SPREAD_FIGURES) + " |")
+    print("|---|---|" + "---|" * len(SPREAD_FIGURES))
+    for case in CASES:
+        r = rows[case]
+        for i, o, n in WORKLOADS:
+            values = fitted[case, (i, o, n)]
+            if values is None or not values["completed"]:
+                continue
+            ranges = spread(args.servesim, r["serve_command"], r["env"], i, o, n, args.params)
+            if ranges is None:
+                continue
+            cells = [f"{cell(ranges[f][0])} - {cell(ranges[f][1])}" for f in SPREAD_FIGURES]
+            print(f"| {case} | {i}/{o} x{n} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -498,7 +498,8 @@ TEST(EndToEndTest, LeaveOneOutIsTheSameOnOneThreadOrTwo) {
   const std::string common = std::string("fit --runs ") + SERVESIM_SHARED_DIR +
                              "/validation/sharegpt_runs.csv --params none --engines trtllm "
                              "--max-evaluations 8 --leave-one-out";
-  Result one = Servesim(common + " --threads 1 --out " + dir + "/fit1.textproto");
+  Result one = Servesim(common + " --threads 1 --out " + dir + "/fit1.textproto --folds-out " +
+                        dir + "/folds1.textproto");
   Result two = Servesim(common + " --threads 2 --out " + dir + "/fit2.textproto");
   ASSERT_EQ(one.exit_code, 0) << one.out;
   ASSERT_EQ(two.exit_code, 0) << two.out;
@@ -528,6 +529,46 @@ TEST(EndToEndTest, LeaveOneOutIsTheSameOnOneThreadOrTwo) {
   std::snprintf(step_ms, sizeof(step_ms), " %.2f ", step_us / 1000.0);
   EXPECT_NE(every_row.find(step_ms), std::string::npos)
       << every_row << " vs step_cpu_us " << step_us;
+
+  // The folds file holds the same fits, the one on every run first, and
+  // `run --spread` predicts with each: four TensorRT-LLM fits.
+  const std::string folds = ReadFile(dir + "/folds1.textproto");
+  ExpectInOrder(folds, {"schema_version: 1", "--leave-one-out", "folds {",
+                        f1.substr(step_at, f1.find('\n', step_at) - step_at),
+                        "held_out: \"trtllm-tp8-base\"", "held_out: \"trtllm-tp8-ep8\"",
+                        "held_out: \"trtllm-tp8-ep8-no-deepgemm\""});
+  Result spread = Servesim(
+      "run --serve 'trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8 --ep_size 8' --bench "
+      "'vllm bench serve --model deepseek-ai/DeepSeek-V3.2 --dataset-name random "
+      "--random-input-len 200 --random-output-len 20 --num-prompts 16' --spread --folds " +
+      dir + "/folds1.textproto");
+  ASSERT_EQ(spread.exit_code, 0) << spread.out;
+  ExpectInOrder(spread.out, {"# spread over 4 trtllm fit(s) of the leave-one-out",
+                             "# spread: total tok/s ", "# spread: median ITL ms ",
+                             "Successful requests:"});
+}
+
+// --folds-out writes the leave-one-out's fits, so it needs one; --spread's
+// own flags need --spread, and a fold file without the run's engine cannot
+// make its spread.
+TEST(EndToEndTest, FoldFlagsNeedWhatTheyBelongTo) {
+  const std::string dir = ScratchDir();
+  Result no_loo = Servesim(std::string("fit --runs ") + SERVESIM_SHARED_DIR +
+                           "/validation/sharegpt_runs.csv --engines trtllm --out " + dir +
+                           "/p.textproto --folds-out " + dir + "/f.textproto");
+  EXPECT_EQ(no_loo.exit_code, 2) << no_loo.out;
+  EXPECT_NE(no_loo.out.find("--folds-out: the folds are the leave-one-out's fits"),
+            std::string::npos)
+      << no_loo.out;
+  const std::string run = std::string("run ") + kServe + " " + kBench;
+  Result alone = Servesim(run + " --folds " + dir + "/f.textproto");
+  EXPECT_EQ(alone.exit_code, 2) << alone.out;
+  EXPECT_NE(alone.out.find("--folds goes with --spread"), std::string::npos) << alone.out;
+  std::ofstream(dir + "/sglang_only.textproto")
+      << "schema_version: 1\nfolds { params { engine: SGLANG step_cpu_us: 1 } }\n";
+  Result other = Servesim(run + " --spread --folds " + dir + "/sglang_only.textproto");
+  EXPECT_EQ(other.exit_code, 2) << other.out;
+  EXPECT_NE(other.out.find("the fold file has no fits of VLLM"), std::string::npos) << other.out;
 }
 
 // plan's errors name the flags given, not the bench command plan builds.

@@ -79,6 +79,35 @@ absl::StatusOr<std::string> UtcDate() {
   return std::string(buf);
 }
 
+// A file `flag` may create or replace: its directory exists, and it is not
+// a directory itself.
+absl::Status CheckWritableFilePath(const std::string& flag, const std::string& path) {
+  const std::filesystem::path out(path);
+  std::error_code error;
+  const std::filesystem::path dir = out.has_parent_path() ? out.parent_path() : ".";
+  if (out.filename().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": ", path, " names a directory, not a file"));
+  }
+  if (!std::filesystem::is_directory(dir, error)) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, ": cannot write ", path, ": ",
+                                                   dir.string(), " is not a directory"));
+  }
+  if (std::filesystem::is_directory(out, error)) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, ": ", path, " is a directory"));
+  }
+  return absl::OkStatus();
+}
+
+// Text of `message` under the header every file `servesim fit` writes.
+absl::StatusOr<std::string> FittedFileText(const google::protobuf::Message& message) {
+  std::string text;
+  if (!google::protobuf::TextFormat::PrintToString(message, &text)) {
+    return absl::InternalError("fit: the parameters could not be printed");
+  }
+  return absl::StrCat("# Fitted by servesim fit; do not edit by hand (docs/fitting.md).\n", text);
+}
+
 const std::vector<std::pair<std::string, scenarios::EngineKind>>& Engines() {
   static const auto* kEngines = new std::vector<std::pair<std::string, scenarios::EngineKind>>{
       {"vllm", scenarios::VLLM}, {"sglang", scenarios::SGLANG}, {"trtllm", scenarios::TRTLLM}};
@@ -94,7 +123,7 @@ struct FitResults {
   std::vector<scenarios::EngineParams> engines;  // fitted on all runs, in `engines` order
   std::vector<fit::CaseResult> held_out;         // leave-one-out, in engine and run order
   // Each engine's fit on every run, then its folds in run order (held_out's).
-  std::vector<fit::FoldFit> folds;
+  scenarios::FoldFits folds;
 };
 
 // Every fit is independent: each engine's fit on all its runs and, with
@@ -139,7 +168,7 @@ absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
   for (size_t e = 0; e < engines.size(); ++e) out.engines.push_back(*fits[e]);
   if (!leave_one_out) return out;
   for (size_t e = 0; e < engines.size(); ++e) {
-    out.folds.push_back({"", *fits[e]});
+    *out.folds.add_folds()->mutable_params() = *fits[e];
     for (size_t i = 0; i < engines[e].runs.size(); ++i) {
       const scenarios::EngineParams* without = &*fits[e];
       for (size_t t = engines.size(); t < tasks.size(); ++t) {
@@ -148,7 +177,9 @@ absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
       ASSIGN_OR_RETURN(fit::CaseResult c,
                        fit::ValidateRun(fit::WithEngineParams(context, *without), engines[e].runs[i]));
       out.held_out.push_back(std::move(c));
-      out.folds.push_back({engines[e].runs[i].name, *without});
+      scenarios::FoldFit* fold = out.folds.add_folds();
+      fold->set_held_out(engines[e].runs[i].name);
+      *fold->mutable_params() = *without;
     }
   }
   return out;
@@ -182,27 +213,26 @@ int FitCommand(const CliArgs& args) {
   if (!args.Has("--out") && !args.Has("--leave-one-out")) {
     return ReportError(absl::InvalidArgumentError("servesim fit: --out PARAMS is required"));
   }
-  // Writing the parameters over the live runs would destroy them.
-  if (SameFile(args.Get("--out"), args.Get("--runs"))) {
+  // Writing the parameters over the live runs would destroy them: checked
+  // below with the other outputs.
+  if (args.Has("--folds-out") && !args.Has("--leave-one-out")) {
     return ReportError(absl::InvalidArgumentError(
-        absl::StrCat("--out: ", args.Get("--out"), " is the file --runs reads")));
+        "--folds-out: the folds are the leave-one-out's fits: add --leave-one-out"));
+  }
+  if (args.Has("--out") && args.Has("--folds-out") &&
+      SameFile(args.Get("--out"), args.Get("--folds-out"))) {
+    return ReportError(absl::InvalidArgumentError(
+        absl::StrCat("--out and --folds-out both write ", args.Get("--out"))));
   }
   // A fit takes minutes: a file that cannot be written is refused first.
-  if (args.Has("--out")) {
-    const std::filesystem::path out(args.Get("--out"));
-    std::error_code error;
-    const std::filesystem::path dir = out.has_parent_path() ? out.parent_path() : ".";
-    if (out.filename().empty()) {
+  for (const char* flag : {"--out", "--folds-out"}) {
+    if (!args.Has(flag)) continue;
+    if (SameFile(args.Get(flag), args.Get("--runs"))) {
       return ReportError(absl::InvalidArgumentError(
-          absl::StrCat("--out: ", args.Get("--out"), " names a directory, not a file")));
+          absl::StrCat(flag, ": ", args.Get(flag), " is the file --runs reads")));
     }
-    if (!std::filesystem::is_directory(dir, error)) {
-      return ReportError(absl::InvalidArgumentError(absl::StrCat(
-          "--out: cannot write ", args.Get("--out"), ": ", dir.string(), " is not a directory")));
-    }
-    if (std::filesystem::is_directory(out, error)) {
-      return ReportError(absl::InvalidArgumentError(
-          absl::StrCat("--out: ", args.Get("--out"), " is a directory")));
+    if (absl::Status s = CheckWritableFilePath(flag, args.Get(flag)); !s.ok()) {
+      return ReportError(s);
     }
   }
   // Before the fits start: a run that ValidateRun would refuse surfaces only
@@ -270,17 +300,19 @@ int FitCommand(const CliArgs& args) {
     if (runner::FindEngineParams(params, e.engine()) == nullptr) *params.add_engines() = e;
   }
   std::vector<fit::CaseResult> held_out = std::move(fitted->held_out);
-  const std::vector<fit::FoldFit> folds = std::move(fitted->folds);
-  if (args.Has("--out")) {
-    std::string text;
-    if (!google::protobuf::TextFormat::PrintToString(params, &text)) {
-      return ReportError(absl::InternalError("fit: the parameters could not be printed"));
-    }
-    if (absl::Status s = WriteStringToFile(
-            args.Get("--out"),
-            absl::StrCat("# Fitted by servesim fit; do not edit by hand (docs/fitting.md).\n", text));
-        !s.ok()) {
-      return ReportError(absl::InvalidArgumentError(absl::StrCat("--out: ", s.message())));
+  scenarios::FoldFits& folds = fitted->folds;
+  folds.set_schema_version(runner::kFittedParamsSchemaVersion);
+  folds.set_generated_by(absl::StrCat(params.generated_by(), " --leave-one-out"));
+  folds.set_generated_at(params.generated_at());
+  folds.set_profile(params.profile());
+  const std::pair<const char*, const google::protobuf::Message*> outputs[] = {
+      {"--out", &params}, {"--folds-out", &folds}};
+  for (const auto& [flag, message] : outputs) {
+    if (!args.Has(flag)) continue;
+    absl::StatusOr<std::string> text = FittedFileText(*message);
+    if (!text.ok()) return ReportError(text.status());
+    if (absl::Status s = WriteStringToFile(args.Get(flag), *text); !s.ok()) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat(flag, ": ", s.message())));
     }
   }
   if (args.Has("--leave-one-out")) {

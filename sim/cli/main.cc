@@ -11,12 +11,13 @@ constexpr char kUsage[] =
     "usage: servesim <command> [flags]\n"
     "  run      --serve CMD --bench CMD [--env K=V]... [--result-json PATH] [--step-log CSV]\n"
     "           [--profile PATH|roofline] [--params PATH|none] [--model-spec PATH]\n"
-    "           [--mtp-acceptance MEAN_ACCEPTED_DRAFTS]\n"
+    "           [--mtp-acceptance MEAN_ACCEPTED_DRAFTS] [--spread [--folds FOLDS] [--threads N]]\n"
     "  explain  --serve CMD [--env K=V]... [--json] [--decode-seqs N --context TOKENS]\n"
     "           [--prefill-tokens N [--prefill-seqs N]] [--gpu-only-json] [--no-production-factors]\n"
     "           [--collectives-as-copies]\n"
     "  validate --runs CSV|JSON|LOG|DIR [--json]   (a JSON or console log needs its .cmd beside it)\n"
-    "  fit      --runs CSV|JSON|LOG|DIR (--out PARAMS | --leave-one-out [--out PARAMS])\n"
+    "  fit      --runs CSV|JSON|LOG|DIR (--out PARAMS | --leave-one-out [--out PARAMS]\n"
+    "           [--folds-out FOLDS])\n"
     "           [--engines vllm,sglang,trtllm] [--max-evaluations N] [--threads N]\n"
     "  sweep    (--serve CMD | --engine-axis 'CMD1|CMD2') --bench CMD\n"
     "           [--axis 'FLAG=V1,V2,...']... [--env K=V]... --out-dir DIR [--threads N]\n"
@@ -53,7 +54,10 @@ int Dispatch(int argc, char** argv) {
   if (command == "run") {
     auto args = ParseCliArgs(
         argc, argv, command,
-        With({"--serve", "--bench", "--result-json", "--mtp-acceptance", "--step-log"}, kContextFlags), {});
+        With({"--serve", "--bench", "--result-json", "--mtp-acceptance", "--step-log", "--folds",
+              "--threads"},
+             kContextFlags),
+        {"--spread"});
     if (!args.ok()) return ReportError(args.status());
     return RunCommand(*args);
   }
@@ -72,7 +76,9 @@ int Dispatch(int argc, char** argv) {
   }
   if (command == "fit") {
     auto args = ParseCliArgs(argc, argv, command,
-                             With({"--runs", "--out", "--engines", "--max-evaluations", "--threads"}, kContextFlags),
+                             With({"--runs", "--out", "--folds-out", "--engines", "--max-evaluations",
+                                   "--threads"},
+                                  kContextFlags),
                              {"--leave-one-out"});
     if (!args.ok()) return ReportError(args.status());
     return FitCommand(*args);

@@ -333,12 +333,12 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   return params;
 }
 
-std::string FormatFoldParameters(const std::vector<FoldFit>& folds) {
+std::string FormatFoldParameters(const scenarios::FoldFits& folds) {
   std::string out = absl::StrFormat("%-7s %-28s %9s %11s %8s %9s %8s  %s\n", "engine", "held out",
                                     "step ms", "per-seq us", "API us", "prefill", "rms log",
                                     "backend factors");
-  for (const FoldFit& f : folds) {
-    const scenarios::EngineParams& p = f.params;
+  for (const scenarios::FoldFit& f : folds.folds()) {
+    const scenarios::EngineParams& p = f.params();
     std::vector<std::string> factors;
     for (const scenarios::BackendFactor& b : p.backend_factors()) {
       factors.push_back(absl::StrFormat("%s x%.2f", b.backend(), b.time_scale()));
@@ -349,7 +349,7 @@ std::string FormatFoldParameters(const std::vector<FoldFit>& folds) {
     absl::StrAppend(
         &out, absl::StrFormat("%-7s %-28s %9.2f %11.1f %8.1f %8.2fx %8.3f  %s\n",
                               absl::AsciiStrToLower(scenarios::EngineKind_Name(p.engine())),
-                              f.held_out.empty() ? "- (fit on every run)" : f.held_out,
+                              f.held_out().empty() ? "- (fit on every run)" : f.held_out(),
                               p.step_cpu_us() / 1000.0, p.per_seq_cpu_us(),
                               p.frontend_request_us(), p.prefill_time_scale(), p.rms_log_error(),
                               factors.empty() ? "-" : absl::StrJoin(factors, ", ")));

@@ -62,17 +62,10 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
                                                   scenarios::EngineKind engine,
                                                   const EngineFitOptions& options);
 
-// One fit of a leave-one-out: the parameters fitted without `held_out`
-// (empty for the fit on every run).
-struct FoldFit {
-  std::string held_out;
-  scenarios::EngineParams params;
-};
-
 // The folds' parameters side by side, one row each (engine, case held out,
 // host costs, prefill factor, backend factors, RMS log error): how far one
 // run moves the fit, which the held-out errors alone do not show.
-std::string FormatFoldParameters(const std::vector<FoldFit>& folds);
+std::string FormatFoldParameters(const scenarios::FoldFits& folds);
 
 // A context whose parameters for `params.engine()` are replaced by `params`.
 runner::PredictionContext WithEngineParams(const runner::PredictionContext& context,

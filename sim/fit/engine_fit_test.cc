@@ -51,8 +51,12 @@ TEST(FormatFoldParametersTest, OneRowPerFitWithItsFactors) {
   fold.clear_backend_factors();
   fold.add_not_fitted("nsa_decode=flashmla_kv");
   fold.set_step_cpu_us(39300);
-  const std::string text =
-      FormatFoldParameters({{"", all}, {"sglang-tp8-base", fold}});
+  scenarios::FoldFits folds;
+  *folds.add_folds()->mutable_params() = all;
+  scenarios::FoldFit* without = folds.add_folds();
+  without->set_held_out("sglang-tp8-base");
+  *without->mutable_params() = fold;
+  const std::string text = FormatFoldParameters(folds);
   EXPECT_EQ(text,
             "engine  held out                       step ms  per-seq us   API us   prefill  rms log"
             "  backend factors\n"

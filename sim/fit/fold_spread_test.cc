@@ -1,0 +1,130 @@
+#include "sim/fit/fold_spread.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "sim/runner/repo_context_for_test.h"
+
+namespace servesim::fit {
+namespace {
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const std::string path =
+      (std::filesystem::path(::testing::TempDir()) / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Two vLLM fits, one without "run-b", as `fit --folds-out` writes them.
+constexpr char kTwoFolds[] = R"(schema_version: 1
+folds { params { engine: VLLM step_cpu_us: 1000 fitted_on: "run-a" fitted_on: "run-b" } }
+folds { held_out: "run-b" params { engine: VLLM step_cpu_us: 2000 fitted_on: "run-a" } }
+)";
+
+TEST(LoadFoldFitsTest, ReadsWhatFitWrites) {
+  absl::StatusOr<scenarios::FoldFits> folds =
+      LoadFoldFits(WriteTemp("two.textproto", kTwoFolds), "--folds");
+  ASSERT_TRUE(folds.ok()) << folds.status();
+  ASSERT_EQ(folds->folds_size(), 2);
+  EXPECT_EQ(folds->folds(1).held_out(), "run-b");
+}
+
+// Each bad file is refused with the flag, the path and what is wrong.
+TEST(LoadFoldFitsTest, RefusesBadFilesNamingTheProblem) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"not a proto {", "not a FoldFits text proto"},
+      {"schema_version: 2\n", "schema_version 2, this reader wants 1"},
+      {"schema_version: 1\n", "no folds"},
+      {"schema_version: 1\nfolds { params { engine: VLLM step_cpu_us: -1 } }\n", "step_cpu_us"},
+      {"schema_version: 1\nfolds { held_out: \"a\" params { engine: VLLM fitted_on: \"a\" } }\n",
+       "held_out a is among the runs it was fitted on"},
+      {"schema_version: 1\nfolds { held_out: \"a\" params { engine: SGLANG } }\n"
+       "folds { held_out: \"a\" params { engine: SGLANG } }\n",
+       "folds[1]: a second fit of SGLANG without a"},
+  };
+  int i = 0;
+  for (const auto& [text, expected] : cases) {
+    const std::string path = WriteTemp(absl::StrCat("bad", i++, ".textproto"), text);
+    absl::StatusOr<scenarios::FoldFits> folds = LoadFoldFits(path, "--folds");
+    ASSERT_FALSE(folds.ok()) << text;
+    EXPECT_EQ(folds.status().code(), absl::StatusCode::kInvalidArgument);
+    const std::string message(folds.status().message());
+    EXPECT_EQ(message.rfind(absl::StrCat("--folds: ", path), 0), 0u) << message;
+    EXPECT_NE(message.find(expected), std::string::npos) << message;
+  }
+  EXPECT_FALSE(LoadFoldFits(::testing::TempDir() + "/absent.textproto", "--folds").ok());
+}
+
+runner::RunRequest LoneVllmRequest() {
+  runner::RunRequest request;
+  request.serve_command = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8";
+  request.bench_command =
+      "vllm bench serve --model deepseek-ai/DeepSeek-V3.2 --dataset-name random "
+      "--random-input-len 64 --random-output-len 8 --num-prompts 1";
+  return request;
+}
+
+// vLLM v0.13 schedules synchronously (async scheduling off): a step's host
+// work adds to its GPU time. A lone request runs one decode per step, so a
+// fit with 50 ms more host work per step gives a TPOT 50 ms longer, and the
+// spread runs from the one fit to the other. The other engine's fit in the
+// file is not used.
+TEST(PredictSpreadTest, HostWorkPerStepSpreadsALoneRequestsTpot) {
+  const runner::PredictionContext& context = runner::RepoPredictionContext();
+  const scenarios::EngineParams* base = runner::FindEngineParams(context.params, scenarios::VLLM);
+  ASSERT_NE(base, nullptr);
+  scenarios::FoldFits folds;
+  scenarios::FoldFit* all = folds.add_folds();
+  *all->mutable_params() = *base;
+  scenarios::FoldFit* slow = folds.add_folds();
+  slow->set_held_out("slow");
+  *slow->mutable_params() = *base;
+  slow->mutable_params()->set_step_cpu_us(base->step_cpu_us() + 50000);
+  scenarios::FoldFit* other = folds.add_folds();
+  other->mutable_params()->set_engine(scenarios::SGLANG);
+  other->mutable_params()->set_step_cpu_us(1e6);
+
+  absl::StatusOr<PredictionSpread> spread =
+      PredictSpread(context, LoneVllmRequest(), scenarios::VLLM, folds, /*threads=*/2);
+  ASSERT_TRUE(spread.ok()) << spread.status();
+  EXPECT_EQ(spread->fits, 2);
+  ASSERT_EQ(spread->figures.size(), SpreadFigures().size());
+  const FigureRange& tpot = spread->figures[3];
+  ASSERT_EQ(tpot.key, "mean_tpot_ms");
+  EXPECT_NEAR(tpot.high - tpot.low, 50.0, 1e-3);
+  EXPECT_EQ(tpot.low_held_out, "");
+  EXPECT_EQ(tpot.high_held_out, "slow");
+  const FigureRange& throughput = spread->figures[0];
+  EXPECT_EQ(throughput.low_held_out, "slow");
+  EXPECT_LT(throughput.low, throughput.high);
+
+  // The fit on every run is the context's own: its end of the range is the
+  // plain prediction's figure.
+  absl::StatusOr<runner::Prediction> plain = runner::Predict(context, LoneVllmRequest());
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_DOUBLE_EQ(tpot.low, plain->metrics.tpot.mean_ms);
+  EXPECT_DOUBLE_EQ(throughput.high, plain->metrics.total_token_throughput);
+
+  const std::vector<std::string> lines = FormatSpread(*spread, "folds.textproto");
+  ASSERT_EQ(lines.size(), 1 + SpreadFigures().size());
+  EXPECT_NE(lines[0].find("spread over 2 vllm fit(s) of the leave-one-out (folds.textproto"),
+            std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[4].find("mean TPOT ms"), std::string::npos) << lines[4];
+  EXPECT_NE(lines[4].find("(low: the fit on every run; high: without slow)"), std::string::npos)
+      << lines[4];
+}
+
+TEST(PredictSpreadTest, AnEngineWithoutFitsIsAnError) {
+  scenarios::FoldFits folds;
+  folds.add_folds()->mutable_params()->set_engine(scenarios::SGLANG);
+  absl::StatusOr<PredictionSpread> spread = PredictSpread(
+      runner::RepoPredictionContext(), LoneVllmRequest(), scenarios::VLLM, folds, 1);
+  ASSERT_FALSE(spread.ok());
+  EXPECT_NE(spread.status().message().find("no fits of VLLM"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace servesim::fit
