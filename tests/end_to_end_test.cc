@@ -564,6 +564,12 @@ TEST(EndToEndTest, FoldFlagsNeedWhatTheyBelongTo) {
   Result alone = Servesim(run + " --folds " + dir + "/f.textproto");
   EXPECT_EQ(alone.exit_code, 2) << alone.out;
   EXPECT_NE(alone.out.find("--folds goes with --spread"), std::string::npos) << alone.out;
+  Result plan_alone = Servesim(
+      "plan --bench 'vllm bench serve --num-prompts 4' --slo-ttft-p99-ms 1000 "
+      "--slo-tpot-mean-ms 100 --candidate 'vllm serve m -tp 8' --folds " + dir + "/f.textproto");
+  EXPECT_EQ(plan_alone.exit_code, 2) << plan_alone.out;
+  EXPECT_NE(plan_alone.out.find("--folds goes with --spread"), std::string::npos)
+      << plan_alone.out;
   std::ofstream(dir + "/sglang_only.textproto")
       << "schema_version: 1\nfolds { params { engine: SGLANG step_cpu_us: 1 } }\n";
   Result other = Servesim(run + " --spread --folds " + dir + "/sglang_only.textproto");

@@ -3,12 +3,14 @@
 #ifndef SERVESIM_SIM_CLI_COMMANDS_H_
 #define SERVESIM_SIM_CLI_COMMANDS_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "sim/cli/cli_args.h"
+#include "scenarios/fitted_params.pb.h"
 #include "sim/runner/prediction.h"
 
 namespace servesim::cli {
@@ -50,6 +52,18 @@ inline constexpr int kExitNoPlan = 3;
 // --repo-dir, --model-spec, --profile, --params -> loaded context.
 absl::StatusOr<runner::PredictionContext> ContextFromArgs(const CliArgs& args);
 absl::StatusOr<scenarios::EnvVars> EnvFromArgs(const CliArgs& args);
+// `--spread [--folds FOLDS]` (run, plan): the leave-one-out's fits to predict
+// with, read and checked (FOLDS, default the repository's
+// scenarios/fitted_params_folds.textproto); nullopt without --spread, where
+// --folds is an error. `threads` from --threads.
+struct SpreadFolds {
+  scenarios::FoldFits fits;
+  std::string source;  // the file, as the header names it (repository-relative)
+  int threads = 1;
+};
+absl::StatusOr<std::optional<SpreadFolds>> SpreadFoldsFromArgs(
+    const CliArgs& args, const runner::PredictionContext& context);
+
 // Whether two paths name one file, existing or not (., .., // and symbolic
 // links resolved as far as the file system has them); false if one is empty.
 bool SameFile(const std::string& a, const std::string& b);

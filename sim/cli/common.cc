@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "sim/cli/commands.h"
+#include "sim/fit/fold_spread.h"
 
 #ifndef SERVESIM_SOURCE_DIR
 #define SERVESIM_SOURCE_DIR "."
@@ -113,6 +114,27 @@ absl::StatusOr<scenarios::EnvVars> EnvFromArgs(const CliArgs& args) {
     env.push_back(std::move(kv));
   }
   return env;
+}
+
+absl::StatusOr<std::optional<SpreadFolds>> SpreadFoldsFromArgs(
+    const CliArgs& args, const runner::PredictionContext& context) {
+  if (!args.Has("--spread")) {
+    if (args.Has("--folds")) {
+      return absl::InvalidArgumentError(
+          "--folds goes with --spread (the predictions over the leave-one-out's fits)");
+    }
+    return std::nullopt;
+  }
+  if (args.Has("--folds") && args.Get("--folds").empty()) {
+    return absl::InvalidArgumentError("--folds: empty path");
+  }
+  const std::string path = args.Get(
+      "--folds", absl::StrCat(context.paths.repo_dir, "/scenarios/fitted_params_folds.textproto"));
+  SpreadFolds folds;
+  ASSIGN_OR_RETURN(folds.fits, fit::LoadFoldFits(path, "--folds"));
+  ASSIGN_OR_RETURN(folds.threads, ThreadsFlag(args));
+  folds.source = runner::RepoRelative(context, path);
+  return folds;
 }
 
 bool SameFile(const std::string& a, const std::string& b) {

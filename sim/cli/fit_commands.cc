@@ -174,8 +174,10 @@ absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
       for (size_t t = engines.size(); t < tasks.size(); ++t) {
         if (tasks[t].engine == e && tasks[t].held_out == static_cast<int>(i)) without = &*fits[t];
       }
-      ASSIGN_OR_RETURN(fit::CaseResult c,
-                       fit::ValidateRun(fit::WithEngineParams(context, *without), engines[e].runs[i]));
+      ASSIGN_OR_RETURN(
+          fit::CaseResult c,
+          fit::ValidateRun(runner::WithEngineParams(context, *without),
+                           engines[e].runs[i]));
       out.held_out.push_back(std::move(c));
       scenarios::FoldFit* fold = out.folds.add_folds();
       fold->set_held_out(engines[e].runs[i].name);

@@ -28,6 +28,7 @@ constexpr char kUsage[] =
     "           [--min-throughput OUT_TOK_S] [--candidate CMD]... [--candidates FILE]\n"
     "           [--env K=V]... [--max-nodes N] [--threads N]\n"
     "           [--balancer round-robin|least-outstanding] [--slowdown X]\n"
+    "           [--spread [--folds FOLDS]]\n"
     "See README.md for every command.\n";
 
 const std::set<std::string> kContextFlags = {"--repo-dir", "--profile", "--params",
@@ -97,9 +98,9 @@ int Dispatch(int argc, char** argv) {
         argc, argv, command,
         With({"--bench", "--trace", "--rate-scale", "--num-prompts", "--slo-ttft-p99-ms",
               "--slo-tpot-mean-ms", "--slo-itl-p99-ms", "--min-throughput", "--candidates",
-              "--max-nodes", "--threads", "--balancer", "--slowdown"},
+              "--max-nodes", "--threads", "--balancer", "--slowdown", "--folds"},
              kContextFlags),
-        {}, {"--candidate"});
+        {"--spread"}, {"--candidate"});
     if (!args.ok()) return ReportError(args.status());
     return PlanCommand(*args);
   }

@@ -381,6 +381,12 @@ int PlanCommand(const CliArgs& args) {
   options.env = *env;
   absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
   if (!context.ok()) return ReportError(context.status());
+  absl::StatusOr<std::optional<SpreadFolds>> spread = SpreadFoldsFromArgs(args, *context);
+  if (!spread.ok()) return ReportError(spread.status());
+  if (*spread) {
+    options.spread_fits = &(*spread)->fits;
+    options.spread_source = (*spread)->source;
+  }
   absl::StatusOr<planning::PlanResult> result =
       planning::Plan(*context, bench, candidates, slo, options);
   if (!result.ok()) return ReportError(result.status());

@@ -18,9 +18,6 @@
 namespace servesim::cli {
 namespace {
 
-// The leave-one-out's fits that --spread predicts with, in the repository.
-constexpr char kDefaultFoldsPath[] = "scenarios/fitted_params_folds.textproto";
-
 // `--step-log FILE`: one CSV row per iteration and DP rank, for reading a
 // prediction's timeline (batch sizes, chunking, queueing) next to its metrics.
 std::string FormatStepLog(const std::vector<serving::StepRecord>& steps) {
@@ -65,28 +62,13 @@ int RunCommand(const CliArgs& args) {
     request.mtp_mean_accepted_drafts = v;
   }
   request.record_steps = args.Has("--step-log");
-  // --folds and --threads only say how to make the spread: alone they would
-  // be ignored.
-  for (const char* flag : {"--folds", "--threads"}) {
-    if (args.Has(flag) && !args.Has("--spread")) {
-      return ReportError(absl::InvalidArgumentError(
-          absl::StrCat(flag, " goes with --spread (the predictions over the leave-one-out's fits)")));
-    }
+  // --threads only says how to make the spread: alone it would be ignored.
+  if (args.Has("--threads") && !args.Has("--spread")) {
+    return ReportError(absl::InvalidArgumentError(
+        "--threads goes with --spread (the predictions over the leave-one-out's fits)"));
   }
-  if (args.Has("--folds") && args.Get("--folds").empty()) {
-    return ReportError(absl::InvalidArgumentError("--folds: empty path"));
-  }
-  absl::StatusOr<int> threads = ThreadsFlag(args);
-  if (!threads.ok()) return ReportError(threads.status());
-  // Read before the prediction: a bad fold file is bad input, whatever the run.
-  const std::string folds_path =
-      args.Get("--folds", absl::StrCat(context->paths.repo_dir, "/", kDefaultFoldsPath));
-  std::optional<scenarios::FoldFits> folds;
-  if (args.Has("--spread")) {
-    absl::StatusOr<scenarios::FoldFits> loaded = fit::LoadFoldFits(folds_path, "--folds");
-    if (!loaded.ok()) return ReportError(loaded.status());
-    folds = std::move(*loaded);
-  }
+  absl::StatusOr<std::optional<SpreadFolds>> spread_folds = SpreadFoldsFromArgs(args, *context);
+  if (!spread_folds.ok()) return ReportError(spread_folds.status());
   absl::StatusOr<workload::BenchConfig> bench = workload::ParseBenchCommand(request.bench_command);
   if (!bench.ok()) return ReportError(bench.status());
   // vllm's clock when the run starts: the time in the name of a --save-result
@@ -138,18 +120,18 @@ int RunCommand(const CliArgs& args) {
   }
   absl::StatusOr<runner::Prediction> p = runner::Predict(*context, request);
   if (!p.ok()) return ReportError(p.status());
-  if (folds) {
+  if (*spread_folds) {
     // The spread needs no per-iteration record.
     runner::RunRequest plain = request;
     plain.record_steps = false;
+    const SpreadFolds& folds = **spread_folds;
     absl::StatusOr<fit::PredictionSpread> spread =
-        fit::PredictSpread(*context, plain, p->engine.engine(), *folds, *threads);
+        fit::PredictSpread(*context, plain, p->engine.engine(), folds.fits, folds.threads);
     if (!spread.ok()) return ReportError(spread.status());
-    for (std::string& line : fit::FormatSpread(*spread, runner::RepoRelative(*context, folds_path))) {
+    for (std::string& line : fit::FormatSpread(*spread, folds.source)) {
       p->header.push_back(std::move(line));
     }
   }
-
   std::string out;
   for (const std::string& line : p->header) absl::StrAppend(&out, "# ", line, "\n");
   for (const std::string& line : p->client_lines) absl::StrAppend(&out, line, "\n");

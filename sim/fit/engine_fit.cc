@@ -111,7 +111,8 @@ absl::StatusOr<bool> FactorMovesPredictions(const runner::PredictionContext& con
   for (const ParamSpec& s : specs) values.push_back(s.start);
   auto predictions = [&](double time_scale) -> absl::StatusOr<std::vector<CaseResult>> {
     values.back() = time_scale;
-    const runner::PredictionContext c = WithEngineParams(context, ParamsAt(engine, specs, values));
+    const runner::PredictionContext c =
+        runner::WithEngineParams(context, ParamsAt(engine, specs, values));
     std::vector<CaseResult> out;
     for (const LiveRun& r : runs) {
       ASSIGN_OR_RETURN(CaseResult result, ValidateRun(c, r));
@@ -131,20 +132,6 @@ const std::vector<std::string>& FittedMetrics() {
   static const auto* kKeys =
       new std::vector<std::string>{"total_token_throughput", "mean_ttft_ms", "mean_tpot_ms", "median_itl_ms"};
   return *kKeys;
-}
-
-runner::PredictionContext WithEngineParams(const runner::PredictionContext& context,
-                                           const scenarios::EngineParams& params) {
-  runner::PredictionContext c = context;
-  bool replaced = false;
-  for (auto& e : *c.params.mutable_engines()) {
-    if (e.engine() == params.engine()) {
-      e = params;
-      replaced = true;
-    }
-  }
-  if (!replaced) *c.params.add_engines() = params;
-  return c;
 }
 
 absl::StatusOr<std::vector<LiveRun>> RunsOfEngine(const runner::PredictionContext& context,
@@ -246,7 +233,7 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   int residual_count = 0;
   double squared_sum = 0;  // plain sum of squared log errors, for the RMS
   auto loss_on = [&](const std::vector<double>& theta, const std::vector<LiveRun>& on) {
-    const runner::PredictionContext c = WithEngineParams(context, to_params(theta));
+    const runner::PredictionContext c = runner::WithEngineParams(context, to_params(theta));
     double sum = 0;
     residual_count = 0;
     squared_sum = 0;
@@ -329,7 +316,7 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   objective(best.x);
   params.set_rms_log_error(residual_count ? std::sqrt(squared_sum / residual_count) : 0);
   ASSIGN_OR_RETURN(*params.mutable_coverage(),
-                   CoverageOf(WithEngineParams(context, params), runs));
+                   CoverageOf(runner::WithEngineParams(context, params), runs));
   return params;
 }
 

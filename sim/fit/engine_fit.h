@@ -67,9 +67,6 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
 // run moves the fit, which the held-out errors alone do not show.
 std::string FormatFoldParameters(const scenarios::FoldFits& folds);
 
-// A context whose parameters for `params.engine()` are replaced by `params`.
-runner::PredictionContext WithEngineParams(const runner::PredictionContext& context,
-                                           const scenarios::EngineParams& params);
 
 }  // namespace servesim::fit
 

@@ -92,12 +92,13 @@ absl::StatusOr<PredictionSpread> PredictSpread(const runner::PredictionContext& 
   }
   if (mine.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--spread: the fold file has no fits of ", scenarios::EngineKind_Name(engine)));
+        absl::StrCat("--spread: the fold file has no fits of ",
+                     scenarios::EngineKind_Name(engine)));
   }
   std::vector<absl::StatusOr<runner::Prediction>> predictions(mine.size(),
                                                               absl::UnknownError("not run"));
   planning::ParallelFor(mine.size(), threads, [&](size_t i) {
-    predictions[i] = runner::Predict(WithEngineParams(context, mine[i]->params()), request);
+    predictions[i] = runner::Predict(runner::WithEngineParams(context, mine[i]->params()), request);
   });
   PredictionSpread spread;
   spread.engine = engine;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -38,6 +40,17 @@ std::string Failures(const NodeTrial& t) {
   }
   if (!t.first_error.empty()) parts.push_back(absl::StrCat("a failed request: ", t.first_error));
   return absl::StrJoin(parts, "; ");
+}
+
+// The leave-one-out fit whose figures a trial reports.
+std::string FitName(const NodeTrial& t) {
+  return t.binding_fit.empty() ? "the fit on every run"
+                               : absl::StrCat("the fit without ", t.binding_fit);
+}
+
+// With --spread, which fit a trial's figures are: " (the fit without X)".
+std::string BindingFit(const PlanOptions& options, const NodeTrial& t) {
+  return options.spread_fits == nullptr ? "" : absl::StrCat(" (", FitName(t), ")");
 }
 
 std::string Trials(const CandidateResult& c) {
@@ -116,6 +129,22 @@ std::vector<SloCheck> CheckSlos(const PointFigures& f, const Slo& slo) {
   // A configuration that turns requests away (too long for its context) fails.
   checks.push_back({"failed requests", 0, static_cast<double>(f.failed), false});
   return checks;
+}
+
+double SloPressure(const std::vector<SloCheck>& checks) {
+  double most = 0;
+  for (const SloCheck& c : checks) {
+    double pressure = 0;
+    if (c.limit == 0) {
+      pressure = c.value > 0 ? std::numeric_limits<double>::infinity() : 0;
+    } else if (c.at_least) {
+      pressure = c.value > 0 ? c.limit / c.value : std::numeric_limits<double>::infinity();
+    } else {
+      pressure = c.value / c.limit;
+    }
+    most = std::max(most, pressure);
+  }
+  return most;
 }
 
 bool MeetsAll(const std::vector<SloCheck>& checks) {
@@ -229,6 +258,26 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
     absl::StatusOr<runner::PreparedRun> run =
         PrepareCandidate(context, serve, options.env, workload);
     if (run.ok()) ApplySlowdown(options.slowdown, *run);
+    // The candidate as each leave-one-out fit of its engine prepares it.
+    std::vector<std::pair<std::string, runner::PreparedRun>> fits;
+    if (run.ok() && options.spread_fits != nullptr) {
+      for (const scenarios::FoldFit& f : options.spread_fits->folds()) {
+        if (f.params().engine() != run->engine.engine()) continue;
+        absl::StatusOr<runner::PreparedRun> with = PrepareCandidate(
+            runner::WithEngineParams(context, f.params()), serve, options.env, workload);
+        if (!with.ok()) {
+          run = with.status();
+          break;
+        }
+        ApplySlowdown(options.slowdown, *with);
+        fits.emplace_back(f.held_out(), std::move(*with));
+      }
+      if (run.ok() && fits.empty()) {
+        run = absl::InvalidArgumentError(
+            absl::StrCat("--spread: ", options.spread_source, " has no fits of ",
+                         scenarios::EngineKind_Name(run->engine.engine())));
+      }
+    }
     // A replica of a multi-node engine instance occupies `nnodes` nodes; the
     // search counts replicas, the report nodes.
     const int nodes_per_replica = run.ok() ? std::max(run->engine.nnodes(), 1) : 1;
@@ -247,11 +296,12 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
       broken.push_back(std::move(c));
       continue;
     }
-    auto trial = [&](int nodes) -> absl::StatusOr<NodeTrial> {
+    auto trial_with = [&](const runner::PreparedRun& prepared,
+                          int nodes) -> absl::StatusOr<NodeTrial> {
       ASSIGN_OR_RETURN(metrics::BenchMetrics m,
                        options.balancer == serving::NodeBalancer::kLeastOutstanding
-                           ? SimulateReplicasLeastOutstanding(context, *run, workload, nodes)
-                           : SimulateReplicas(context, *run, workload, nodes, options.threads));
+                           ? SimulateReplicasLeastOutstanding(context, prepared, workload, nodes)
+                           : SimulateReplicas(context, prepared, workload, nodes, options.threads));
       NodeTrial t;
       t.nodes = nodes;
       t.figures = FiguresOf(m);
@@ -265,6 +315,22 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
       t.meets = MeetsAll(t.checks);
       t.peak_concurrency_per_replica = m.max_concurrent_requests / nodes;
       return t;
+    };
+    auto trial = [&](int nodes) -> absl::StatusOr<NodeTrial> {
+      if (fits.empty()) return trial_with(*run, nodes);
+      // Every fit must meet the SLOs; the one under most pressure speaks.
+      std::optional<NodeTrial> binding;
+      bool all_meet = true;
+      for (const auto& [held_out, prepared] : fits) {
+        ASSIGN_OR_RETURN(NodeTrial t, trial_with(prepared, nodes));
+        t.binding_fit = held_out;
+        all_meet = all_meet && t.meets;
+        if (!binding || SloPressure(t.checks) > SloPressure(binding->checks)) {
+          binding = std::move(t);
+        }
+      }
+      binding->meets = all_meet;
+      return *std::move(binding);
     };
     // Past one replica per request more replicas change nothing.
     const int64_t max_replicas =
@@ -389,6 +455,13 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
                     absl::StrFormat("%.6g", 100 * options.slowdown),
                     " % slower than predicted (--slowdown); the figures below include it\n");
   }
+  if (options.spread_fits != nullptr) {
+    absl::StrAppend(&out, "fits: every node count must meet the SLOs with each of the candidate "
+                          "engine's leave-one-out fits (--spread, ",
+                    options.spread_source,
+                    "); the figures below are those of the fit nearest to, or furthest past, "
+                    "an SLO\n");
+  }
   absl::StrAppend(&out, "\n");
 
   const CandidateResult* best =
@@ -412,11 +485,12 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
       if (t.nodes > best->nodes && (above == nullptr || t.nodes < above->nodes)) above = &t;
     }
     if (below != nullptr) {
-      absl::StrAppend(&out, "  with ", below->nodes, " node(s) it fails: ", Failures(*below), "\n");
+      absl::StrAppend(&out, "  with ", below->nodes, " node(s) it fails: ", Failures(*below),
+                      BindingFit(options, *below), "\n");
     }
     if (above != nullptr && !above->meets) {
       absl::StrAppend(&out, "  with ", above->nodes,
-                      " node(s) it fails again: ", Failures(*above),
+                      " node(s) it fails again: ", Failures(*above), BindingFit(options, *above),
                       " (more nodes split the requests differently; the answer rests on how this "
                       "replay's requests fall on the nodes: replay more requests before relying "
                       "on it)\n");
@@ -428,6 +502,10 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
                               "ms, output %.0f tok/s, total %.0f tok/s, duration %.1f s\n",
                               best->nodes, f.p99_ttft_ms, f.mean_tpot_ms, f.p99_itl_ms,
                               f.output_throughput, f.total_token_throughput, f.duration_s));
+    if (options.spread_fits != nullptr) {
+      absl::StrAppend(&out, "  binding fit at ", best->nodes, " node(s): ", FitName(best->answer),
+                      "\n");
+    }
     absl::StrAppend(&out, TransientWarning(result, f));
     for (const runner::Extrapolation& e : best->extrapolations) {
       absl::StrAppend(&out, "  ", e.line, "\n");
@@ -464,7 +542,7 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
     if (!any_failing) absl::StrAppend(&out, "\ncandidates failing at the largest node count tried:\n");
     any_failing = true;
     absl::StrAppend(&out, "  ", c.serve_command, "\n    at ", c.largest.nodes,
-                    " node(s): ", Failures(c.largest), "\n");
+                    " node(s): ", Failures(c.largest), BindingFit(options, c.largest), "\n");
     for (const runner::Extrapolation& e : c.extrapolations) {
       absl::StrAppend(&out, "    ", e.line, "\n");
     }

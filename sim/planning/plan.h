@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "scenarios/fitted_params.pb.h"
 #include "sim/planning/replicas.h"
 #include "sim/planning/sweep.h"
 
@@ -56,7 +57,15 @@ struct NodeTrial {
   // Requests in flight at the peak on one engine replica: the fleet's peak
   // over its replica count (a round-robin split shares the load evenly).
   double peak_concurrency_per_replica = 0;
+  // With PlanOptions::spread_fits: the fold whose figures these are, the one
+  // that binds (its held-out run; "" for the fit on every run).
+  std::string binding_fit;
 };
+
+// How near `checks` come to failing: the largest value / limit (limit /
+// value for a floor), infinite for a failed request. A trial meets its SLOs
+// when this is at most 1.
+double SloPressure(const std::vector<SloCheck>& checks);
 
 // Fewest nodes in [1, max_nodes] for which `trial(n).meets`: probes 1, 2,
 // 4, ..., max_nodes until one meets, then tries every count below it from 1
@@ -86,6 +95,13 @@ struct PlanOptions {
   // request takes (1 + slowdown) x its predicted time. The held-out errors of
   // the live runs (README, "Accuracy") say how much to allow. 0 = as predicted.
   double slowdown = 0;
+  // With fits: every node count must meet the SLOs with each of the
+  // candidate engine's leave-one-out fits (`servesim run --spread`), and a
+  // trial reports the binding one's figures (SloPressure's largest; the
+  // earlier fold on a tie). An engine without fits in it is an error row.
+  // Null: the context's own parameters only.
+  const scenarios::FoldFits* spread_fits = nullptr;
+  std::string spread_source;  // the fold file, as the report names it
   // How the workload was chosen where its command does not say (a trace
   // shorter than the default request count, replayed whole); printed under
   // the workload line. Empty: nothing to say.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "sim/runner/repo_context_for_test.h"
 
 namespace servesim::planning {
@@ -209,6 +211,67 @@ TEST(PlanTest, SlowdownNeverNeedsFewerNodes) {
   options.slowdown = -0.1;
   EXPECT_EQ(Plan(Context(), *bench, {candidate}, slo, options).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// How near a trial is to failing: the largest value over its limit (limit
+// over value for a floor); any failed request is infinitely far.
+TEST(SloPressureTest, LargestRatioToItsLimit) {
+  std::vector<SloCheck> checks = {{"P99 TTFT (ms)", 3000, 1500, false},
+                                  {"mean TPOT (ms)", 50, 60, false},
+                                  {"output throughput (tok/s)", 1000, 800, true},
+                                  {"failed requests", 0, 0, false}};
+  EXPECT_DOUBLE_EQ(SloPressure(checks), 1.25);
+  checks[2].value = 2000;
+  EXPECT_DOUBLE_EQ(SloPressure(checks), 1.2);
+  checks[3].value = 1;
+  EXPECT_TRUE(std::isinf(SloPressure(checks)));
+}
+
+// With --spread a node count must meet the SLOs with every fit. A fit whose
+// host work per step is 50 ms longer than the committed one (vLLM's host
+// work adds to each step: no async scheduling) makes every token take over
+// 50 ms, so no node count meets a 50 ms mean TPOT: the plan that the
+// committed fit alone meets finds none, and its largest trial names that fit.
+// Without the candidate's engine in the fold file the candidate is an error.
+TEST(PlanTest, SpreadMeetsTheSlosWithEveryFit) {
+  absl::StatusOr<std::string> bench = TraceBenchCommand(kAzureConversations, 4.0, 300);
+  ASSERT_TRUE(bench.ok());
+  const Slo slo = ChatSlo();
+  const scenarios::EngineParams* committed =
+      runner::FindEngineParams(Context().params, scenarios::VLLM);
+  ASSERT_NE(committed, nullptr);
+  scenarios::FoldFits fits;
+  *fits.add_folds()->mutable_params() = *committed;
+  scenarios::FoldFit* slow = fits.add_folds();
+  slow->set_held_out("slow");
+  *slow->mutable_params() = *committed;
+  slow->mutable_params()->set_step_cpu_us(committed->step_cpu_us() + 50000);
+  PlanOptions options;
+  options.threads = 2;
+  absl::StatusOr<PlanResult> plain = Plan(Context(), *bench, {kVllmTp8}, slo, options);
+  options.spread_fits = &fits;
+  options.spread_source = "folds.textproto";
+  absl::StatusOr<PlanResult> spread = Plan(Context(), *bench, {kVllmTp8}, slo, options);
+  ASSERT_TRUE(plain.ok() && spread.ok());
+  ASSERT_GT(plain->ranked[0].nodes, 0);
+  const CandidateResult& c = spread->ranked[0];
+  ASSERT_EQ(c.status, PointStatus::kOk) << c.reason;
+  EXPECT_EQ(c.nodes, 0);
+  EXPECT_EQ(c.largest.binding_fit, "slow");
+  EXPECT_GT(c.largest.figures.mean_tpot_ms, 50);
+  const std::string report = FormatPlanReport(*spread, slo, options);
+  EXPECT_NE(report.find("leave-one-out fits (--spread, folds.textproto)"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("(the fit without slow)"), std::string::npos) << report;
+
+  scenarios::FoldFits other;
+  other.add_folds()->mutable_params()->set_engine(scenarios::SGLANG);
+  options.spread_fits = &other;
+  absl::StatusOr<PlanResult> none = Plan(Context(), *bench, {kVllmTp8}, slo, options);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->ranked[0].status, PointStatus::kError);
+  EXPECT_NE(none->ranked[0].reason.find("folds.textproto has no fits of VLLM"), std::string::npos)
+      << none->ranked[0].reason;
 }
 
 // 200 requests of 64 output tokens, the last sent at 200 / 20 = 10 s (vllm

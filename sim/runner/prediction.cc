@@ -194,6 +194,20 @@ std::string RepoRelative(const PredictionContext& c, const std::string& path) {
   return path.rfind(prefix, 0) == 0 ? path.substr(prefix.size()) : path;
 }
 
+PredictionContext WithEngineParams(const PredictionContext& context,
+                                           const scenarios::EngineParams& params) {
+  PredictionContext c = context;
+  bool replaced = false;
+  for (auto& e : *c.params.mutable_engines()) {
+    if (e.engine() == params.engine()) {
+      e = params;
+      replaced = true;
+    }
+  }
+  if (!replaced) *c.params.add_engines() = params;
+  return c;
+}
+
 const scenarios::EngineParams* FindEngineParams(const scenarios::FittedParams& params,
                                                 scenarios::EngineKind engine) {
   for (const auto& e : params.engines()) {

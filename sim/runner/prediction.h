@@ -160,6 +160,11 @@ absl::StatusOr<serving::SimulationResult> SimulatePrepared(const PredictionConte
 // same whichever directory the checkout is in).
 std::string RepoRelative(const PredictionContext& c, const std::string& path);
 
+// A context whose parameters for `params.engine()` are replaced by `params`
+// (a fit's trial values, a leave-one-out fold's).
+PredictionContext WithEngineParams(const PredictionContext& context,
+                                   const scenarios::EngineParams& params);
+
 // The parameters of `engine` in the context, or zeros (with a header note).
 const scenarios::EngineParams* FindEngineParams(const scenarios::FittedParams& params,
                                                 scenarios::EngineKind engine);
