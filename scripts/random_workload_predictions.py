@@ -127,6 +127,15 @@ def predict(binary, serve, env, i, o, n, params=None):
             return json.load(f), ""
 
 
+def ran(rows, fitted):
+    """(case, workload, run row) for each prediction of the first table that completed requests."""
+    for case in CASES:
+        for workload in WORKLOADS:
+            values = fitted[case, workload]
+            if values is not None and values["completed"]:
+                yield case, workload, rows[case]
+
+
 def cell(value):
     # As `vllm bench serve` prints them: counts whole, the rest to 2 decimals.
     return str(value) if isinstance(value, int) else f"{value:.2f}"
@@ -163,35 +172,25 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         measured = os.path.join(tmp, "measured_prefill.textproto")
         params_with_measured_prefill(args.params, measured)
-        for case in CASES:
-            r = rows[case]
-            for i, o, n in WORKLOADS:
-                values = fitted[case, (i, o, n)]
-                if values is None or not values["completed"]:
-                    continue
-                asis, _ = predict(args.servesim, r["serve_command"], r["env"], i, o, n, measured)
-                if asis is None:
-                    continue
-                print(f"| {case} | {i}/{o} x{n} | {cell(values['total_token_throughput'])} | "
-                      f"{cell(asis['total_token_throughput'])} | {cell(values['mean_ttft_ms'])} | "
-                      f"{cell(asis['mean_ttft_ms'])} |")
+        for case, (i, o, n), r in ran(rows, fitted):
+            asis, _ = predict(args.servesim, r["serve_command"], r["env"], i, o, n, measured)
+            if asis is None:
+                continue
+            values = fitted[case, (i, o, n)]
+            print(f"| {case} | {i}/{o} x{n} | {cell(values['total_token_throughput'])} | "
+                  f"{cell(asis['total_token_throughput'])} | {cell(values['mean_ttft_ms'])} | "
+                  f"{cell(asis['mean_ttft_ms'])} |")
 
     print(SPREAD)
     print("| configuration | workload (in/out x prompts) | " +
           " | ".join(f"{f}, low - high" for f in SPREAD_FIGURES) + " |")
     print("|---|---|" + "---|" * len(SPREAD_FIGURES))
-    for case in CASES:
-        r = rows[case]
-        for i, o, n in WORKLOADS:
-            values = fitted[case, (i, o, n)]
-            if values is None or not values["completed"]:
-                continue
-            ranges = spread(args.servesim, r["serve_command"], r["env"], i, o, n, args.params)
-            if ranges is None:
-                continue
-            cells = [f"{cell(ranges[f][0])} - {cell(ranges[f][1])}" for f in SPREAD_FIGURES]
-            print(f"| {case} | {i}/{o} x{n} | " + " | ".join(cells) + " |")
-
+    for case, (i, o, n), r in ran(rows, fitted):
+        ranges = spread(args.servesim, r["serve_command"], r["env"], i, o, n, args.params)
+        if ranges is None:
+            continue
+        cells = [f"{cell(ranges[f][0])} - {cell(ranges[f][1])}" for f in SPREAD_FIGURES]
+        print(f"| {case} | {i}/{o} x{n} | " + " | ".join(cells) + " |")
 
 if __name__ == "__main__":
     main()
