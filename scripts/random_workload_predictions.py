@@ -80,26 +80,24 @@ floor on the uncertainty, not its measure: all the fits share the reading of the
 prefill factor above, which no ShareGPT run can test.
 """
 
-SPREAD_FIGURES = ["total tok/s", "mean TTFT ms", "mean TPOT ms", "median ITL ms"]
+# (--save-result key, column): the figures of `servesim run --spread`'s servesim_spread.
+SPREAD_FIGURES = [("total_token_throughput", "total tok/s"), ("mean_ttft_ms", "mean TTFT ms"),
+                  ("mean_tpot_ms", "mean TPOT ms"), ("median_itl_ms", "median ITL ms")]
 
 
 def spread(binary, serve, env, i, o, n, params):
-    """{figure: (low, high)} from `servesim run --spread`'s header, or None if refused."""
-    cmd = [binary, "run", "--serve", serve, "--bench", bench(i, o, n), "--params", params, "--spread"]
-    if env:
-        cmd += ["--env", env]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        return None
-    out = {}
-    for line in p.stdout.splitlines():
-        m = re.match(r"^# spread: (.+?)\s+(-?[0-9.]+) to\s+(-?[0-9.]+) ", line)
-        if m:
-            out[m.group(1)] = (float(m.group(2)), float(m.group(3)))
-    missing = [f for f in SPREAD_FIGURES if f not in out]
-    if missing:
-        sys.exit(f"random_workload_predictions: no spread of {', '.join(missing)} in: {' '.join(cmd)}")
-    return out
+    """{key: (low, high)} from `servesim run --spread`'s result JSON, or None if refused."""
+    with tempfile.TemporaryDirectory() as tmp:
+        result = os.path.join(tmp, "result.json")
+        cmd = [binary, "run", "--serve", serve, "--bench", bench(i, o, n), "--params", params,
+               "--spread", "--result-json", result]
+        if env:
+            cmd += ["--env", env]
+        if subprocess.run(cmd, capture_output=True, text=True).returncode != 0:
+            return None
+        with open(result, encoding="utf-8") as f:
+            ranges = json.load(f)["servesim_spread"]
+    return {key: (ranges[key]["low"], ranges[key]["high"]) for key, _ in SPREAD_FIGURES}
 
 
 def params_with_measured_prefill(params_path, out_path):
@@ -183,13 +181,13 @@ def main():
 
     print(SPREAD)
     print("| configuration | workload (in/out x prompts) | " +
-          " | ".join(f"{f}, low - high" for f in SPREAD_FIGURES) + " |")
+          " | ".join(f"{label}, low - high" for _, label in SPREAD_FIGURES) + " |")
     print("|---|---|" + "---|" * len(SPREAD_FIGURES))
     for case, (i, o, n), r in ran(rows, fitted):
         ranges = spread(args.servesim, r["serve_command"], r["env"], i, o, n, args.params)
         if ranges is None:
             continue
-        cells = [f"{cell(ranges[f][0])} - {cell(ranges[f][1])}" for f in SPREAD_FIGURES]
+        cells = [f"{cell(ranges[k][0])} - {cell(ranges[k][1])}" for k, _ in SPREAD_FIGURES]
         print(f"| {case} | {i}/{o} x{n} | " + " | ".join(cells) + " |")
 
 if __name__ == "__main__":

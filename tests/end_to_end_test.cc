@@ -541,11 +541,14 @@ TEST(EndToEndTest, LeaveOneOutIsTheSameOnOneThreadOrTwo) {
       "run --serve 'trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8 --ep_size 8' --bench "
       "'vllm bench serve --model deepseek-ai/DeepSeek-V3.2 --dataset-name random "
       "--random-input-len 200 --random-output-len 20 --num-prompts 16' --spread --folds " +
-      dir + "/folds1.textproto");
+      dir + "/folds1.textproto --result-json " + dir + "/spread.json");
   ASSERT_EQ(spread.exit_code, 0) << spread.out;
   ExpectInOrder(spread.out, {"# spread over 4 trtllm fit(s) of the leave-one-out",
                              "# spread: total tok/s ", "# spread: median ITL ms ",
                              "Successful requests:"});
+  ExpectInOrder(ReadFile(dir + "/spread.json"),
+                {"\"servesim_spread\": {\"fits\": 4, ", "\"total_token_throughput\": {\"low\": ",
+                 "\"median_itl_ms\": {\"low\": "});
 }
 
 // --folds-out writes the leave-one-out's fits, so it needs one; --spread's

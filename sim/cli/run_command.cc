@@ -120,6 +120,7 @@ int RunCommand(const CliArgs& args) {
   }
   absl::StatusOr<runner::Prediction> p = runner::Predict(*context, request);
   if (!p.ok()) return ReportError(p.status());
+  std::string spread_json;  // the result JSON's servesim_spread, with --spread
   if (*spread_folds) {
     // The spread needs no per-iteration record.
     runner::RunRequest plain = request;
@@ -131,6 +132,7 @@ int RunCommand(const CliArgs& args) {
     for (std::string& line : fit::FormatSpread(*spread, folds.source)) {
       p->header.push_back(std::move(line));
     }
+    spread_json = absl::StrCat(", \"servesim_spread\": ", fit::SpreadJson(*spread, folds.source));
   }
   std::string out;
   for (const std::string& line : p->header) absl::StrAppend(&out, "# ", line, "\n");
@@ -146,7 +148,8 @@ int RunCommand(const CliArgs& args) {
         p->metrics, options,
         absl::StrCat("\"servesim_engine\": ", metrics::JsonString(p->engine.engine_version()),
                      ", \"servesim_iterations\": ", p->simulation.steps,
-                     ", \"servesim_preemptions\": ", p->simulation.preempted_or_retracted));
+                     ", \"servesim_preemptions\": ", p->simulation.preempted_or_retracted,
+                     spread_json));
   };
   // servesim's own file always carries the per-request arrays; a saved one
   // only with --save-detailed (then the same text, formatted once).

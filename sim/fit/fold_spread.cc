@@ -11,6 +11,7 @@
 #include "base/text_proto.h"
 #include "sim/fit/engine_fit.h"
 #include "sim/fit/validation.h"
+#include "sim/metrics/report.h"
 #include "sim/planning/parallel_for.h"
 
 namespace servesim::fit {
@@ -136,6 +137,18 @@ std::vector<std::string> FormatSpread(const PredictionSpread& spread, const std:
                                     HeldOutLabel(r.low_held_out), HeldOutLabel(r.high_held_out)));
   }
   return lines;
+}
+
+std::string SpreadJson(const PredictionSpread& spread, const std::string& source) {
+  std::string out = absl::StrCat("{\"fits\": ", spread.fits,
+                                 ", \"source\": ", metrics::JsonString(source));
+  for (const FigureRange& r : spread.figures) {
+    absl::StrAppend(&out, ", ", metrics::JsonString(r.key), ": {\"low\": ",
+                    metrics::JsonNumber(r.low), ", \"high\": ", metrics::JsonNumber(r.high),
+                    ", \"low_held_out\": ", metrics::JsonString(r.low_held_out),
+                    ", \"high_held_out\": ", metrics::JsonString(r.high_held_out), "}");
+  }
+  return absl::StrCat(out, "}");
 }
 
 }  // namespace servesim::fit

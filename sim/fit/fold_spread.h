@@ -58,6 +58,11 @@ absl::StatusOr<PredictionSpread> PredictSpread(const runner::PredictionContext& 
 // what the spread is, then one per figure. `source` names the fold file.
 std::vector<std::string> FormatSpread(const PredictionSpread& spread, const std::string& source);
 
+// The spread as the result JSON's "servesim_spread" member (without the
+// key): {"fits": N, "source": FILE, KEY: {"low", "high", "low_held_out",
+// "high_held_out"}, ...} per figure, by --save-result key.
+std::string SpreadJson(const PredictionSpread& spread, const std::string& source);
+
 }  // namespace servesim::fit
 
 #endif  // SERVESIM_SIM_FIT_FOLD_SPREAD_H_

@@ -117,6 +117,17 @@ TEST(PredictSpreadTest, HostWorkPerStepSpreadsALoneRequestsTpot) {
       << lines[4];
 }
 
+// The JSON member names each figure by its --save-result key, with both
+// ends and the fits behind them.
+TEST(SpreadJsonTest, EachFigureWithItsEndsAndFits) {
+  PredictionSpread spread;
+  spread.fits = 3;
+  spread.figures.push_back({"mean_tpot_ms", 45.5, 53.25, "", "sglang-dp8-ctx32k"});
+  EXPECT_EQ(SpreadJson(spread, "f.textproto"),
+            "{\"fits\": 3, \"source\": \"f.textproto\", \"mean_tpot_ms\": {\"low\": 45.5, "
+            "\"high\": 53.25, \"low_held_out\": \"\", \"high_held_out\": \"sglang-dp8-ctx32k\"}}");
+}
+
 TEST(PredictSpreadTest, AnEngineWithoutFitsIsAnError) {
   scenarios::FoldFits folds;
   folds.add_folds()->mutable_params()->set_engine(scenarios::SGLANG);
