@@ -13,10 +13,10 @@ runs="${SERVESIM_RUNS:-../shared/validation/sharegpt_runs.csv}"
 table=docs/validation_leave_one_out.txt
 folds=scenarios/fitted_params_folds.textproto
 stderr_log="$(mktemp)"
-trap 'rm -f "$stderr_log"' EXIT
+table_tmp="$(mktemp)"
+trap 'rm -f "$stderr_log" "$table_tmp"' EXIT
 "${SERVESIM_BIN:-build/servesim}" fit --runs "$runs" --params none --max-evaluations 2400 --leave-one-out \
-  --threads "$threads" --folds-out "$folds" >"$table.tmp" 2>"$stderr_log"
+  --threads "$threads" --folds-out "$folds" >"$table_tmp" 2>"$stderr_log"
 # The table file starts with the fit's "fitting ENGINE on N runs" lines.
-{ grep '^fitting ' "$stderr_log"; cat "$table.tmp"; } >"$table"
-rm -f "$table.tmp"
+{ grep '^fitting ' "$stderr_log"; cat "$table_tmp"; } >"$table"
 echo "wrote $table and $folds"

@@ -215,8 +215,6 @@ int FitCommand(const CliArgs& args) {
   if (!args.Has("--out") && !args.Has("--leave-one-out")) {
     return ReportError(absl::InvalidArgumentError("servesim fit: --out PARAMS is required"));
   }
-  // Writing the parameters over the live runs would destroy them: checked
-  // below with the other outputs.
   if (args.Has("--folds-out") && !args.Has("--leave-one-out")) {
     return ReportError(absl::InvalidArgumentError(
         "--folds-out: the folds are the leave-one-out's fits: add --leave-one-out"));
@@ -226,7 +224,8 @@ int FitCommand(const CliArgs& args) {
     return ReportError(absl::InvalidArgumentError(
         absl::StrCat("--out and --folds-out both write ", args.Get("--out"))));
   }
-  // A fit takes minutes: a file that cannot be written is refused first.
+  // A fit takes minutes: a file that cannot be written is refused first, and
+  // one that would be written over the live runs would destroy them.
   for (const char* flag : {"--out", "--folds-out"}) {
     if (!args.Has(flag)) continue;
     if (SameFile(args.Get(flag), args.Get("--runs"))) {

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "sim/runner/repo_context_for_test.h"
 
@@ -135,6 +136,42 @@ TEST(PredictSpreadTest, AnEngineWithoutFitsIsAnError) {
       runner::RepoPredictionContext(), LoneVllmRequest(), scenarios::VLLM, folds, 1);
   ASSERT_FALSE(spread.ok());
   EXPECT_NE(spread.status().message().find("no fits of VLLM"), std::string::npos);
+}
+
+// The committed fold file and parameters file come from the same fit
+// (scripts/fit_leave_one_out.sh and scripts/fit_default_params.sh run the same
+// search): each engine's fit on every run is the committed block, value for
+// value, and each of its runs has one fold, fitted on all the others.
+TEST(CommittedFoldsTest, HoldTheCommittedFitAndOneFoldPerRun) {
+  const runner::PredictionContext& context = runner::RepoPredictionContext();
+  absl::StatusOr<scenarios::FoldFits> folds = LoadFoldFits(
+      std::string(SERVESIM_SOURCE_DIR) + "/scenarios/fitted_params_folds.textproto", "--folds");
+  ASSERT_TRUE(folds.ok()) << folds.status();
+  ASSERT_FALSE(context.params.engines().empty());
+  for (const scenarios::EngineParams& committed : context.params.engines()) {
+    const std::string engine = scenarios::EngineKind_Name(committed.engine());
+    int fits = 0;
+    for (const scenarios::FoldFit& f : folds->folds()) {
+      if (f.params().engine() != committed.engine()) continue;
+      ++fits;
+      if (f.held_out().empty()) {
+        EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(f.params(), committed))
+            << engine << ": the fold file's fit on every run differs from the parameters file";
+        continue;
+      }
+      std::vector<std::string> others;
+      for (const std::string& run : committed.fitted_on()) {
+        if (run != f.held_out()) others.push_back(run);
+      }
+      EXPECT_EQ(others.size() + 1, static_cast<size_t>(committed.fitted_on_size()))
+          << engine << ": " << f.held_out() << " is not one of its fitted runs";
+      EXPECT_EQ(std::vector<std::string>(f.params().fitted_on().begin(),
+                                         f.params().fitted_on().end()),
+                others)
+          << engine << " without " << f.held_out();
+    }
+    EXPECT_EQ(fits, committed.fitted_on_size() + 1) << engine;
+  }
 }
 
 }  // namespace
