@@ -575,6 +575,12 @@ TEST(EndToEndTest, FoldFlagsNeedWhatTheyBelongTo) {
       << plan_alone.out;
   std::ofstream(dir + "/sglang_only.textproto")
       << "schema_version: 1\nfolds { params { engine: SGLANG step_cpu_us: 1 } }\n";
+  // An output over the fold file would destroy it.
+  Result over = Servesim(run + " --spread --folds " + dir + "/sglang_only.textproto" +
+                         " --result-json " + dir + "/sglang_only.textproto");
+  EXPECT_EQ(over.exit_code, 2) << over.out;
+  EXPECT_NE(over.out.find("sglang_only.textproto is the file --folds reads"), std::string::npos)
+      << over.out;
   Result other = Servesim(run + " --spread --folds " + dir + "/sglang_only.textproto");
   EXPECT_EQ(other.exit_code, 2) << other.out;
   EXPECT_NE(other.out.find("the fold file has no fits of VLLM"), std::string::npos) << other.out;

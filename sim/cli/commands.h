@@ -58,6 +58,7 @@ absl::StatusOr<scenarios::EnvVars> EnvFromArgs(const CliArgs& args);
 // --folds is an error. `threads` from --threads.
 struct SpreadFolds {
   scenarios::FoldFits fits;
+  std::string path;    // the file as read
   std::string source;  // the file, as the header names it (repository-relative)
   int threads = 1;
 };

@@ -133,6 +133,7 @@ absl::StatusOr<std::optional<SpreadFolds>> SpreadFoldsFromArgs(
   SpreadFolds folds;
   ASSIGN_OR_RETURN(folds.fits, fit::LoadFoldFits(path, "--folds"));
   ASSIGN_OR_RETURN(folds.threads, ThreadsFlag(args));
+  folds.path = path;
   folds.source = runner::RepoRelative(context, path);
   return folds;
 }

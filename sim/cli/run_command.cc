@@ -101,7 +101,8 @@ int RunCommand(const CliArgs& args) {
       {"--profile", context->paths.profile},
       {"--params", context->paths.params},
       {"--model-spec", context->paths.model_spec},
-      {"--bench --dataset-path", bench->dataset_path}};
+      {"--bench --dataset-path", bench->dataset_path},
+      {"--folds", *spread_folds ? (*spread_folds)->path : ""}};
   for (size_t i = 0; i < std::size(outputs); ++i) {
     const auto& [flag, path] = outputs[i];
     if (path.empty()) continue;
