@@ -551,6 +551,21 @@ TEST(EndToEndTest, LeaveOneOutIsTheSameOnOneThreadOrTwo) {
                  "\"median_itl_ms\": {\"low\": "});
 }
 
+// plan --spread reads the committed fold file and judges every node count
+// with each of vLLM's seven fits, naming the one that binds.
+TEST(EndToEndTest, PlanSpreadUsesTheCommittedFolds) {
+  Result r = Servesim(
+      "plan --bench 'vllm bench serve --dataset-name random --random-input-len 200 "
+      "--random-output-len 20 --num-prompts 40 --request-rate 4' --slo-ttft-p99-ms 5000 "
+      "--slo-tpot-mean-ms 200 --candidate 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8' --spread "
+      "--threads 1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  ExpectInOrder(r.out, {"fits: every node count must meet the SLOs with each of the candidate "
+                        "engine's leave-one-out fits (--spread, "
+                        "scenarios/fitted_params_folds.textproto)",
+                        "best: vllm serve", "  binding fit at 1 node(s): the fit "});
+}
+
 // --folds-out writes the leave-one-out's fits, so it needs one; --spread's
 // own flags need --spread, and a fold file without the run's engine cannot
 // make its spread.
