@@ -31,8 +31,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         result = os.path.join(tmp, "result.json")
         for r in csv.DictReader(open(args.runs, encoding="utf-8")):
-            cmd = [args.servesim, "run", "--serve", r["serve_command"], "--bench", r["bench_command"],
-                   "--spread", "--result-json", result]
+            cmd = [args.servesim, "run", "--serve", r["serve_command"],
+                   "--bench", r["bench_command"], "--spread", "--result-json", result]
             if r["env"]:
                 cmd += ["--env", r["env"]]
             p = subprocess.run(cmd, capture_output=True, text=True)
