@@ -9,22 +9,12 @@
 #include "base/read_file.h"
 #include "base/status_macros.h"
 #include "base/text_proto.h"
-#include "sim/fit/engine_fit.h"
 #include "sim/fit/validation.h"
 #include "sim/metrics/report.h"
 #include "sim/planning/parallel_for.h"
 
 namespace servesim::fit {
 namespace {
-
-const char* FigureLabel(const std::string& key) {
-  if (key == "total_token_throughput") return "total tok/s";
-  if (key == "mean_ttft_ms") return "mean TTFT ms";
-  if (key == "p99_ttft_ms") return "p99 TTFT ms";
-  if (key == "mean_tpot_ms") return "mean TPOT ms";
-  if (key == "median_itl_ms") return "median ITL ms";
-  return "?";
-}
 
 std::string HeldOutLabel(const std::string& held_out) {
   return held_out.empty() ? "the fit on every run" : absl::StrCat("without ", held_out);
@@ -133,7 +123,7 @@ std::vector<std::string> FormatSpread(const PredictionSpread& spread, const std:
       "live run exercised (docs/fitting.md)")};
   for (const FigureRange& r : spread.figures) {
     lines.push_back(absl::StrFormat("spread: %-13s %10.2f to %10.2f (low: %s; high: %s)",
-                                    FigureLabel(r.key), r.low, r.high,
+                                    MetricLabel(r.key), r.low, r.high,
                                     HeldOutLabel(r.low_held_out), HeldOutLabel(r.high_held_out)));
   }
   return lines;

@@ -29,6 +29,13 @@ constexpr ComparedMetric kComparedMetrics[] = {
 
 }  // namespace
 
+const char* MetricLabel(const std::string& key) {
+  for (const ComparedMetric& m : kComparedMetrics) {
+    if (key == m.key) return m.label;
+  }
+  return "?";
+}
+
 const std::vector<std::string>& ComparedMetrics() {
   static const auto* kKeys = [] {
     auto* keys = new std::vector<std::string>;

@@ -16,6 +16,9 @@ namespace servesim::fit {
 
 // The compared figures, as --save-result keys.
 const std::vector<std::string>& ComparedMetrics();
+// A compared figure's column heading ("total tok/s" for
+// total_token_throughput); "?" for a key not among them.
+const char* MetricLabel(const std::string& key);
 // Value of a --save-result key in predicted metrics.
 double MetricValue(const metrics::BenchMetrics& m, const std::string& key);
 
