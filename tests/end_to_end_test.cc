@@ -566,6 +566,49 @@ TEST(EndToEndTest, PlanSpreadUsesTheCommittedFolds) {
                         "best: vllm serve", "  binding fit at 1 node(s): the fit "});
 }
 
+// sweep --spread predicts each point with every vLLM fit of the committed
+// fold file; the committed parameters are its fit on every run
+// (CommittedFoldsTest), so each point's own figure lies within its range.
+TEST(EndToEndTest, SweepSpreadBracketsEachPoint) {
+  const std::string dir = ScratchDir() + "/sweep_spread";
+  Result r = Servesim(
+      "sweep --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8' --bench 'vllm bench serve "
+      "--dataset-name random --random-input-len 300 --random-output-len 20 --num-prompts 40' "
+      "--axis '--request-rate=4,inf' --spread --threads 2 --out-dir " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("spread over each point's engine's leave-one-out fits: total tok/s at "
+                       "most "),
+            std::string::npos)
+      << r.out;
+  std::istringstream csv(ReadFile(dir + "/sweep.csv"));
+  std::string line;
+  std::getline(csv, line);
+  std::vector<std::string> header;
+  for (std::istringstream cells(line); std::getline(cells, line, ',');) header.push_back(line);
+  auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const std::array<std::string, 4> figures = {"total_token_throughput", "mean_ttft_ms",
+                                               "mean_tpot_ms", "median_itl_ms"};
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> f;
+    for (std::istringstream cells(line); std::getline(cells, line, ',');) f.push_back(line);
+    ASSERT_EQ(f.size(), header.size()) << line;
+    EXPECT_EQ(f[column("spread_fits")], "7");
+    for (const std::string& key : figures) {
+      ASSERT_LT(column(key + "_high"), header.size()) << key;
+      const double v = std::stod(f[column(key)]);
+      EXPECT_LE(std::stod(f[column(key + "_low")]), v) << key << " of point " << f[0];
+      EXPECT_GE(std::stod(f[column(key + "_high")]), v) << key << " of point " << f[0];
+    }
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2);
+  EXPECT_NE(ReadFile(dir + "/throughput.svg").find("whiskers: lowest to highest"),
+            std::string::npos);
+}
+
 // --folds-out writes the leave-one-out's fits, so it needs one; --spread's
 // own flags need --spread, and a fold file without the run's engine cannot
 // make its spread.

@@ -21,7 +21,7 @@ constexpr char kUsage[] =
     "           [--engines vllm,sglang,trtllm] [--max-evaluations N] [--threads N]\n"
     "  sweep    (--serve CMD | --engine-axis 'CMD1|CMD2') --bench CMD\n"
     "           [--axis 'FLAG=V1,V2,...']... [--env K=V]... --out-dir DIR [--threads N]\n"
-    "           [--shard i/n]\n"
+    "           [--shard i/n] [--spread [--folds FOLDS]]\n"
     "  sweep-merge --out-dir DIR   (or sweep --merge --out-dir DIR)\n"
     "  plan     --bench CMD | --trace FILE [--rate-scale X] [--num-prompts N]\n"
     "           --slo-ttft-p99-ms A --slo-tpot-mean-ms B [--slo-itl-p99-ms C]\n"
@@ -87,9 +87,10 @@ int Dispatch(int argc, char** argv) {
   if (command == "sweep" || command == "sweep-merge") {
     auto args = ParseRepeatedCliArgs(
         argc, argv, command,
-        With({"--serve", "--bench", "--engine-axis", "--out-dir", "--threads", "--shard"},
+        With({"--serve", "--bench", "--engine-axis", "--out-dir", "--threads", "--shard",
+              "--folds"},
              kContextFlags),
-        {"--merge"}, {"--axis"});
+        {"--merge", "--spread"}, {"--axis"});
     if (!args.ok()) return ReportError(args.status());
     return SweepCommand(*args);
   }

@@ -18,6 +18,7 @@
 #include "base/status_macros.h"
 #include "base/write_file.h"
 #include "sim/cli/commands.h"
+#include "sim/fit/fold_spread.h"
 #include "sim/planning/plan.h"
 #include "sim/planning/sweep.h"
 #include "sim/planning/sweep_plots.h"
@@ -73,6 +74,9 @@ int PrintSummary(const planning::SweepTable& table, const std::string& wrote) {
               static_cast<long long>(counts[planning::PointStatus::kRefused]),
               static_cast<long long>(counts[planning::PointStatus::kError]), wrote.c_str());
   if (const std::string line = planning::ExtrapolationSummary(table.rows); !line.empty()) {
+    std::printf("%s\n", line.c_str());
+  }
+  if (const std::string line = planning::SpreadSummary(table.rows); !line.empty()) {
     std::printf("%s\n", line.c_str());
   }
   std::fflush(stdout);
@@ -173,7 +177,9 @@ int SweepCommand(const CliArgs& args) {
     std::set<std::string> given;
     for (const auto& [flag, value] : args.values) given.insert(flag);
     for (const auto& [flag, values] : args.repeated) given.insert(flag);
+    given.insert(args.switches.begin(), args.switches.end());
     given.erase("--out-dir");
+    given.erase("--merge");
     std::string other = !args.env.empty() ? "--env" : given.empty() ? "" : *given.begin();
     if (!other.empty()) {
       return ReportError(absl::InvalidArgumentError(absl::StrCat(
@@ -223,9 +229,10 @@ int SweepCommand(const CliArgs& args) {
     // What else changes the figures, as given, so that a shard run with
     // other settings does not merge either.
     std::vector<std::string> settings = args.env;
-    for (const char* flag : {"--repo-dir", "--model-spec", "--profile", "--params"}) {
+    for (const char* flag : {"--repo-dir", "--model-spec", "--profile", "--params", "--folds"}) {
       settings.push_back(absl::StrCat(flag, "=", args.Get(flag)));
     }
+    if (args.Has("--spread")) settings.push_back("--spread");
     table.sweep_id =
         planning::SweepId(base_serve, args.Get("--bench"), axes, settings);
     table.sweep_points = static_cast<int64_t>(points->size());
@@ -236,6 +243,23 @@ int SweepCommand(const CliArgs& args) {
   if (!context.ok()) return ReportError(context.status());
   absl::StatusOr<scenarios::EnvVars> env = EnvFromArgs(args);
   if (!env.ok()) return ReportError(env.status());
+  absl::StatusOr<std::optional<SpreadFolds>> folds = SpreadFoldsFromArgs(args, *context);
+  if (!folds.ok()) return ReportError(folds.status());
+  planning::SpreadEvaluator spread;
+  if (*folds) {
+    for (const std::string& key : fit::SpreadFigures()) table.spread_figures.push_back(key);
+    // The points share the threads; each point's fits run on its own.
+    spread = [&context, &fits = (*folds)->fits](const runner::RunRequest& request,
+                                                 scenarios::EngineKind engine)
+        -> absl::StatusOr<planning::PointSpread> {
+      ASSIGN_OR_RETURN(fit::PredictionSpread s,
+                       fit::PredictSpread(*context, request, engine, fits, /*threads=*/1));
+      planning::PointSpread out;
+      out.fits = s.fits;
+      for (const fit::FigureRange& r : s.figures) out.figures.push_back({r.key, r.low, r.high});
+      return out;
+    };
+  }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
@@ -243,7 +267,7 @@ int SweepCommand(const CliArgs& args) {
   }
 
   table.rows = planning::RunPoints(
-      *points, planning::PredictEvaluator(*context, *env), *threads,
+      *points, planning::PredictEvaluator(*context, *env, spread), *threads,
       [](int64_t done, int64_t total) {
         std::fputs(planning::ProgressBar(done, total, 40).c_str(), stderr);
         if (done == total) std::fputc('\n', stderr);

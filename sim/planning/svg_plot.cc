@@ -141,6 +141,10 @@ std::string RenderPanel(const PlotPanel& panel, int left, int top, int width, in
       if (!Usable(p.x, panel.log_x) || !Usable(p.y, panel.log_y)) continue;
       xs.push_back(p.x);
       ys.push_back(p.y);
+      if (p.has_range && Usable(p.y_low, panel.log_y) && Usable(p.y_high, panel.log_y)) {
+        ys.push_back(p.y_low);
+        ys.push_back(p.y_high);
+      }
     }
   }
   Scale sx = MakeScale(xs, panel.log_x, panel.x_categories);
@@ -217,6 +221,18 @@ std::string RenderPanel(const PlotPanel& panel, int left, int top, int width, in
         absl::StrAppend(&out, absl::StrFormat("<polyline points=\"%s\" fill=\"none\" "
                                               "stroke=\"%s\" stroke-width=\"%s\"/>\n",
                                               pts, color, s.emphasize ? "2.5" : "1.6"));
+      }
+      for (size_t k = 0; k < px.size(); ++k) {
+        const PlotPoint& p = *kept[k];
+        if (!p.has_range || !Usable(p.y_low, panel.log_y) || !Usable(p.y_high, panel.log_y)) {
+          continue;
+        }
+        const double x = px[k].first, lo = sy(p.y_low), hi = sy(p.y_high);
+        absl::StrAppend(&out, absl::StrFormat("<path d=\"M%s %sV%sM%s %sH%sM%s %sH%s\" "
+                                              "stroke=\"%s\" stroke-width=\"1.2\"/>\n",
+                                              Num(x), Num(lo), Num(hi), Num(x - 4), Num(lo),
+                                              Num(x + 4), Num(x - 4), Num(hi), Num(x + 4),
+                                              color));
       }
       for (size_t k = 0; k < px.size(); ++k) {
         if (s.markers) absl::StrAppend(&out, Marker(px[k].first, px[k].second, color, s.emphasize));

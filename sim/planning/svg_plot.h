@@ -26,6 +26,10 @@ struct PlotPoint {
   double x = 0;  // for a categorical axis, the category index
   double y = 0;
   std::string label;  // drawn beside the marker when the series shows labels
+  // With has_range: a whisker from y_low to y_high through the marker.
+  bool has_range = false;
+  double y_low = 0;
+  double y_high = 0;
 };
 
 struct PlotSeries {

@@ -53,6 +53,28 @@ TEST(RenderSvgTest, EscapesTextAndDrawsEverySeriesInTheLegend) {
   EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
 }
 
+// A range is drawn as a capped whisker, and the y axis stretches to hold it:
+// a point at 10 whose range reaches 100 needs a tick at 100.
+TEST(RenderSvgTest, DrawsAPointsRangeAsAWhisker) {
+  Figure f;
+  PlotPanel p;
+  PlotPoint with{2, 10, ""};
+  with.has_range = true;
+  with.y_low = 5;
+  with.y_high = 100;
+  p.series.push_back({"s", {{1, 10, ""}, with}, true, true, false, false, -1});
+  f.panels.push_back(p);
+  const std::string svg = RenderSvg(f);
+  EXPECT_EQ(svg.find("<path d=\"M"), svg.rfind("<path d=\"M"));  // one whisker
+  EXPECT_NE(svg.find("<path d=\"M"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">100</text>"), std::string::npos) << svg;
+  p.series[0].points[1].has_range = false;
+  f.panels[0] = p;
+  const std::string plain = RenderSvg(f);
+  EXPECT_EQ(plain.find("<path"), std::string::npos);
+  EXPECT_EQ(plain.find(">100</text>"), std::string::npos);
+}
+
 TEST(RenderSvgTest, LeavesOutPointsALogAxisCannotShow) {
   Figure f;
   PlotPanel p;

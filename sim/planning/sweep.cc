@@ -409,9 +409,33 @@ std::string ExtrapolationSummary(const std::vector<PointResult>& rows) {
   return absl::StrJoin(parts, "; ");
 }
 
+std::string SpreadSummary(const std::vector<PointResult>& rows) {
+  const PointResult* widest = nullptr;
+  const FigureSpread* widest_range = nullptr;
+  double widest_share = 0;
+  for (const PointResult& r : rows) {
+    if (r.status != PointStatus::kOk) continue;
+    for (const FigureSpread& f : r.figures.spread) {
+      if (f.key != "total_token_throughput" || !(r.figures.total_token_throughput > 0)) continue;
+      const double share = (f.high - f.low) / r.figures.total_token_throughput;
+      // The first of equally wide points: grid order decides.
+      if (widest == nullptr || share > widest_share) {
+        widest = &r;
+        widest_range = &f;
+        widest_share = share;
+      }
+    }
+  }
+  if (widest == nullptr) return "";
+  return absl::StrFormat(
+      "spread over each point's engine's leave-one-out fits: total tok/s at most %.1f %% of its "
+      "prediction wide (point %d: %.0f to %.0f tok/s); sweep.csv has each figure's range",
+      100 * widest_share, widest->point.index, widest_range->low, widest_range->high);
+}
+
 PointEvaluator PredictEvaluator(const runner::PredictionContext& context,
-                                const scenarios::EnvVars& env) {
-  return [&context, env](const SweepPoint& point) -> absl::StatusOr<PointFigures> {
+                                const scenarios::EnvVars& env, SpreadEvaluator spread) {
+  return [&context, env, spread](const SweepPoint& point) -> absl::StatusOr<PointFigures> {
     runner::RunRequest request;
     request.serve_command = point.serve_command;
     request.bench_command = point.bench_command;
@@ -419,6 +443,11 @@ PointEvaluator PredictEvaluator(const runner::PredictionContext& context,
     ASSIGN_OR_RETURN(runner::Prediction p, runner::Predict(context, request));
     PointFigures figures = FiguresOf(p.metrics);
     figures.extrapolations = std::move(p.extrapolations);
+    if (spread) {
+      ASSIGN_OR_RETURN(PointSpread s, spread(request, p.engine.engine()));
+      figures.spread_fits = s.fits;
+      figures.spread = std::move(s.figures);
+    }
     return figures;
   };
 }

@@ -89,6 +89,13 @@ std::vector<SweepPoint> SelectShard(const std::vector<SweepPoint>& points, const
 enum class PointStatus { kOk, kRefused, kError };
 std::string_view PointStatusName(PointStatus status);  // "ok", "refused", "error"
 
+// One figure's lowest and highest value over a set of fitted parameters.
+struct FigureSpread {
+  std::string key;  // a PointFigures column, e.g. "total_token_throughput"
+  double low = 0;
+  double high = 0;
+};
+
 // The report figures a sweep records per point.
 struct PointFigures {
   int64_t completed = 0;
@@ -106,6 +113,11 @@ struct PointFigures {
   // sweep.json keep the kinds (a table read back has empty lines); the
   // command's summary counts them, `servesim run` on the point prints the lines.
   std::vector<runner::Extrapolation> extrapolations;
+  // With `sweep --spread`: how far some figures move over the point's
+  // engine's leave-one-out fits (`servesim run --spread`); fits 0 without.
+  // A floor on the uncertainty, as run's: blind to what no live run exercised.
+  int spread_fits = 0;
+  std::vector<FigureSpread> spread;
 };
 PointFigures FiguresOf(const metrics::BenchMetrics& m);
 
@@ -122,14 +134,30 @@ struct PointResult {
 // when neither.
 std::string ExtrapolationSummary(const std::vector<PointResult>& rows);
 
+// With a spread: "spread over each point's engine's leave-one-out fits:
+// total tok/s at most 17.6 % of its prediction wide (point 3: 2710 to 3206
+// tok/s); sweep.csv has each figure's range"; empty when no point has one.
+std::string SpreadSummary(const std::vector<PointResult>& rows);
+
 // Evaluates one point. FailedPrecondition = the engine refuses (refused);
 // any other error is an error row. Must be safe to call from several threads.
 using PointEvaluator = std::function<absl::StatusOr<PointFigures>(const SweepPoint&)>;
 
+// A point's spread: given its request and the engine that served it, the
+// number of fits predicted and each figure's range. Must be thread-safe.
+struct PointSpread {
+  int fits = 0;
+  std::vector<FigureSpread> figures;
+};
+using SpreadEvaluator = std::function<absl::StatusOr<PointSpread>(
+    const runner::RunRequest& request, scenarios::EngineKind engine)>;
+
 // The evaluator of the real simulator: runner::Predict with `env`, sharing the
-// read-only `context` (which must outlive the evaluator).
+// read-only `context` (which must outlive the evaluator); with `spread`, each
+// point that runs is also given its spread (a failure there fails the point).
 PointEvaluator PredictEvaluator(const runner::PredictionContext& context,
-                                const scenarios::EnvVars& env);
+                                const scenarios::EnvVars& env,
+                                SpreadEvaluator spread = nullptr);
 
 // Runs `points` on `threads` workers (>= 1). Results are in the order of
 // `points`. `progress(done, total)` is called after each point, serialized,

@@ -107,6 +107,7 @@ Figure ThroughputFigure(const SweepTable& table) {
   std::vector<std::string> keys;
   std::map<std::string, PlotSeries> series;
   std::set<std::string> failed_series;  // a point of theirs lost requests
+  int spread_fits = 0;                  // the most fits a point's whisker spans
   for (const PointResult& r : table.rows) {
     std::vector<std::string> parts;
     for (size_t k = 1; k < table.axis_names.size(); ++k) {
@@ -128,6 +129,13 @@ Figure ThroughputFigure(const SweepTable& table) {
                                 categories.begin());
     }
     p.y = r.figures.total_token_throughput;
+    for (const FigureSpread& f : r.figures.spread) {
+      if (f.key != "total_token_throughput") continue;
+      p.has_range = true;
+      p.y_low = f.low;
+      p.y_high = f.high;
+      spread_fits = std::max(spread_fits, r.figures.spread_fits);
+    }
     series[key].points.push_back(p);
   }
   // Series with identical points would hide each other: one line, all names.
@@ -140,7 +148,8 @@ Figure ThroughputFigure(const SweepTable& table) {
       return o.points.size() == s.points.size() &&
              std::equal(o.points.begin(), o.points.end(), s.points.begin(),
                         [](const PlotPoint& a, const PlotPoint& b) {
-                          return a.x == b.x && a.y == b.y;
+                          return a.x == b.x && a.y == b.y && a.has_range == b.has_range &&
+                                 a.y_low == b.y_low && a.y_high == b.y_high;
                         });
     });
     if (same != panel.series.end() && !s.points.empty()) {
@@ -155,6 +164,10 @@ Figure ThroughputFigure(const SweepTable& table) {
     if (failed_series.count(names[i][0])) absl::StrAppend(&panel.series[i].name, " (failed requests)");
   }
   if (table.axis_names.size() > 1) panel.legend_title = "series";
+  if (spread_fits > 0) {
+    panel.note = absl::StrCat("whiskers: lowest to highest over the engine's leave-one-out fits (",
+                              "up to ", spread_fits, "; servesim sweep --spread)");
+  }
   fig.panels.push_back(std::move(panel));
   return fig;
 }

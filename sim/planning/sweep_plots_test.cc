@@ -53,6 +53,24 @@ TEST(ThroughputFigureTest, OneSeriesPerOtherAxisComboAndLogXOverTenfold) {
   EXPECT_EQ(p.x_label, "--request-rate (requests/s)");
 }
 
+// A point's throughput range becomes its whisker, and the panel says what
+// the whiskers span.
+TEST(ThroughputFigureTest, ASpreadDrawsWhiskers) {
+  SweepTable t = Table();
+  t.rows[2].figures.spread_fits = 7;
+  t.rows[2].figures.spread = {{"mean_tpot_ms", 1, 9}, {"total_token_throughput", 150, 260}};
+  const PlotPanel p = ThroughputFigure(t).panels[0];
+  ASSERT_EQ(p.series[0].points.size(), 3u);
+  const PlotPoint& with = p.series[0].points[1];  // rate 4, dp 1: point 2
+  EXPECT_EQ(with.y, 201);
+  EXPECT_TRUE(with.has_range);
+  EXPECT_EQ(with.y_low, 150);
+  EXPECT_EQ(with.y_high, 260);
+  EXPECT_FALSE(p.series[0].points[0].has_range);
+  EXPECT_NE(p.note.find("leave-one-out fits (up to 7;"), std::string::npos) << p.note;
+  EXPECT_TRUE(ThroughputFigure(Table()).panels[0].note.empty());
+}
+
 TEST(ThroughputFigureTest, NonNumericFirstAxisIsCategorical) {
   SweepTable t = Table();
   t.axis_names[0] = "engine";

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <map>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -62,10 +64,10 @@ std::string FigureText(const PointFigures& f, const FigureColumn& c) {
   return c.integer ? absl::StrCat(f.*(c.integer)) : ShortestNumber(f.*(c.real));
 }
 
+std::string JsonReal(double v) { return std::isfinite(v) ? metrics::JsonNumber(v) : "null"; }
+
 std::string JsonFigure(const PointFigures& f, const FigureColumn& c) {
-  if (c.integer) return absl::StrCat(f.*(c.integer));
-  const double v = f.*(c.real);
-  return std::isfinite(v) ? metrics::JsonNumber(v) : "null";
+  return c.integer ? absl::StrCat(f.*(c.integer)) : JsonReal(f.*(c.real));
 }
 
 // After the figures: the kinds of the point's extrapolation lines
@@ -77,6 +79,27 @@ std::string KindsText(const PointFigures& f) {
   std::vector<std::string> kinds;
   for (const runner::Extrapolation& e : f.extrapolations) kinds.push_back(e.kind);
   return absl::StrJoin(kinds, kKindSeparator);
+}
+
+// With a spread, after the extrapolations: the number of fits, then each
+// figure's range (SweepTable::spread_figures).
+constexpr char kSpreadFitsColumn[] = "spread_fits";
+constexpr char kLowSuffix[] = "_low";
+constexpr char kHighSuffix[] = "_high";
+
+// The point's range of `key`, or null (a point the table holds no spread of).
+const FigureSpread* FindSpread(const PointFigures& f, const std::string& key) {
+  for (const FigureSpread& s : f.spread) {
+    if (s.key == key) return &s;
+  }
+  return nullptr;
+}
+
+bool IsFigureColumn(const std::string& name) {
+  for (const FigureColumn& c : FigureColumns()) {
+    if (name == c.name) return true;
+  }
+  return false;
 }
 
 // A shard's last two columns (SweepTable::sweep_id).
@@ -112,6 +135,11 @@ std::string FormatSweepCsv(const SweepTable& table) {
   std::vector<std::string> header = {"index"};
   for (const std::string& a : table.axis_names) header.push_back(CsvField(a));
   for (const std::string& c : FixedColumns()) header.push_back(c);
+  if (!table.spread_figures.empty()) header.push_back(kSpreadFitsColumn);
+  for (const std::string& key : table.spread_figures) {
+    header.push_back(absl::StrCat(key, kLowSuffix));
+    header.push_back(absl::StrCat(key, kHighSuffix));
+  }
   const bool shard = !table.sweep_id.empty();
   if (shard) header.insert(header.end(), {kSweepPointsColumn, kSweepIdColumn});
   std::string out = absl::StrCat(absl::StrJoin(header, ","), "\n");
@@ -126,6 +154,15 @@ std::string FormatSweepCsv(const SweepTable& table) {
       f.push_back(r.status == PointStatus::kOk ? FigureText(r.figures, c) : "");
     }
     f.push_back(r.status == PointStatus::kOk ? CsvField(KindsText(r.figures)) : "");
+    if (!table.spread_figures.empty()) {
+      const bool has = r.status == PointStatus::kOk && r.figures.spread_fits > 0;
+      f.push_back(has ? absl::StrCat(r.figures.spread_fits) : "");
+      for (const std::string& key : table.spread_figures) {
+        const FigureSpread* range = has ? FindSpread(r.figures, key) : nullptr;
+        f.push_back(range ? ShortestNumber(range->low) : "");
+        f.push_back(range ? ShortestNumber(range->high) : "");
+      }
+    }
     if (shard) {
       f.push_back(absl::StrCat(table.sweep_points));
       f.push_back(CsvField(table.sweep_id));
@@ -166,7 +203,18 @@ std::string FormatSweepJson(const SweepTable& table) {
     for (size_t k = 0; k < r.figures.extrapolations.size(); ++k) {
       absl::StrAppend(&out, k ? ", " : "", metrics::JsonString(r.figures.extrapolations[k].kind));
     }
-    absl::StrAppend(&out, "]}");
+    absl::StrAppend(&out, "]");
+    if (!table.spread_figures.empty() && r.figures.spread_fits > 0) {
+      absl::StrAppend(&out, ",\n     \"spread\": {\"fits\": ", r.figures.spread_fits);
+      for (const std::string& key : table.spread_figures) {
+        const FigureSpread* range = FindSpread(r.figures, key);
+        if (range == nullptr) continue;
+        absl::StrAppend(&out, ", ", metrics::JsonString(key), ": {\"low\": ", JsonReal(range->low),
+                        ", \"high\": ", JsonReal(range->high), "}");
+      }
+      absl::StrAppend(&out, "}");
+    }
+    absl::StrAppend(&out, "}");
   }
   absl::StrAppend(&out, table.rows.empty() ? "]\n}\n" : "\n  ]\n}\n");
   return out;
@@ -180,15 +228,43 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
   const std::vector<std::string>& fixed = FixedColumns();
   const bool shard = header.size() >= 2 && header[header.size() - 2] == kSweepPointsColumn &&
                      header.back() == kSweepIdColumn;
-  const size_t width = header.size() - (shard ? 2 : 0);  // without the shard's columns
+  const size_t end = header.size() - (shard ? 2 : 0);  // without the shard's columns
+  // A spread's columns sit between the fixed ones and the shard's.
+  const size_t spread_at = static_cast<size_t>(
+      std::find(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(end),
+                kSpreadFitsColumn) -
+      header.begin());
+  const size_t width = std::min(spread_at, end);  // index, axes and fixed columns
+  SweepTable table;
+  if (spread_at < end) {
+    if ((end - spread_at) % 2 != 1 || end - spread_at < 3) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(origin, ": ", kSpreadFitsColumn, " must be followed by KEY", kLowSuffix,
+                       ",KEY", kHighSuffix, " pairs"));
+    }
+    for (size_t c = spread_at + 1; c < end; c += 2) {
+      const std::string& low = header[c];
+      const bool named_low = absl::EndsWith(low, kLowSuffix);
+      const std::string key =
+          named_low ? low.substr(0, low.size() - std::strlen(kLowSuffix)) : std::string();
+      if (!named_low || !IsFigureColumn(key) || header[c + 1] != absl::StrCat(key, kHighSuffix) ||
+          std::find(table.spread_figures.begin(), table.spread_figures.end(), key) !=
+              table.spread_figures.end()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            origin, ": spread columns must be KEY", kLowSuffix, ",KEY", kHighSuffix,
+            " of a figure column, each once, got ", low, ",", header[c + 1]));
+      }
+      table.spread_figures.push_back(key);
+    }
+  }
   if (width < 1 + fixed.size() || header[0] != "index" ||
       !std::equal(fixed.begin(), fixed.end(),
                   header.begin() + static_cast<std::ptrdiff_t>(width - fixed.size()))) {
     return absl::InvalidArgumentError(absl::StrCat(
         origin, ": not a servesim sweep table (header must be index, axes..., ",
-        absl::StrJoin(fixed, ","), "[,", kSweepPointsColumn, ",", kSweepIdColumn, "])"));
+        absl::StrJoin(fixed, ","), "[,", kSpreadFitsColumn, ",KEY", kLowSuffix, ",KEY",
+        kHighSuffix, "...][,", kSweepPointsColumn, ",", kSweepIdColumn, "])"));
   }
-  SweepTable table;
   table.origin = origin;
   const size_t num_axes = width - 1 - fixed.size();
   table.axis_names.assign(header.begin() + 1, header.begin() + 1 + static_cast<std::ptrdiff_t>(num_axes));
@@ -238,6 +314,27 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
         r.figures.extrapolations.push_back({std::string(kind), ""});
       }
     }
+    if (!table.spread_figures.empty()) {
+      const std::string& fits = f[k++];
+      const bool has = r.status == PointStatus::kOk && !fits.empty();
+      if (has && (!absl::SimpleAtoi(fits, &r.figures.spread_fits) || r.figures.spread_fits < 1)) {
+        return bad(absl::StrCat(kSpreadFitsColumn, ": expected an integer >= 1, got \"", fits,
+                                "\""));
+      }
+      for (const std::string& key : table.spread_figures) {
+        FigureSpread range{key};
+        const std::string& low = f[k++];
+        const std::string& high = f[k++];
+        if (!has) continue;
+        if (!absl::SimpleAtod(low, &range.low) || !absl::SimpleAtod(high, &range.high) ||
+            !(range.low <= range.high)) {
+          return bad(absl::StrCat(key, kLowSuffix, ", ", key, kHighSuffix,
+                                  ": expected numbers, low <= high, got \"", low, "\", \"",
+                                  high, "\""));
+        }
+        r.figures.spread.push_back(std::move(range));
+      }
+    }
     if (shard) {
       int64_t points = 0;
       if (!absl::SimpleAtoi(f[k], &points) || points < 1) {
@@ -262,6 +359,7 @@ absl::StatusOr<SweepTable> MergeTables(const std::vector<SweepTable>& shards) {
   SweepTable merged;
   if (shards.empty()) return absl::InvalidArgumentError("sweep merge: no shard tables");
   merged.axis_names = shards.front().axis_names;
+  merged.spread_figures = shards.front().spread_figures;
   // The sweep the shards belong to: the first one's that has rows (a shard
   // of more shards than points may have none, and nothing to check).
   const SweepTable* sweep = nullptr;
@@ -270,6 +368,12 @@ absl::StatusOr<SweepTable> MergeTables(const std::vector<SweepTable>& shards) {
       return absl::InvalidArgumentError(absl::StrCat(
           "sweep merge: shards disagree on the axes (", absl::StrJoin(merged.axis_names, ","),
           " vs ", absl::StrJoin(s.axis_names, ","), ")"));
+    }
+    if (s.spread_figures != merged.spread_figures) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sweep merge: shards disagree on the spread columns (",
+          absl::StrJoin(merged.spread_figures, ","), " vs ", absl::StrJoin(s.spread_figures, ","),
+          ")"));
     }
     if (s.rows.empty()) continue;
     if (s.sweep_id.empty()) {

@@ -27,6 +27,10 @@ std::string CsvField(std::string_view value);
 struct SweepTable {
   std::vector<std::string> axis_names;
   std::vector<PointResult> rows;
+  // With `sweep --spread`: the keys of PointFigures::spread, each a figure
+  // column, in order. The CSV then has spread_fits and KEY_low, KEY_high per
+  // key after the extrapolations column; empty: no spread columns.
+  std::vector<std::string> spread_figures;
   // A shard's only (empty sweep_id elsewhere): the SweepId of the sweep it is
   // part of and that sweep's point count, written as the CSV's last two
   // columns, sweep_points and sweep_id, on every row.
@@ -43,7 +47,7 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
 
 // Joins the shard tables of one sweep into the table a single run writes
 // (without sweep_id): rows sorted by index. The shards must have the same
-// axes, sweep id and point count, and hold every index of the sweep exactly
+// axes, spread columns, sweep id and point count, and hold every index of the sweep exactly
 // once; a table that is no shard (no sweep id) but holds rows is refused.
 absl::StatusOr<SweepTable> MergeTables(const std::vector<SweepTable>& shards);
 

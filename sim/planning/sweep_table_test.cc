@@ -80,6 +80,7 @@ SweepTable ShardOf(const SweepTable& whole, int index, int count,
                    const std::string& sweep_id = "0123456789abcdef") {
   SweepTable shard;
   shard.axis_names = whole.axis_names;
+  shard.spread_figures = whole.spread_figures;
   shard.sweep_id = sweep_id;
   shard.sweep_points = static_cast<int64_t>(whole.rows.size());
   for (const PointResult& r : whole.rows) {
@@ -171,6 +172,88 @@ TEST(MergeTablesTest, RefusesShardsThatDoNotMakeOneSweep) {
             "sweep merge: the shards hold 3 of the sweep's 5 points; point 1 is in none");
   // A whole table is no shard.
   EXPECT_NE(MergeError({*ParseSweepCsv(FormatSweepCsv(whole), "sweep.csv")}).find("no sweep_id"),
+            std::string::npos);
+}
+
+SweepTable SpreadTable() {
+  SweepTable t = MakeTable();
+  t.spread_figures = {"total_token_throughput", "mean_tpot_ms"};
+  t.rows[0].figures.spread_fits = 7;
+  t.rows[0].figures.spread = {{"total_token_throughput", 1000.5, 1300.25},
+                              {"mean_tpot_ms", 40, 52.5}};
+  t.rows[2].figures.spread_fits = 11;
+  t.rows[2].figures.spread = {{"total_token_throughput", 2000, 2000},
+                              {"mean_tpot_ms", 30, 31}};
+  return t;
+}
+
+// `sweep --spread`: each ok point's ranges sit after its extrapolations (and
+// before a shard's columns), read back as written, and merge like the rest.
+TEST(SweepCsvTest, KeepsEachPointsSpread) {
+  const SweepTable t = SpreadTable();
+  const std::string csv = FormatSweepCsv(t);
+  EXPECT_NE(csv.find(",extrapolations,spread_fits,total_token_throughput_low,"
+                     "total_token_throughput_high,mean_tpot_ms_low,mean_tpot_ms_high\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find(",7,1000.5,1300.25,40,52.5\n"), std::string::npos) << csv;
+  // A point without a spread (a refusal here) leaves the columns empty.
+  EXPECT_NE(csv.find("really\",,,,,,,,,,,,,,,,,,,,,,,\n"), std::string::npos) << csv;
+  absl::StatusOr<SweepTable> back = ParseSweepCsv(csv, "t.csv");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->spread_figures, t.spread_figures);
+  EXPECT_EQ(back->rows[0].figures.spread_fits, 7);
+  ASSERT_EQ(back->rows[0].figures.spread.size(), 2u);
+  EXPECT_EQ(back->rows[0].figures.spread[1].key, "mean_tpot_ms");
+  EXPECT_EQ(back->rows[0].figures.spread[1].high, 52.5);
+  EXPECT_EQ(back->rows[1].figures.spread_fits, 0);
+  EXPECT_TRUE(back->rows[1].figures.spread.empty());
+  EXPECT_EQ(FormatSweepCsv(*back), csv);
+
+  const SweepTable shard = ShardOf(t, 0, 2);
+  EXPECT_NE(FormatSweepCsv(shard).find(",mean_tpot_ms_high,sweep_points,sweep_id\n"),
+            std::string::npos);
+  absl::StatusOr<SweepTable> merged = MergeTables({shard, ShardOf(t, 1, 2)});
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  EXPECT_EQ(FormatSweepCsv(*merged), csv);
+  EXPECT_EQ(FormatSweepJson(*merged), FormatSweepJson(t));
+  // Shards with and without the spread are not one sweep.
+  EXPECT_NE(MergeError({shard, ShardOf(MakeTable(), 1, 2)}).find("disagree on the spread columns"),
+            std::string::npos);
+
+  EXPECT_NE(FormatSweepJson(t).find("\"spread\": {\"fits\": 7, \"total_token_throughput\": "
+                                    "{\"low\": 1000.5, \"high\": 1300.25}, \"mean_tpot_ms\": "
+                                    "{\"low\": 40.0, \"high\": 52.5}}}"),
+            std::string::npos)
+      << FormatSweepJson(t);
+}
+
+TEST(SweepCsvTest, RejectsMalformedSpreadColumns) {
+  const std::string csv = FormatSweepCsv(SpreadTable());
+  auto error = [](std::string text, const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+    return std::string(ParseSweepCsv(text, "x.csv").status().message());
+  };
+  // Not a figure, a high without its low, a figure twice, a pair cut short.
+  EXPECT_NE(error(csv, "mean_tpot_ms_low,mean_tpot_ms_high", "speed_low,speed_high")
+                .find("x.csv: spread columns must be KEY_low,KEY_high of a figure column, each "
+                      "once, got speed_low,speed_high"),
+            std::string::npos);
+  EXPECT_NE(error(csv, "mean_tpot_ms_high", "mean_ttft_ms_high").find("spread columns must be"),
+            std::string::npos);
+  EXPECT_NE(error(csv, "mean_tpot_ms_low,mean_tpot_ms_high",
+                  "total_token_throughput_low,total_token_throughput_high")
+                .find("each once"),
+            std::string::npos);
+  EXPECT_NE(error(csv, ",mean_tpot_ms_high\n", "\n").find("spread_fits must be followed by"),
+            std::string::npos);
+  // A range that runs backwards, and a count of no fits.
+  EXPECT_NE(error(csv, ",1000.5,1300.25,", ",1300.25,1000.5,")
+                .find("row 1: total_token_throughput_low, total_token_throughput_high: expected "
+                      "numbers, low <= high, got \"1300.25\", \"1000.5\""),
+            std::string::npos);
+  EXPECT_NE(error(csv, ",7,1000.5,", ",0,1000.5,")
+                .find("row 1: spread_fits: expected an integer >= 1, got \"0\""),
             std::string::npos);
 }
 

@@ -313,5 +313,50 @@ TEST(ExtrapolationSummaryTest, CountsPointsAndKinds) {
             "for 1 of 1 ok point(s) the parameters record no coverage");
 }
 
+// The summary names the point whose throughput range is widest relative to
+// its prediction: 60 of 1000 tok/s (6 %) beats 100 of 5000 (2 %).
+TEST(SpreadSummaryTest, NamesTheWidestThroughputRange) {
+  std::vector<PointResult> rows(3);
+  for (int i = 0; i < 3; ++i) rows[i].point.index = i;
+  rows[0].figures.total_token_throughput = 5000;
+  rows[0].figures.spread = {{"mean_tpot_ms", 10, 90}, {"total_token_throughput", 4950, 5050}};
+  rows[1].figures.total_token_throughput = 1000;
+  rows[1].figures.spread = {{"total_token_throughput", 980, 1040}};
+  rows[2].status = PointStatus::kRefused;  // a refusal has no spread to count
+  rows[2].figures.total_token_throughput = 1;
+  rows[2].figures.spread = {{"total_token_throughput", 1, 100}};
+  EXPECT_EQ(SpreadSummary(rows),
+            "spread over each point's engine's leave-one-out fits: total tok/s at most 6.0 % of "
+            "its prediction wide (point 1: 980 to 1040 tok/s); sweep.csv has each figure's range");
+  EXPECT_EQ(SpreadSummary({rows[2]}), "");
+}
+
+// With a spread evaluator the point carries what it returns, given the
+// engine that served the point; its failure fails the point.
+TEST(PredictEvaluatorTest, AddsTheSpreadOfTheEngineThatRan) {
+  SweepPoint point;
+  point.serve_command = "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
+                        "--tp-size 8";
+  point.bench_command = "vllm bench serve --dataset-name random --random-input-len 100 "
+                        "--random-output-len 4 --num-prompts 8";
+  scenarios::EngineKind seen = scenarios::ENGINE_UNSPECIFIED;
+  SpreadEvaluator spread = [&seen](const runner::RunRequest& request, scenarios::EngineKind engine)
+      -> absl::StatusOr<PointSpread> {
+    seen = engine;
+    EXPECT_NE(request.bench_command.find("--num-prompts 8"), std::string::npos);
+    return PointSpread{3, {{"total_token_throughput", 1, 2}}};
+  };
+  const runner::PredictionContext context = runner::RepoPredictionContext();
+  absl::StatusOr<PointFigures> f = PredictEvaluator(context, {}, spread)(point);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(seen, scenarios::SGLANG);
+  EXPECT_EQ(f->spread_fits, 3);
+  ASSERT_EQ(f->spread.size(), 1u);
+  EXPECT_EQ(f->spread[0].high, 2);
+  SpreadEvaluator failing = [](const runner::RunRequest&, scenarios::EngineKind)
+      -> absl::StatusOr<PointSpread> { return absl::InvalidArgumentError("no fits of SGLANG"); };
+  EXPECT_EQ(PredictEvaluator(context, {}, failing)(point).status().message(), "no fits of SGLANG");
+}
+
 }  // namespace
 }  // namespace servesim::planning
