@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""How far the repeat profiles move the live runs' predictions.
+
+The committed profile (calibration/profiles/h200.textproto) is what the
+parameters were fitted on; the repeats measured the same tables on other
+machines. With the fitted parameters held, each repeat's predictions of the
+live runs are compared with the committed profile's: the median absolute
+change of each compared figure over the runs that ran, and the largest, with
+its run. The README's and docs/calibration.md's "Repeatability" figures come
+from this table.
+
+Usage: python3 scripts/profile_repeat_effect.py [--servesim build/servesim]
+"""
+import argparse
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+FIGURES = [
+    ("total_token_throughput", "total tok/s"),
+    ("mean_ttft_ms", "mean TTFT"),
+    ("p99_ttft_ms", "p99 TTFT"),
+    ("mean_tpot_ms", "mean TPOT"),
+    ("mean_itl_ms", "mean ITL"),
+    ("median_itl_ms", "median ITL"),
+    ("p99_itl_ms", "p99 ITL"),
+    ("max_output_tokens_per_s", "peak output"),
+]
+
+
+def predictions(servesim, profile, runs):
+    out = subprocess.run([servesim, "validate", "--runs", runs, "--json", "--profile", profile],
+                         check=True, capture_output=True, text=True).stdout
+    return {c["case"]: c for c in json.loads(out)["cases"] if not c["refused"]}
+
+
+def main():
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--servesim", default=os.path.join(repo, "build", "servesim"))
+    parser.add_argument("--runs", default=os.path.join(repo, "..", "shared", "validation"))
+    args = parser.parse_args()
+    profiles = os.path.join(repo, "calibration", "profiles")
+    base = predictions(args.servesim, os.path.join(profiles, "h200.textproto"), args.runs)
+    repeats = sorted(glob.glob(os.path.join(profiles, "h200_repeat_*.textproto")))
+    if not repeats:
+        sys.exit("no calibration/profiles/h200_repeat_*.textproto")
+    for path in repeats:
+        other = predictions(args.servesim, path, args.runs)
+        print(f"{os.path.basename(path)} against h200.textproto, {len(base)} runs that ran:")
+        for key, label in FIGURES:
+            changes = [(100 * (other[c]["predicted_" + key] / base[c]["predicted_" + key] - 1), c)
+                       for c in base if base[c]["predicted_" + key]]
+            median = statistics.median(abs(x) for x, _ in changes)
+            largest, case = max(changes, key=lambda t: abs(t[0]))
+            print(f"  {label:12s} median |change| {median:5.2f} %   largest {largest:+6.1f} % "
+                  f"({case})")
+
+
+if __name__ == "__main__":
+    main()
