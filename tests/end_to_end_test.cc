@@ -574,7 +574,8 @@ TEST(EndToEndTest, SweepSpreadBracketsEachPoint) {
   Result r = Servesim(
       "sweep --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8' --bench 'vllm bench serve "
       "--dataset-name random --random-input-len 300 --random-output-len 20 --num-prompts 40' "
-      "--axis '--request-rate=4,inf' --spread --threads 2 --out-dir " + dir);
+      "--axis '--request-rate=4,inf' --spread --threads 2 --out-dir " +
+      dir);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("spread over each point's engine's leave-one-out fits: total tok/s at "
                        "most "),
@@ -589,7 +590,7 @@ TEST(EndToEndTest, SweepSpreadBracketsEachPoint) {
     return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
   };
   const std::array<std::string, 4> figures = {"total_token_throughput", "mean_ttft_ms",
-                                               "mean_tpot_ms", "median_itl_ms"};
+                                              "mean_tpot_ms", "median_itl_ms"};
   int rows = 0;
   while (std::getline(csv, line)) {
     std::vector<std::string> f;

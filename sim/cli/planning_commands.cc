@@ -2,11 +2,11 @@
 // predictions around a base configuration, and the fewest nodes that meet SLOs.
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -249,9 +249,9 @@ int SweepCommand(const CliArgs& args) {
   if (*folds) {
     for (const std::string& key : fit::SpreadFigures()) table.spread_figures.push_back(key);
     // The points share the threads; each point's fits run on its own.
-    spread = [&context, &fits = (*folds)->fits](const runner::RunRequest& request,
-                                                 scenarios::EngineKind engine)
-        -> absl::StatusOr<planning::PointSpread> {
+    spread = [&context, &fits = (*folds)->fits](
+                 const runner::RunRequest& request,
+                 scenarios::EngineKind engine) -> absl::StatusOr<planning::PointSpread> {
       ASSIGN_OR_RETURN(fit::PredictionSpread s,
                        fit::PredictSpread(*context, request, engine, fits, /*threads=*/1));
       planning::PointSpread out;
@@ -266,13 +266,13 @@ int SweepCommand(const CliArgs& args) {
     return ReportError(absl::InvalidArgumentError(absl::StrCat("--out-dir: cannot create ", dir)));
   }
 
-  table.rows = planning::RunPoints(
-      *points, planning::PredictEvaluator(*context, *env, spread), *threads,
-      [](int64_t done, int64_t total) {
-        std::fputs(planning::ProgressBar(done, total, 40).c_str(), stderr);
-        if (done == total) std::fputc('\n', stderr);
-        std::fflush(stderr);
-      });
+  table.rows =
+      planning::RunPoints(*points, planning::PredictEvaluator(*context, *env, spread), *threads,
+                          [](int64_t done, int64_t total) {
+                            std::fputs(planning::ProgressBar(done, total, 40).c_str(), stderr);
+                            if (done == total) std::fputc('\n', stderr);
+                            std::fflush(stderr);
+                          });
   if (shard) {
     const std::string path = absl::StrCat(dir, "/", planning::ShardFileName(*shard));
     absl::Status s = WriteStringToFile(path, planning::FormatSweepCsv(table));

@@ -231,8 +231,7 @@ std::string RenderPanel(const PlotPanel& panel, int left, int top, int width, in
         absl::StrAppend(&out, absl::StrFormat("<path d=\"M%s %sV%sM%s %sH%sM%s %sH%s\" "
                                               "stroke=\"%s\" stroke-width=\"1.2\"/>\n",
                                               Num(x), Num(lo), Num(hi), Num(x - 4), Num(lo),
-                                              Num(x + 4), Num(x - 4), Num(hi), Num(x + 4),
-                                              color));
+                                              Num(x + 4), Num(x - 4), Num(hi), Num(x + 4), color));
       }
       for (size_t k = 0; k < px.size(); ++k) {
         if (s.markers) absl::StrAppend(&out, Marker(px[k].first, px[k].second, color, s.emphasize));

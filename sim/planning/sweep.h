@@ -149,15 +149,14 @@ struct PointSpread {
   int fits = 0;
   std::vector<FigureSpread> figures;
 };
-using SpreadEvaluator = std::function<absl::StatusOr<PointSpread>(
-    const runner::RunRequest& request, scenarios::EngineKind engine)>;
+using SpreadEvaluator = std::function<absl::StatusOr<PointSpread>(const runner::RunRequest& request,
+                                                                  scenarios::EngineKind engine)>;
 
 // The evaluator of the real simulator: runner::Predict with `env`, sharing the
 // read-only `context` (which must outlive the evaluator); with `spread`, each
 // point that runs is also given its spread (a failure there fails the point).
 PointEvaluator PredictEvaluator(const runner::PredictionContext& context,
-                                const scenarios::EnvVars& env,
-                                SpreadEvaluator spread = nullptr);
+                                const scenarios::EnvVars& env, SpreadEvaluator spread = nullptr);
 
 // Runs `points` on `threads` workers (>= 1). Results are in the order of
 // `points`. `progress(done, total)` is called after each point, serialized,

@@ -238,9 +238,9 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
   SweepTable table;
   if (spread_at < end) {
     if ((end - spread_at) % 2 != 1 || end - spread_at < 3) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(origin, ": ", kSpreadFitsColumn, " must be followed by KEY", kLowSuffix,
-                       ",KEY", kHighSuffix, " pairs"));
+      return absl::InvalidArgumentError(absl::StrCat(origin, ": ", kSpreadFitsColumn,
+                                                     " must be followed by KEY", kLowSuffix, ",KEY",
+                                                     kHighSuffix, " pairs"));
     }
     for (size_t c = spread_at + 1; c < end; c += 2) {
       const std::string& low = header[c];
@@ -250,9 +250,9 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
       if (!named_low || !IsFigureColumn(key) || header[c + 1] != absl::StrCat(key, kHighSuffix) ||
           std::find(table.spread_figures.begin(), table.spread_figures.end(), key) !=
               table.spread_figures.end()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            origin, ": spread columns must be KEY", kLowSuffix, ",KEY", kHighSuffix,
-            " of a figure column, each once, got ", low, ",", header[c + 1]));
+        return absl::InvalidArgumentError(
+            absl::StrCat(origin, ": spread columns must be KEY", kLowSuffix, ",KEY", kHighSuffix,
+                         " of a figure column, each once, got ", low, ",", header[c + 1]));
       }
       table.spread_figures.push_back(key);
     }
@@ -260,10 +260,10 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
   if (width < 1 + fixed.size() || header[0] != "index" ||
       !std::equal(fixed.begin(), fixed.end(),
                   header.begin() + static_cast<std::ptrdiff_t>(width - fixed.size()))) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        origin, ": not a servesim sweep table (header must be index, axes..., ",
-        absl::StrJoin(fixed, ","), "[,", kSpreadFitsColumn, ",KEY", kLowSuffix, ",KEY",
-        kHighSuffix, "...][,", kSweepPointsColumn, ",", kSweepIdColumn, "])"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(origin, ": not a servesim sweep table (header must be index, axes..., ",
+                     absl::StrJoin(fixed, ","), "[,", kSpreadFitsColumn, ",KEY", kLowSuffix, ",KEY",
+                     kHighSuffix, "...][,", kSweepPointsColumn, ",", kSweepIdColumn, "])"));
   }
   table.origin = origin;
   const size_t num_axes = width - 1 - fixed.size();
@@ -318,8 +318,8 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
       const std::string& fits = f[k++];
       const bool has = r.status == PointStatus::kOk && !fits.empty();
       if (has && (!absl::SimpleAtoi(fits, &r.figures.spread_fits) || r.figures.spread_fits < 1)) {
-        return bad(absl::StrCat(kSpreadFitsColumn, ": expected an integer >= 1, got \"", fits,
-                                "\""));
+        return bad(
+            absl::StrCat(kSpreadFitsColumn, ": expected an integer >= 1, got \"", fits, "\""));
       }
       for (const std::string& key : table.spread_figures) {
         FigureSpread range{key};
@@ -329,8 +329,8 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
         if (!absl::SimpleAtod(low, &range.low) || !absl::SimpleAtod(high, &range.high) ||
             !(range.low <= range.high)) {
           return bad(absl::StrCat(key, kLowSuffix, ", ", key, kHighSuffix,
-                                  ": expected numbers, low <= high, got \"", low, "\", \"",
-                                  high, "\""));
+                                  ": expected numbers, low <= high, got \"", low, "\", \"", high,
+                                  "\""));
         }
         r.figures.spread.push_back(std::move(range));
       }
@@ -370,10 +370,10 @@ absl::StatusOr<SweepTable> MergeTables(const std::vector<SweepTable>& shards) {
           " vs ", absl::StrJoin(s.axis_names, ","), ")"));
     }
     if (s.spread_figures != merged.spread_figures) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "sweep merge: shards disagree on the spread columns (",
-          absl::StrJoin(merged.spread_figures, ","), " vs ", absl::StrJoin(s.spread_figures, ","),
-          ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("sweep merge: shards disagree on the spread columns (",
+                       absl::StrJoin(merged.spread_figures, ","), " vs ",
+                       absl::StrJoin(s.spread_figures, ","), ")"));
     }
     if (s.rows.empty()) continue;
     if (s.sweep_id.empty()) {

@@ -182,8 +182,7 @@ SweepTable SpreadTable() {
   t.rows[0].figures.spread = {{"total_token_throughput", 1000.5, 1300.25},
                               {"mean_tpot_ms", 40, 52.5}};
   t.rows[2].figures.spread_fits = 11;
-  t.rows[2].figures.spread = {{"total_token_throughput", 2000, 2000},
-                              {"mean_tpot_ms", 30, 31}};
+  t.rows[2].figures.spread = {{"total_token_throughput", 2000, 2000}, {"mean_tpot_ms", 30, 31}};
   return t;
 }
 

@@ -335,13 +335,15 @@ TEST(SpreadSummaryTest, NamesTheWidestThroughputRange) {
 // engine that served the point; its failure fails the point.
 TEST(PredictEvaluatorTest, AddsTheSpreadOfTheEngineThatRan) {
   SweepPoint point;
-  point.serve_command = "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
-                        "--tp-size 8";
-  point.bench_command = "vllm bench serve --dataset-name random --random-input-len 100 "
-                        "--random-output-len 4 --num-prompts 8";
+  point.serve_command =
+      "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
+      "--tp-size 8";
+  point.bench_command =
+      "vllm bench serve --dataset-name random --random-input-len 100 "
+      "--random-output-len 4 --num-prompts 8";
   scenarios::EngineKind seen = scenarios::ENGINE_UNSPECIFIED;
-  SpreadEvaluator spread = [&seen](const runner::RunRequest& request, scenarios::EngineKind engine)
-      -> absl::StatusOr<PointSpread> {
+  SpreadEvaluator spread = [&seen](const runner::RunRequest& request,
+                                   scenarios::EngineKind engine) -> absl::StatusOr<PointSpread> {
     seen = engine;
     EXPECT_NE(request.bench_command.find("--num-prompts 8"), std::string::npos);
     return PointSpread{3, {{"total_token_throughput", 1, 2}}};
@@ -353,8 +355,10 @@ TEST(PredictEvaluatorTest, AddsTheSpreadOfTheEngineThatRan) {
   EXPECT_EQ(f->spread_fits, 3);
   ASSERT_EQ(f->spread.size(), 1u);
   EXPECT_EQ(f->spread[0].high, 2);
-  SpreadEvaluator failing = [](const runner::RunRequest&, scenarios::EngineKind)
-      -> absl::StatusOr<PointSpread> { return absl::InvalidArgumentError("no fits of SGLANG"); };
+  SpreadEvaluator failing = [](const runner::RunRequest&,
+                               scenarios::EngineKind) -> absl::StatusOr<PointSpread> {
+    return absl::InvalidArgumentError("no fits of SGLANG");
+  };
   EXPECT_EQ(PredictEvaluator(context, {}, failing)(point).status().message(), "no fits of SGLANG");
 }
 
