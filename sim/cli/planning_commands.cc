@@ -229,10 +229,13 @@ int SweepCommand(const CliArgs& args) {
     // What else changes the figures, as given, so that a shard run with
     // other settings does not merge either.
     std::vector<std::string> settings = args.env;
-    for (const char* flag : {"--repo-dir", "--model-spec", "--profile", "--params", "--folds"}) {
+    for (const char* flag : {"--repo-dir", "--model-spec", "--profile", "--params"}) {
       settings.push_back(absl::StrCat(flag, "=", args.Get(flag)));
     }
-    if (args.Has("--spread")) settings.push_back("--spread");
+    // Only with --spread, so that a sweep without it keeps its id.
+    if (args.Has("--spread")) {
+      settings.push_back(absl::StrCat("--spread --folds=", args.Get("--folds")));
+    }
     table.sweep_id =
         planning::SweepId(base_serve, args.Get("--bench"), axes, settings);
     table.sweep_points = static_cast<int64_t>(points->size());
