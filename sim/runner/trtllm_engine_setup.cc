@@ -66,18 +66,29 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
   const bool chunked = config.chunked_prefill();
   const bool no_evict = sched.policy == engine::TrtllmCapacityPolicy::kGuaranteedNoEvict;
   const int64_t drafts = config.num_speculative_tokens();
+  // _deduce_max_tokens (executor/base_worker.py) shortens a max_tokens past
+  // max_seq_len - prompt to that, with a warning, rather than refusing the
+  // request as vLLM and SGLang do; only a prompt that leaves no room fails.
+  const auto output_cap = [max_seq_len](const serving::ClientRequest& r) {
+    return std::min(r.max_completion(), max_seq_len - r.prompt_tokens);
+  };
+  s.topology.output_cap = output_cap;
   s.topology.reject_reason = [=](const serving::ClientRequest& r) {
-    std::string reason = ContextLengthRejection(max_seq_len, r.prompt_tokens, r.max_completion());
-    if (!reason.empty()) return reason;
+    if (r.prompt_tokens >= max_seq_len) {
+      // [U: the error TRT-LLM raises after its warning was not read.]
+      return absl::StrCat("prompt length (", r.prompt_tokens, ") leaves no room under max_seq_len (",
+                          max_seq_len, "): `default_max_tokens` (", max_seq_len - r.prompt_tokens,
+                          ") should be greater than 0");
+    }
     if (!chunked && r.prompt_tokens > max_num_tokens) {
       // llm.py _check_arguments: without chunked context a prompt must fit
       // one step.
       return absl::StrCat("The sum of prompt length (", r.prompt_tokens,
                           ") should not exceed max_num_tokens (", max_num_tokens, ")");
     }
-    if (no_evict && r.prompt_tokens + r.max_completion() + drafts > pool_tokens) {
+    if (no_evict && r.prompt_tokens + output_cap(r) + drafts > pool_tokens) {
       // Its reservation could never be granted [U: TRT-LLM would hang].
-      return absl::StrCat("The request (", r.prompt_tokens + r.max_completion(),
+      return absl::StrCat("The request (", r.prompt_tokens + output_cap(r),
                           " tokens) is larger than the KV cache (", pool_tokens, " tokens).");
     }
     return std::string();

@@ -103,6 +103,14 @@ absl::StatusOr<SimulationResult> Simulation::Run() {
     r.prompt_tokens = c.prompt_tokens;
     r.max_output_tokens = c.max_completion();
     r.eos_output_tokens = c.output_tokens;
+    if (topology_.output_cap) {
+      // The stream ends at the shortened cap, as at max_tokens.
+      const int64_t cap = topology_.output_cap(c);
+      if (cap < r.max_output_tokens) {
+        r.max_output_tokens = cap;
+        r.eos_output_tokens = std::min(r.eos_output_tokens, cap);
+      }
+    }
     r.prefix_node_keys = c.prefix_node_keys;
     r.prefix_node_tokens = c.prefix_node_tokens;
     result_.records[i].prompt_tokens = c.client_prompt();
@@ -176,6 +184,7 @@ void Simulation::Send(RequestId id, SimTime now) {
       return;
     }
   }
+  if (requests_[id].max_output_tokens < c.max_completion()) ++result_.output_capped;
   const int node = PickNode();
   node_of_request_[id] = node;
   ++node_outstanding_[node];

@@ -89,6 +89,10 @@ struct EngineTopology {
   // The engine's request validation: a non-empty reason fails the request at
   // once, as the server answers it with an error.
   std::function<std::string(const ClientRequest&)> reject_reason;
+  // The most tokens the engine lets an accepted request generate, where it
+  // shortens a max_tokens that does not fit instead of refusing the request
+  // (TensorRT-LLM: max_seq_len - prompt); unset or above max_tokens: as sent.
+  std::function<int64_t(const ClientRequest&)> output_cap;
   // Independent replicas of this engine (one per node, each with its own API
   // server, ranks and KV) behind one load balancer.
   int nodes = 1;
@@ -129,6 +133,7 @@ struct SimulationResult {
   int64_t preempted_or_retracted = 0;           // requests that lost their KV
   int64_t rejected = 0;
   std::string first_reject_reason;
+  int64_t output_capped = 0;  // accepted requests whose max_tokens the engine shortened
   std::vector<StepRecord> step_records;  // when SimulationInput::record_steps
 };
 

@@ -172,6 +172,30 @@ TEST(ServingSimulationTest, RejectedRequestsFailAtOnce) {
   EXPECT_GT(failed, 0);
 }
 
+// An engine that shortens max_tokens (TensorRT-LLM's _deduce_max_tokens):
+// each accepted request streams min(asked, cap) tokens and is counted once;
+// a rejected one is not counted, though its cap is below what it asked.
+TEST(ServingSimulationTest, AnOutputCapShortensTheStream) {
+  auto predictor = Fake();
+  EngineTopology t = VllmTopology(1, false, 1000);
+  t.output_cap = [](const ClientRequest& c) { return 300 - c.prompt_tokens; };
+  t.reject_reason = [](const ClientRequest& c) {
+    return c.prompt_tokens >= 300 ? std::string("no room") : std::string();
+  };
+  SimulationInput in;
+  in.requests.push_back({100, 50, 0, sim::SimTime::Zero()});    // 50 <= 200: as asked
+  in.requests.push_back({250, 80, 0, sim::SimTime::Zero()});    // 80 > 50: 50
+  in.requests.push_back({200, 40, 120, sim::SimTime::Zero()});  // EOS at 40, cap 100: 40
+  in.requests.push_back({290, 30, 0, sim::SimTime::Zero()});    // 30 > 10: 10
+  in.requests.push_back({300, 30, 0, sim::SimTime::Zero()});    // rejected
+  auto result = RunServingSimulation(t, predictor, in);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const int64_t expected[] = {50, 50, 40, 10, 0};
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(result->records[i].output_tokens, expected[i]) << i;
+  EXPECT_EQ(result->output_capped, 3);  // the second, third (120 asked) and fourth
+  EXPECT_EQ(result->rejected, 1);
+}
+
 // Behind a concurrency limit of 1, a long run of requests the server rejects
 // is sent one after another at the same instant as the slot frees: each
 // fails, the one accepted request after them succeeds, and the run ends (it
