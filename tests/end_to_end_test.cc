@@ -964,7 +964,7 @@ TEST(EndToEndTest, SweepsThatEvaluateNothingOrDoNotBelongTogetherExitTwo) {
   Result named = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +
                           " --axis --request-rate=1,5 --out-dir " + shards + " --merge");
   EXPECT_EQ(named.exit_code, 2) << named.out;
-  EXPECT_NE(named.out.find("servesim sweep --merge: --axis does not go with a merge"),
+  EXPECT_NE(named.out.find("servesim: sweep --merge: --axis does not go with a merge"),
             std::string::npos)
       << named.out;
   Result threads = Servesim("sweep-merge --out-dir " + shards + " --threads 2");

@@ -25,7 +25,7 @@ absl::StatusOr<CliArgs> ParseCliArgs(int argc, char** argv, const std::string& c
     }
     if (!valued.count(word) && word != "--env") {
       return absl::InvalidArgumentError(
-          absl::StrCat("servesim ", command, ": unknown flag ", word));
+          absl::StrCat(command, ": unknown flag ", word));
     }
     if (!has_inline) {
       if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(word, ": needs a value"));

@@ -406,7 +406,7 @@ void AppendReferencePrefillStep(const models::ModelSpec& spec, const runner::Pre
 
 int ExplainCommand(const CliArgs& args) {
   if (!args.Has("--serve")) {
-    return ReportError(absl::InvalidArgumentError("servesim explain: --serve CMD is required"));
+    return ReportError(absl::InvalidArgumentError("explain: --serve CMD is required"));
   }
   absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
   if (!context.ok()) return ReportError(context.status());
@@ -414,7 +414,7 @@ int ExplainCommand(const CliArgs& args) {
   if (!env.ok()) return ReportError(env.status());
   if (args.Has("--json") && args.Has("--gpu-only-json")) {
     return ReportError(absl::InvalidArgumentError(
-        "servesim explain: --json and --gpu-only-json are two outputs; give one"));
+        "explain: --json and --gpu-only-json are two outputs; give one"));
   }
   absl::StatusOr<runner::PreparedRun> run =
       runner::PrepareRun(*context, args.Get("--serve"), *env, scenarios::ServeContext{});

@@ -32,7 +32,7 @@ absl::StatusOr<std::vector<fit::LiveRun>> RunsFromArgs(const CliArgs& args,
   // exports): one given here would be ignored, so it is refused.
   if (!args.env.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "servesim ", args.command, ": --env does not go with --runs: each run's environment is "
+        args.command, ": --env does not go with --runs: each run's environment is "
         "its own (the CSV's env column, a .cmd file's export lines)"));
   }
   if (!args.Has("--runs")) {
@@ -213,7 +213,7 @@ int FitCommand(const CliArgs& args) {
   absl::StatusOr<std::vector<fit::LiveRun>> runs = RunsFromArgs(args, fit::FittedMetrics());
   if (!runs.ok()) return ReportError(runs.status());
   if (!args.Has("--out") && !args.Has("--leave-one-out")) {
-    return ReportError(absl::InvalidArgumentError("servesim fit: --out PARAMS is required"));
+    return ReportError(absl::InvalidArgumentError("fit: --out PARAMS is required"));
   }
   if (args.Has("--folds-out") && !args.Has("--leave-one-out")) {
     return ReportError(absl::InvalidArgumentError(

@@ -167,7 +167,7 @@ absl::StatusOr<CliArgs> ParseRepeatedCliArgs(int argc, char** argv, const std::s
 
 int SweepCommand(const CliArgs& args) {
   if (!args.Has("--out-dir")) {
-    return ReportError(absl::InvalidArgumentError("servesim sweep: --out-dir DIR is required"));
+    return ReportError(absl::InvalidArgumentError("sweep: --out-dir DIR is required"));
   }
   const std::string dir = args.Get("--out-dir");
   if (args.command == "sweep-merge" || args.Has("--merge")) {
@@ -183,7 +183,7 @@ int SweepCommand(const CliArgs& args) {
     std::string other = !args.env.empty() ? "--env" : given.empty() ? "" : *given.begin();
     if (!other.empty()) {
       return ReportError(absl::InvalidArgumentError(absl::StrCat(
-          "servesim ", args.command == "sweep-merge" ? "sweep-merge" : "sweep --merge", ": ", other,
+          args.command == "sweep-merge" ? "sweep-merge" : "sweep --merge", ": ", other,
           " does not go with a merge, which joins the shards in --out-dir as they were run")));
     }
     return MergeSweep(dir);
@@ -193,9 +193,9 @@ int SweepCommand(const CliArgs& args) {
   if (args.Has("--serve") == args.Has("--engine-axis") || !args.Has("--bench")) {
     return ReportError(absl::InvalidArgumentError(
         args.Has("--serve") && args.Has("--engine-axis")
-            ? "servesim sweep: --serve does not go with --engine-axis, whose commands are the "
+            ? "sweep: --serve does not go with --engine-axis, whose commands are the "
               "serve commands"
-            : "servesim sweep: --bench CMD and one of --serve CMD or --engine-axis 'CMD1|...' "
+            : "sweep: --bench CMD and one of --serve CMD or --engine-axis 'CMD1|...' "
               "are required"));
   }
   const std::string base_serve = args.Has("--serve") ? args.Get("--serve") : "";
@@ -290,7 +290,7 @@ int SweepCommand(const CliArgs& args) {
 int PlanCommand(const CliArgs& args) {
   if (args.Has("--bench") == args.Has("--trace")) {
     return ReportError(absl::InvalidArgumentError(
-        "servesim plan: give exactly one workload, --bench CMD or --trace FILE"));
+        "plan: give exactly one workload, --bench CMD or --trace FILE"));
   }
   std::string bench = args.Get("--bench");
   std::string workload_note;
@@ -300,7 +300,7 @@ int PlanCommand(const CliArgs& args) {
     if (!trace.ok()) return ReportError(trace.status());
     if (!trace->has_arrivals) {
       return ReportError(absl::InvalidArgumentError(absl::StrCat(
-          "servesim plan: --trace ", args.Get("--trace"),
+          "plan: --trace ", args.Get("--trace"),
           ": a table of lengths without arrival times; give the workload as --bench 'vllm bench "
           "serve --dataset-name trace --dataset-path FILE --request-rate R'")));
     }
@@ -339,7 +339,7 @@ int PlanCommand(const CliArgs& args) {
     bench = *b;
   } else if (args.Has("--rate-scale") || args.Has("--num-prompts")) {
     return ReportError(absl::InvalidArgumentError(
-        "servesim plan: --rate-scale and --num-prompts go with --trace; with --bench put "
+        "plan: --rate-scale and --num-prompts go with --trace; with --bench put "
         "--request-rate and --num-prompts in the bench command"));
   }
   planning::Slo slo;
@@ -351,7 +351,7 @@ int PlanCommand(const CliArgs& args) {
     absl::StatusOr<std::optional<double>> v = PositiveFlag(args, flag);
     if (!v.ok()) return ReportError(v.status());
     if (required && !v->has_value()) {
-      return ReportError(absl::InvalidArgumentError(absl::StrCat("servesim plan: ", flag, " is required")));
+      return ReportError(absl::InvalidArgumentError(absl::StrCat("plan: ", flag, " is required")));
     }
     if (flag == "--slo-ttft-p99-ms") slo.ttft_p99_ms = v->value_or(0);
     if (flag == "--slo-tpot-mean-ms") slo.tpot_mean_ms = v->value_or(0);
@@ -408,6 +408,7 @@ int PlanCommand(const CliArgs& args) {
   options.env = *env;
   absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
   if (!context.ok()) return ReportError(context.status());
+  options.context_summary = runner::ContextSummary(*context);
   absl::StatusOr<std::optional<SpreadFolds>> spread = SpreadFoldsFromArgs(args, *context);
   if (!spread.ok()) return ReportError(spread.status());
   if (*spread) {

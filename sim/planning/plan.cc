@@ -28,9 +28,13 @@ void ApplySlowdown(double slowdown, runner::PreparedRun& run) {
 }
 
 std::string Shortest(double v) {
+  // Plain digits as a limit is written ("100000", not "1e+05"); exponents
+  // only past what anyone writes out.
   char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, end);
+  auto [end, ec] = std::fabs(v) < 1e15 ? std::to_chars(buf, buf + sizeof(buf), v,
+                                                       std::chars_format::fixed)
+                                        : std::to_chars(buf, buf + sizeof(buf), v);
+  return ec == std::errc() ? std::string(buf, end) : absl::StrCat(v);
 }
 
 std::string Failures(const NodeTrial& t) {
@@ -450,6 +454,7 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
                       : "round-robin load balancer (request i to node i mod N), each simulated "
                         "independently",
                   "; N searched up to ", options.max_nodes, "\n");
+  if (!options.context_summary.empty()) absl::StrAppend(&out, options.context_summary, "\n");
   if (options.slowdown > 0) {
     absl::StrAppend(&out, "margin: every iteration and API-server request ",
                     absl::StrFormat("%.6g", 100 * options.slowdown),

@@ -106,6 +106,9 @@ struct PlanOptions {
   // shorter than the default request count, replayed whole); printed under
   // the workload line. Empty: nothing to say.
   std::string workload_note;
+  // What the predictions are costed with (runner::ContextSummary), printed
+  // under the model line; empty: not printed.
+  std::string context_summary;
 };
 
 struct CandidateResult {

@@ -366,6 +366,14 @@ TEST(PlanTest, ReportNamesBestRefusedAndFailingCandidates) {
             std::string::npos);
   EXPECT_NE(report.find("at 2 node(s): output throughput (tok/s)"), std::string::npos) << report;
   EXPECT_NE(report.find("refused: "), std::string::npos);
+  // The limits read as written, not "1e+09"; the costing line only when set.
+  EXPECT_NE(report.find(", output throughput >= 1000000000 tok/s, "), std::string::npos) << report;
+  EXPECT_EQ(report.find("costs: "), std::string::npos);
+  options.context_summary = "costs: profile P; fitted parameters F";
+  const std::string with = FormatPlanReport(*r, slo, options);
+  EXPECT_NE(with.find("N searched up to 2\ncosts: profile P; fitted parameters F\n"),
+            std::string::npos)
+      << with;
 }
 
 // The committed parameters were fitted on 1000-request ShareGPT bursts (no

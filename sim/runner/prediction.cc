@@ -194,6 +194,21 @@ std::string RepoRelative(const PredictionContext& c, const std::string& path) {
   return path.rfind(prefix, 0) == 0 ? path.substr(prefix.size()) : path;
 }
 
+std::string ContextSummary(const PredictionContext& context) {
+  std::string profile = "none (roofline of H200 datasheet rates)";
+  if (context.profile) {
+    const auto& d = context.profile->proto().device();
+    profile = absl::StrCat(RepoRelative(context, context.paths.profile), " (", d.name(),
+                           ", measured ", d.measured_at(), ")");
+  }
+  const std::string params = context.params.engines().empty()
+                                 ? "none (fitted host costs taken as 0)"
+                                 : RepoRelative(context, context.paths.params);
+  return absl::StrCat("costs: profile ", profile, "; fitted parameters ", params,
+                      "; every command's model simulated as ", context.spec.name(), " (",
+                      RepoRelative(context, context.paths.model_spec), ")");
+}
+
 PredictionContext WithEngineParams(const PredictionContext& context,
                                            const scenarios::EngineParams& params) {
   PredictionContext c = context;

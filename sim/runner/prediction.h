@@ -160,6 +160,12 @@ absl::StatusOr<serving::SimulationResult> SimulatePrepared(const PredictionConte
 // same whichever directory the checkout is in).
 std::string RepoRelative(const PredictionContext& c, const std::string& path);
 
+// One line on what every prediction of the context is costed with, for
+// reports that print no per-run header (plan): "costs: profile FILE (device,
+// measured DATE); fitted parameters FILE; every command's model simulated as
+// NAME (SPEC FILE)", with "none (...)" for the roofline or no parameters.
+std::string ContextSummary(const PredictionContext& context);
+
 // A context whose parameters for `params.engine()` are replaced by `params`
 // (a fit's trial values, a leave-one-out fold's).
 PredictionContext WithEngineParams(const PredictionContext& context,

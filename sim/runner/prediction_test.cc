@@ -114,6 +114,30 @@ TEST(PrepareRunTest, ParamsFileOverridesAndNoProfileChargesNothing) {
   EXPECT_TRUE(HasNoteStartingWith(run, "eager launch: not charged"));
 }
 
+// plan's one line on what its predictions are costed with: the committed
+// files, repository-relative; "none" for the roofline and for no parameters.
+TEST(ContextSummaryTest, NamesTheProfileParametersAndModelSpec) {
+  PredictionContext context = RepoPredictionContext();
+  const std::string committed = ContextSummary(context);
+  EXPECT_EQ(committed.rfind("costs: profile calibration/profiles/h200.textproto (NVIDIA H200, "
+                            "measured ",
+                            0),
+            0u)
+      << committed;
+  EXPECT_NE(committed.find("; fitted parameters scenarios/fitted_params.textproto; every "
+                           "command's model simulated as deepseek-ai/DeepSeek-V3.2 "
+                           "(models/deepseek_v32.textproto)"),
+            std::string::npos)
+      << committed;
+  context.profile = nullptr;
+  context.params.clear_engines();
+  EXPECT_NE(ContextSummary(context).find("costs: profile none (roofline of H200 datasheet "
+                                         "rates); fitted parameters none (fitted host costs "
+                                         "taken as 0);"),
+            std::string::npos)
+      << ContextSummary(context);
+}
+
 absl::Status ValidateText(const std::string& text) {
   scenarios::FittedParams params;
   if (absl::Status s = ParseTextProto(text, &params); !s.ok()) return s;
