@@ -277,6 +277,28 @@ TEST(VllmServeTest, BlockSizeMustBeAChoiceAndIsForcedTo64) {
             std::string::npos);
 }
 
+// Every fp8* cache dtype is DeepSeek-V3.2's fp8_ds_mla layout (the model's
+// config override tests the prefix), named in the header; a value outside
+// CacheConfig's choices is argparse's error.
+TEST(VllmServeTest, EveryFp8CacheDtypeIsTheDsMlaLayout) {
+  for (const char* kv : {"fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla"}) {
+    auto c = ParseV32ServeCommand(absl::StrCat("vllm serve m -tp 8 --kv-cache-dtype ", kv));
+    ASSERT_TRUE(c.ok()) << kv << ": " << c.status();
+    EXPECT_EQ(c->kv_cache_dtype(), KV_FP8) << kv;
+    const std::string defaults = absl::StrJoin(c->defaults_applied(), "; ");
+    EXPECT_EQ(defaults.find(absl::StrCat("--kv-cache-dtype ", kv, " -> fp8_ds_mla")) !=
+                  std::string::npos,
+              std::string(kv) != "fp8_ds_mla")
+        << defaults;
+  }
+  auto bf16 = ParseV32ServeCommand("vllm serve m -tp 8 --kv-cache-dtype bfloat16");
+  ASSERT_TRUE(bf16.ok()) << bf16.status();
+  EXPECT_EQ(bf16->kv_cache_dtype(), KV_BF16);
+  EXPECT_EQ(ParseV32ServeCommand("vllm serve m -tp 8 --kv-cache-dtype int8").status().message(),
+            "--serve: argument --kv-cache-dtype: invalid choice: 'int8' (choose from auto, "
+            "bfloat16, fp8, fp8_ds_mla, fp8_e4m3, fp8_e5m2, fp8_inc)");
+}
+
 // vLLM's --served-model-name takes several names (nargs="+"), each answered.
 TEST(VllmServeTest, ServedModelNamesAreEveryNameGiven) {
   auto named = ParseV32ServeCommand("vllm serve m -tp 8 --served-model-name a b --max-num-seqs 8");

@@ -330,18 +330,27 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   c.set_gpu_memory_fraction(util);
 
   // KV cache dtype: `auto` is a BF16 latent cache [U: PR #25988 once mapped
-  // auto to fp8_ds_mla; newer code maps it to BF16]; fp8 variants map to the
-  // fp8_ds_mla format (656 B).
+  // auto to fp8_ds_mla; newer code maps it to BF16]; every fp8* choice maps
+  // to the fp8_ds_mla format (656 B): DeepSeek-V3.2's config override tests
+  // the prefix (engine-defaults.md §C1, both stored variants).
   ASSIGN_OR_RETURN(std::string kv, flags.GetStringOr("--kv-cache-dtype", "auto"));
+  // CacheConfig.cache_dtype's Literal, as argparse lists its choices.
+  const std::vector<std::string> kv_choices = {"auto",     "bfloat16", "fp8",    "fp8_ds_mla",
+                                               "fp8_e4m3", "fp8_e5m2", "fp8_inc"};
+  if (std::find(kv_choices.begin(), kv_choices.end(), kv) == kv_choices.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--serve: argument --kv-cache-dtype: invalid choice: '", kv,
+                     "' (choose from ", absl::StrJoin(kv_choices, ", "), ")"));
+  }
   if (kv == "auto" || kv == "bfloat16") {
     c.set_kv_cache_dtype(KV_BF16);
     note_default("--kv-cache-dtype", "kv_cache_dtype=auto -> BF16 latent cache (uncertain, see docs/engines.md)");
-  } else if (kv == "fp8" || kv == "fp8_e4m3" || kv == "fp8_ds_mla") {
-    c.set_kv_cache_dtype(KV_FP8);
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--serve: --kv-cache-dtype: \"", kv, "\" is not supported for DeepSeek-V3.2 "
-        "(auto, bfloat16, fp8, fp8_e4m3, fp8_ds_mla)"));
+    c.set_kv_cache_dtype(KV_FP8);
+    if (kv != "fp8_ds_mla") {
+      c.add_defaults_applied(absl::StrCat(
+          "--kv-cache-dtype ", kv, " -> fp8_ds_mla (every fp8* cache dtype on DeepSeek-V3.2)"));
+    }
   }
   // vllm/platforms/cuda.py forces block size 64 for the FlashMLA sparse backend.
   c.set_kv_block_size(64);
