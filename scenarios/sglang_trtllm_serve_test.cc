@@ -235,6 +235,10 @@ TEST_F(TrtllmYamlTest, ReadsTheOptionsThatMatter) {
   EXPECT_EQ(c->cuda_graph_max_bs(), 256);
   EXPECT_DOUBLE_EQ(c->gpu_memory_fraction(), 0.8);
   EXPECT_EQ(c->kv_cache_dtype(), KV_FP8);
+  // Run, but the header carries the report that doubts FP8 FlashMLA on H200.
+  EXPECT_NE(absl::StrJoin(c->defaults_applied(), "; ")
+                .find("kv_cache_config.dtype=fp8 priced as FlashMLA's FP8 layout (uncertain"),
+            std::string::npos);
   EXPECT_EQ(c->kv_block_size(), 64);
   EXPECT_EQ(c->schedule_policy(), "MAX_UTILIZATION");
   EXPECT_EQ(c->num_speculative_tokens(), 2);
