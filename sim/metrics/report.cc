@@ -85,7 +85,10 @@ constexpr SummaryLine kSummaryLines[] = {
     {"Output token throughput (tok/s):", "output_throughput"},
     {"Peak output token throughput (tok/s):", "max_output_tokens_per_s"},
     {"Peak concurrent requests:", "max_concurrent_requests"},
-    {"Total token throughput (tok/s):", "total_token_throughput"},
+    // vLLM prints "Token" capitalised on this line alone [U: recalled from
+    // vllm/benchmarks/serve.py and its README's example output; the shared
+    // reference writes it in lower case], and the reader takes either.
+    {"Total Token throughput (tok/s):", "total_token_throughput"},
 };
 
 const char* LabelOf(absl::string_view key) {
@@ -99,7 +102,8 @@ const char* LabelOf(absl::string_view key) {
 
 std::optional<std::string> ResultKeyOfReportLabel(absl::string_view label) {
   for (const SummaryLine& l : kSummaryLines) {
-    if (label == l.label) return std::string(l.key);
+    // Case aside: "Total Token throughput" is spelled both ways in the wild.
+    if (absl::EqualsIgnoreCase(label, l.label)) return std::string(l.key);
   }
   // "<Mean|Median|P<word>> <NAME> (ms):"
   for (const LatencyMetric& l : kLatencyMetrics) {

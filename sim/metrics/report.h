@@ -49,7 +49,8 @@ std::string FormatResultJson(const BenchMetrics& m, const ReportOptions& options
 
 // The --save-result key of a line of the printed report, by its label
 // ("Mean TTFT (ms):" -> "mean_ttft_ms", "Successful requests:" ->
-// "completed"); nullopt for a label the report does not print.
+// "completed"), the fixed lines' labels read regardless of case; nullopt for
+// a label the report does not print.
 std::optional<std::string> ResultKeyOfReportLabel(absl::string_view label);
 
 // The file vllm bench serve saves to when --save-result has no

@@ -44,6 +44,8 @@ TEST(ReportTest, LinesFollowVllmFormat) {
   EXPECT_NE(text.find("---------------Time to First Token----------------\n"),
             std::string::npos);
   EXPECT_EQ(text.find("Request rate configured"), std::string::npos);
+  // vLLM's capital T on this line alone.
+  EXPECT_NE(text.find("\nTotal Token throughput (tok/s):          "), std::string::npos) << text;
 }
 
 TEST(ReportTest, SelectedMetricsAndPercentilesAsTheClientAsksForThem) {

@@ -96,6 +96,13 @@ TEST(ResultReaderTest, ReadsTheBlockOutOfAConsoleLog) {
   EXPECT_DOUBLE_EQ(figures->at("duration"), 236.70);
   EXPECT_DOUBLE_EQ(figures->at("total_token_throughput"), 1732.48);
   EXPECT_DOUBLE_EQ(figures->at("p99_ttft_ms"), 125723.14);
+  // vLLM's own spelling, "Total Token throughput", reads the same (a log
+  // with it had lost the figure without a word).
+  std::string capital = log;
+  capital.replace(capital.find("Total token"), 11, "Total Token");
+  absl::StatusOr<std::map<std::string, double>> again = ReadBenchReportFigures(capital);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_DOUBLE_EQ(again->at("total_token_throughput"), 1732.48);
 }
 
 TEST(ResultReaderTest, RefusesWhatIsNotAResult) {
