@@ -57,7 +57,8 @@ std::string ReadFile(const std::string& path) {
 
 constexpr char kServe[] = "--serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8'";
 constexpr char kBench[] =
-    "--bench 'vllm bench serve --dataset-name sharegpt --num-prompts 200 --request-rate 20'";
+    "--bench 'vllm bench serve --dataset-name sharegpt --dataset-path ShareGPT.json "
+    "--num-prompts 200 --request-rate 20'";
 
 // One reference step of `explain` output ("reference decode step" or
 // "reference prefill step"): its GPU total (ms), the sum of its op rows (us),
@@ -368,7 +369,8 @@ TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
   const std::string dir = ScratchDir() + "/made_by_run";
   std::filesystem::remove_all(dir);
   const std::string bench_flags =
-      "vllm bench serve --dataset-name sharegpt --num-prompts 200 --request-rate 20 "
+      "vllm bench serve --dataset-name sharegpt --dataset-path ShareGPT.json --num-prompts 200 "
+      "--request-rate 20 "
       "--save-result --append-result --result-dir " + dir;
   const std::string bench = "--bench '" + bench_flags + " --save-detailed --result-filename saved.json'";
   const std::string ref_path = ScratchDir() + "/ref.json";
@@ -387,7 +389,8 @@ TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
   const std::string brief = ScratchDir() + "/brief.json";
   std::remove(brief.c_str());
   Result c = Servesim(std::string("run ") + kServe + " --bench 'vllm bench serve --dataset-name "
-                      "sharegpt --num-prompts 200 --request-rate 20 --append-result --result-dir " +
+                      "sharegpt --dataset-path ShareGPT.json --num-prompts 200 --request-rate 20 "
+                      "--append-result --result-dir " +
                       dir + " --result-filename " + brief + "'");
   ASSERT_EQ(c.exit_code, 0) << c.out;
   const std::string saved = ReadFile(brief);
@@ -403,7 +406,8 @@ TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
   const std::string named_dir = ScratchDir() + "/named_by_vllm";
   std::filesystem::remove_all(named_dir);
   Result d = Servesim(std::string("run ") + kServe + " --bench 'vllm bench serve --dataset-name "
-                      "sharegpt --num-prompts 50 --request-rate 20 --max-concurrency 8 "
+                      "sharegpt --dataset-path ShareGPT.json --num-prompts 50 --request-rate 20 "
+                      "--max-concurrency 8 "
                       "--backend openai-chat --endpoint /v1/chat/completions --save-result --result-dir " + named_dir + "'");
   ASSERT_EQ(d.exit_code, 0) << d.out;
   std::vector<std::string> names;

@@ -13,7 +13,7 @@ void Replay(benchmark::State& state, const char* serve) {
   servesim::runner::RunRequest request;
   request.serve_command = serve;
   request.bench_command =
-      "vllm bench serve --dataset-name sharegpt --num-prompts 1000";
+      "vllm bench serve --dataset-name sharegpt --dataset-path ShareGPT.json --num-prompts 1000";
   for (auto _ : state) {
     auto p = servesim::runner::Predict(Context(), request);
     if (!p.ok()) state.SkipWithError(std::string(p.status().message()).c_str());

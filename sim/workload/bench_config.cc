@@ -268,6 +268,15 @@ absl::Status ReadDataset(const ParsedFlags& flags, BenchConfig& config) {
         "appropriate --dataset-name (e.g., 'sharegpt', 'custom', 'sonnet') for your dataset "
         "file: ", config.dataset_path));
   }
+  // ShareGPTDataset.load_data: vllm bench serve reads the file, so a command
+  // without one does not run live. servesim reads its length table instead,
+  // whatever the path names.
+  if (config.dataset_name == DatasetName::kSharegpt && config.dataset_path.empty()) {
+    return Bad("--dataset-path",
+               "dataset_path must be provided for loading data. (vllm bench serve's ShareGPT "
+               "loader; servesim does not read the file, but a command without one does not "
+               "run live)");
+  }
   RETURN_IF_ERROR(ReadInt(flags, "--num-prompts", 1, &config.num_prompts, kMaxPrompts));
   config.num_prompts_given = flags.Has("--num-prompts");
   // numpy.random.default_rng, which vLLM seeds with it, rejects negative seeds.
@@ -373,6 +382,16 @@ absl::Status ReadClient(const ParsedFlags& flags, BenchConfig& config) {
     return Bad("--endpoint", absl::StrCat("\"", config.endpoint,
                                           "\": OpenAI Chat Completions API URL must end with "
                                           "'chat/completions' (--backend openai-chat)"));
+  }
+  // The completions client (backends openai and vllm [U: the others' request
+  // functions not read]) checks its URL the same way.
+  if ((config.backend == "openai" || config.backend == "vllm") &&
+      !absl::EndsWith(config.endpoint, "completions") &&
+      !absl::EndsWith(config.endpoint, "profile")) {
+    return Bad("--endpoint", absl::StrCat("\"", config.endpoint,
+                                          "\": OpenAI Completions API URL must end with "
+                                          "'completions' or 'profile' (--backend ",
+                                          config.backend, ")"));
   }
   // The other way round the URL check passes ("completions"), but the body
   // is a bare prompt, which the chat endpoint answers with 400 for want of

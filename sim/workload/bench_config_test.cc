@@ -271,6 +271,13 @@ TEST(ParseBenchCommandTest, EachBadFlagGivesOneLineNamingIt) {
       {"--backend openai-chat",
        "--bench: --endpoint: \"/v1/completions\": OpenAI Chat Completions API URL must end "
        "with 'chat/completions' (--backend openai-chat)"},
+      {"--dataset-name sharegpt",
+       "--bench: --dataset-path: dataset_path must be provided for loading data. (vllm bench "
+       "serve's ShareGPT loader; servesim does not read the file, but a command without one "
+       "does not run live)"},
+      {"--backend openai --endpoint /v1/foo",
+       "--bench: --endpoint: \"/v1/foo\": OpenAI Completions API URL must end with "
+       "'completions' or 'profile' (--backend openai)"},
       {"--backend vllm --endpoint /v1/chat/completions",
        "--bench: --endpoint: \"/v1/chat/completions\" with --backend vllm: the backend posts a "
        "bare prompt, which a chat endpoint refuses (it needs messages), so vllm bench serve's "
