@@ -855,6 +855,17 @@ TEST(EndToEndTest, ErrorsQuotingHugeInputsStayShort) {
     EXPECT_LT(u.out.size(), 800u);
     EXPECT_TRUE(valid_utf8(u.out)) << u.out;
   }
+  // A binary file given as a trace: its control bytes are escaped, not sent
+  // to the terminal.
+  const std::string binary = ScratchDir() + "/binary.csv";
+  std::ofstream(binary) << std::string("\x7f" "ELF\x02\x01\x1b[31m", 11) << "\n";
+  Result b = Servesim("run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --dataset-name "
+                      "trace --dataset-path " + binary + "'");
+  EXPECT_EQ(b.exit_code, 2) << b.out;
+  EXPECT_NE(b.out.find("unknown trace header \"\\x7fELF\\x02\\x01\\x1b[31m\""),
+            std::string::npos)
+      << b.out;
+  EXPECT_EQ(b.out.find('\x1b'), std::string::npos);
 }
 
 // An empty path (an unset shell variable) is an error, not the default file;

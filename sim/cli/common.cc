@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "sim/cli/commands.h"
 #include "sim/fit/fold_spread.h"
@@ -38,10 +39,20 @@ std::string OneLineMessage(absl::string_view message) {
     }
     absl::StrAppend(&out, "... (", message.size() - out.size(), " more bytes)");
   }
-  for (char& c : out) {
-    if (c == '\n' || c == '\r') c = ' ';
+  // One line, and no terminal control bytes from a binary file quoted in it.
+  std::string printable;
+  printable.reserve(out.size());
+  for (const char c : out) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r' || c == '\t') {
+      printable += ' ';
+    } else if (byte < 0x20 || byte == 0x7F) {
+      absl::StrAppend(&printable, absl::StrFormat("\\x%02x", byte));
+    } else {
+      printable += c;
+    }
   }
-  return out;
+  return printable;
 }
 
 absl::StatusOr<int> IntFlag(const CliArgs& args, const std::string& flag, int fallback, int min) {

@@ -490,6 +490,10 @@ std::vector<std::pair<std::string, std::string>> ResultSetupJson(
        metrics::TrafficSetupJson(bench.request_rate, bench.burstiness, bench.max_concurrency)) {
     set(key, std::move(value));
   }
+  // servesim's own dataset: its clock's scale, which no vllm key holds.
+  if (bench.dataset_name == workload::DatasetName::kTrace && bench.trace_time_scale_given) {
+    set("trace_time_scale", metrics::JsonNumber(bench.trace_time_scale));
+  }
   if (bench.ramp_up.has_value()) {
     // vllm's rps_change_events (wall-clock ISO times) are left out, as its date is.
     set("ramp_up_strategy",
@@ -597,7 +601,12 @@ std::vector<std::string> ClientLines(const workload::BenchConfig& bench,
                          [](const serving::ClientRequest& r) { return r.arrival.ns() > 0; })) {
     // servesim's own dataset: the trace's clock, which vllm has no line for.
     // (A lengths table without times sends every request at once: rate inf.)
-    lines.push_back("Traffic request rate: the trace's arrival times (servesim)");
+    lines.push_back(absl::StrCat(
+        "Traffic request rate: the trace's arrival times",
+        bench.trace_time_scale_given
+            ? absl::StrCat(" x ", metrics::JsonNumber(bench.trace_time_scale),
+                           " (servesim, --trace-time-scale)")
+            : std::string(" (servesim)")));
   } else {
     lines.push_back(absl::StrCat("Traffic request rate: ",
                                  std::isfinite(bench.request_rate)

@@ -206,11 +206,16 @@ absl::StatusOr<std::vector<BenchRequest>> SampleTrace(const BenchConfig& config,
     const bool hashed = std::any_of(requests.begin(), requests.end(), [](const BenchRequest& r) {
       return !r.prefix_node_keys.empty();
     });
+    const double span_s = requests.back().arrival_offset_ns * 1e-9;
     *notice =
         trace.has_arrivals
-            ? absl::StrFormat("trace: %s (%s), first %d of %d rows, span %.3f s in the file",
-                              config.dataset_path, trace.format, count, rows,
-                              requests.back().arrival_offset_ns * 1e-9)
+            ? absl::StrCat(
+                  absl::StrFormat("trace: %s (%s), first %d of %d rows, span %.3f s in the file",
+                                  config.dataset_path, trace.format, count, rows, span_s),
+                  config.trace_time_scale_given
+                      ? absl::StrFormat(", replayed x %g (--trace-time-scale): %.3f s",
+                                        config.trace_time_scale, span_s * config.trace_time_scale)
+                      : std::string())
             : absl::StrFormat("trace: %s (%s, no arrival times: --request-rate sets them), %d of "
                               "%d rows, %s",
                               config.dataset_path, trace.format, count, rows,

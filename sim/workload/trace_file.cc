@@ -259,7 +259,13 @@ absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::strin
       if (!parsed.ok()) return fail(parsed);
       for (absl::string_view key : {"timestamp", "input_length", "output_length"}) {
         if (numbers.find(key) == numbers.end()) {
-          return fail(absl::InvalidArgumentError(absl::StrCat("missing number \"", key, "\"")));
+          // The parser keeps numbers only: a key given as a string or null
+          // is there but not a number (a key named inside a string value
+          // would read the same; the message then still names the key).
+          const bool named = absl::StrContains(line, absl::StrCat("\"", key, "\""));
+          return fail(absl::InvalidArgumentError(
+              named ? absl::StrCat("\"", key, "\" is not a number")
+                    : absl::StrCat("missing number \"", key, "\"")));
         }
       }
       const double ms = numbers.find("timestamp")->second;

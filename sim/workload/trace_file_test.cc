@@ -123,6 +123,8 @@ TEST(ParseTraceTextTest, MalformedRowsNameTheLine) {
        "t:3: time stamp earlier than the previous row"},
       {"{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1}\n{\"timestamp\": 1}\n",
        "t:2: missing number \"input_length\""},
+      {"{\"timestamp\": 0, \"input_length\": \"7236\", \"output_length\": 1}\n",
+       "t:1: \"input_length\" is not a number"},
       {"{\"timestamp\": 0, \"input_length\": 5.5, \"output_length\": 1}\n",
        "t:1: input_length must be a whole number in [1, 1073741824], got 5.5"},
       {"{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1\n",
