@@ -750,6 +750,23 @@ TEST(EndToEndTest, StepLogConservesEveryPromptAndOutputToken) {
       << r.out;
 }
 
+// A trace replayed at another clock says so: the replayed span, the traffic
+// line and the saved JSON's trace_time_scale (a scaled run's JSON had read
+// like an unscaled one).
+TEST(EndToEndTest, AScaledTraceSaysItsScale) {
+  const std::string dir = ScratchDir();
+  std::ofstream(dir + "/gen.csv") << "arrival_s,input_tokens,output_tokens\n0,100,5\n"
+                                     "0.25,120,5\n1.5,90,5\n";
+  Result r = Servesim(std::string("run ") + kServe + " --bench 'vllm bench serve --dataset-name "
+                      "trace --dataset-path " + dir + "/gen.csv --trace-time-scale 4' "
+                      "--result-json " + dir + "/scaled.json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  ExpectInOrder(r.out, {"span 1.500 s in the file, replayed x 4 (--trace-time-scale): 6.000 s",
+                        "Traffic request rate: the trace's arrival times x 4.0 (servesim, "
+                        "--trace-time-scale)"});
+  EXPECT_NE(ReadFile(dir + "/scaled.json").find("\"trace_time_scale\": 4.0"), std::string::npos);
+}
+
 TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
   const char* bad[] = {
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --num-prompts -5'",
