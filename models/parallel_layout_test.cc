@@ -128,6 +128,22 @@ TEST(ParallelLayoutTest, RefusesMoreGpusThanNode) {
   EXPECT_TRUE(VllmLayout(V32(), 8, 2, true, 16).ok());
 }
 
+// FP8 weights come in 128-wide blocks: 32-way MoE TP leaves each GPU 64 of
+// an expert's 2048 columns, which vLLM's and SGLang's FP8 MoE refuse; 16-way
+// leaves 128, and expert parallelism keeps whole experts.
+TEST(ParallelLayoutTest, RefusesSlicesSmallerThanAQuantBlock) {
+  absl::StatusOr<ParallelLayout> l = VllmLayout(V32(), 1, 32, false, 32);
+  EXPECT_EQ(l.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(l.status().message(),
+            "vllm: The output_size of gate's and up's weight = 64 is not divisible by weight "
+            "quantization block_n = 128.");
+  EXPECT_TRUE(VllmLayout(V32(), 1, 16, false, 16).ok());
+  EXPECT_TRUE(VllmLayout(V32(), 1, 32, true, 32).ok());
+  // SGLang's dense MLP at 32-way TP: 18432 / 32 = 576 columns, 4.5 blocks.
+  absl::StatusOr<ParallelLayout> dense = SglangLayout(V32(), 32, 1, false, 32, 0, 32);
+  EXPECT_EQ(dense.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(ParallelLayoutTest, RefusesNonPositiveSizes) {
   EXPECT_EQ(VllmLayout(V32(), 0, 1, false, 8).status().message(),
             "vllm: --tensor-parallel-size: must be > 0, got 0");

@@ -90,6 +90,9 @@ inline constexpr int64_t kMaxServeInt = 2147483647;
 // settings use 1-7; far more is a typo, and each draft is a pass of the
 // model the simulator builds every step.
 inline constexpr int64_t kMaxDraftTokensPerStep = 32;
+// The most GPUs one engine instance may span (512 nodes of 8): beyond it a
+// layout is a typo, and GPU and node counts would leave int.
+inline constexpr int64_t kMaxInstanceGpus = 4096;
 
 // InvalidArgument led by `where` (e.g. "--serve: --speculative-num-steps")
 // when `k` drafts per step is more than that.

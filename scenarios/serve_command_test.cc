@@ -277,6 +277,17 @@ TEST(VllmServeTest, BlockSizeMustBeAChoiceAndIsForcedTo64) {
             std::string::npos);
 }
 
+// A GPU count past one instance of 512 nodes is a typo, refused before it
+// leaves int (-tp 2 x -dp 2^30 had printed a negative MoE TP size).
+TEST(VllmServeTest, RefusesAnInstanceOfMoreThan4096Gpus) {
+  EXPECT_EQ(ParseV32ServeCommand("vllm serve m -tp 2 -dp 1073741824 --data-parallel-size-local 1")
+                .status()
+                .message(),
+            "--serve: -tp 2 x -dp 1073741824 = 2147483648 GPUs: servesim models one instance of "
+            "at most 4096 GPUs (512 nodes)");
+  EXPECT_TRUE(ParseV32ServeCommand("vllm serve m -tp 8 -dp 512 --data-parallel-size-local 1").ok());
+}
+
 // Every fp8* cache dtype is DeepSeek-V3.2's fp8_ds_mla layout (the model's
 // config override tests the prefix), named in the header; a value outside
 // CacheConfig's choices is argparse's error.

@@ -185,6 +185,11 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
       return absl::InvalidArgumentError(absl::StrCat("--serve: ", name, ": must be >= 1, got ", v));
     }
   }
+  if (nnodes * 8 > kMaxInstanceGpus) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: --nnodes ", nnodes, ": servesim models one instance of at most ",
+        kMaxInstanceGpus / 8, " nodes"));
+  }
   ASSIGN_OR_RETURN(int64_t node_rank, flags.GetIntOr("--node-rank", 0));
   if (node_rank < 0 || node_rank >= nnodes) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -231,6 +231,13 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
       return absl::InvalidArgumentError(absl::StrCat("--serve: ", name, ": must be >= 1, got ", v));
     }
   }
+  // One instance larger than 512 nodes of 8 is a typo, and its GPU count
+  // would leave int (tp x dp once printed a negative node size).
+  if (tp * dp > kMaxInstanceGpus) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: -tp ", tp, " x -dp ", dp, " = ", tp * dp, " GPUs: servesim models one "
+        "instance of at most ", kMaxInstanceGpus, " GPUs (", kMaxInstanceGpus / 8, " nodes)"));
+  }
   if (flags.Has("--no-enable-chunked-prefill")) {
     // vLLM V1 then schedules whole prompts only, with a token budget of at
     // least max_model_len; servesim's vLLM scheduler chunks (the default).
