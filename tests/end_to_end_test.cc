@@ -1074,6 +1074,26 @@ TEST(EndToEndTest, PlanReplaysAShortTraceWholeAndNeedsOneEvaluatedCandidate) {
 
 // explain prices a what-if batch larger than the KV pool, and says so:
 // 1000 decodes at a 10k context hold ~10M tokens against vLLM TP8's ~540k.
+// A context shorter than the token budget splits explain's default prefill
+// step into the fewest prompts that fit (it had failed naming --prefill-tokens,
+// which the user never gave); a --prefill-seqs given is kept, and checked.
+TEST(EndToEndTest, ExplainFitsItsDefaultPrefillToTheContext) {
+  Result r = Servesim(
+      "explain --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --max-model-len 3000'");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("reference prefill step (8192 fresh tokens in 3 prompt(s) on one rank)"),
+            std::string::npos)
+      << r.out;
+  Result given = Servesim(
+      "explain --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --max-model-len 3000' "
+      "--prefill-seqs 2");
+  EXPECT_EQ(given.exit_code, 2) << given.out;
+  EXPECT_NE(given.out.find("8192 tokens as 2 prompt(s) are longer than the engine's "
+                           "max_model_len (3000)"),
+            std::string::npos)
+      << given.out;
+}
+
 TEST(EndToEndTest, ExplainSaysWhenTheDecodeBatchExceedsTheKvPool) {
   Result big = Servesim("explain --serve 'vllm serve m -tp 8' --decode-seqs 1000 --context 10000");
   ASSERT_EQ(big.exit_code, 0) << big.out;

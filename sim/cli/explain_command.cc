@@ -94,9 +94,14 @@ absl::StatusOr<ReferenceSizes> ReferenceSizesFromArgs(const CliArgs& args,
       PositiveFlag(args, "--prefill-tokens", engine.max_num_batched_tokens(),
                    kMaxPrefillTokens, absl::StrCat(kMaxPrefillTokens, " tokens in one step"));
   // --prefill-seqs N: the prefill tokens as N fresh prompts of equal length
-  // (a chunk of short chat prompts), not one long one.
+  // (a chunk of short chat prompts), not one long one. By default the fewest
+  // prompts the context allows: one, or more where the budget exceeds
+  // max_model_len (a short --max-model-len had failed with a flag never given).
+  const int64_t fewest_prompts =
+      prefill_tokens.ok() ? std::max<int64_t>(1, (*prefill_tokens + max_len - 1) / max_len) : 1;
   absl::StatusOr<int64_t> prefill_seqs =
-      PositiveFlag(args, "--prefill-seqs", 1, prefill_tokens.ok() ? *prefill_tokens : 1,
+      PositiveFlag(args, "--prefill-seqs", fewest_prompts,
+                   prefill_tokens.ok() ? *prefill_tokens : 1,
                    "the step's prefill tokens (--prefill-tokens): every prompt has one or more");
   for (const auto* v : {&decode_seqs, &context_tokens, &prefill_tokens, &prefill_seqs}) {
     if (!v->ok()) return v->status();
