@@ -76,12 +76,15 @@ std::string Gib(int64_t bytes) {
   return absl::StrFormat("%.2f GiB", static_cast<double>(bytes) / kGiB);
 }
 
+// Weights load into the GPU's memory whatever fraction the engine is given
+// for its pools: only a GPU too small for them fails here; a fraction too
+// small for them fails later, with the engine's own message about its pool.
 absl::Status CheckWeightsFit(const char* engine, int64_t weights,
-                             int64_t usable) {
-  if (weights < usable) return absl::OkStatus();
+                             int64_t gpu_capacity) {
+  if (weights < gpu_capacity) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrCat(
       engine, ": CUDA out of memory loading weights: ", Gib(weights),
-      " per GPU, ", Gib(usable), " usable"));
+      " per GPU, the GPU has ", Gib(gpu_capacity)));
 }
 
 void FinishPool(KvBudget& b, int64_t bytes_per_token, int64_t block_tokens) {
@@ -141,7 +144,7 @@ absl::StatusOr<KvBudget> VllmKvBudget(const ModelSpec& spec,
   b.usable_bytes =
       static_cast<int64_t>(c.gpu_capacity_bytes * c.gpu_memory_utilization);
   b.weight_bytes = WeightBytesPerGpu(spec, layout, c.with_mtp);
-  if (absl::Status s = CheckWeightsFit("vllm", b.weight_bytes, b.usable_bytes);
+  if (absl::Status s = CheckWeightsFit("vllm", b.weight_bytes, b.gpu_capacity_bytes);
       !s.ok()) {
     return s;
   }
@@ -260,7 +263,7 @@ absl::StatusOr<KvBudget> SglangKvBudget(const ModelSpec& spec,
   b.usable_bytes = static_cast<int64_t>(c.gpu_capacity_bytes * fraction);
   b.weight_bytes = WeightBytesPerGpu(spec, layout, c.speculative);
   if (absl::Status s =
-          CheckWeightsFit("sglang", b.weight_bytes, b.usable_bytes);
+          CheckWeightsFit("sglang", b.weight_bytes, b.gpu_capacity_bytes);
       !s.ok()) {
     return s;
   }

@@ -283,6 +283,25 @@ TEST(MemoryModelTest, WeightsThatDoNotFitAreResourceExhausted) {
       absl::StatusCode::kResourceExhausted);
 }
 
+// Weights load whatever the memory fraction: 80 GiB of TP8 weights under a
+// 0.5 fraction (70 GiB) fail as the engines fail then, for want of pool
+// memory, not as a GPU too small for the weights.
+TEST(MemoryModelTest, AFractionBelowTheWeightsFailsAsTheEnginesPool) {
+  const ModelSpec spec = V32();
+  VllmMemoryConfig v;
+  v.max_model_len = 4096;
+  v.gpu_memory_utilization = 0.5;
+  const absl::Status vllm = VllmKvBudget(spec, Must(VllmLayout(spec, 8, 1, false, 8)), v).status();
+  EXPECT_NE(vllm.message().find("No available memory for the cache blocks"), std::string::npos)
+      << vllm;
+  SglangMemoryConfig s;
+  s.mem_fraction_static = 0.5;
+  const absl::Status sglang =
+      SglangKvBudget(spec, Must(SglangLayout(spec, 8, 1, false, 1, 0, 8)), s).status();
+  EXPECT_EQ(sglang.message(),
+            "sglang: Not enough memory. Please try to increase --mem-fraction-static.");
+}
+
 TEST(MemoryModelTest, VllmRejectsMissingMaxModelLen) {
   const ModelSpec spec = V32();
   EXPECT_EQ(VllmKvBudget(spec, Must(VllmLayout(spec, 8, 1, false, 8)), {})
