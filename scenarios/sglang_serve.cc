@@ -39,6 +39,7 @@ std::vector<FlagSpec> SglangFlagSpecs() {
       {"--tp-size", {"--tp"}},
       {"--dp-size", {"--dp"}},
       {"--nnodes", {}},
+      {"--pp-size", {"--pipeline-parallel-size"}},
       {"--enable-dp-attention", {}, false},
       {"--ep-size", {"--ep"}},
       {"--moe-dense-tp-size", {}},
@@ -184,6 +185,13 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
     if (v < 1) {
       return absl::InvalidArgumentError(absl::StrCat("--serve: ", name, ": must be >= 1, got ", v));
     }
+  }
+  ASSIGN_OR_RETURN(int64_t pp, flags.GetIntOr("--pp-size", 1));
+  if (pp < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("--serve: --pp-size: must be >= 1, got ", pp));
+  }
+  if (pp > 1) {
+    return absl::UnimplementedError("--serve: --pp-size > 1 (pipeline parallelism) is not modelled");
   }
   if (nnodes * 8 > kMaxInstanceGpus) {
     return absl::InvalidArgumentError(absl::StrCat(

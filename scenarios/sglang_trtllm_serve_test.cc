@@ -208,6 +208,18 @@ class TrtllmYamlTest : public ::testing::Test {
   }
 };
 
+// SGLang's pipeline parallelism is a real flag servesim does not model: named
+// as such, not as an unknown flag; --pp-size 1 is the default, accepted.
+TEST(SglangServeTest, PipelineParallelIsNotModelledButKnown) {
+  const std::string base =
+      "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 ";
+  auto two = ParseV32ServeCommand(base + "--pp-size 2");
+  EXPECT_EQ(two.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(two.status().message(),
+            "--serve: --pp-size > 1 (pipeline parallelism) is not modelled");
+  EXPECT_TRUE(ParseV32ServeCommand(base + "--pipeline-parallel-size 1").ok());
+}
+
 TEST_F(TrtllmYamlTest, ReadsTheOptionsThatMatter) {
   const std::string path = Write(
       "enable_attention_dp: true   # per-rank attention\n"
