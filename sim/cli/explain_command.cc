@@ -313,8 +313,7 @@ double AppendOpTable(const std::vector<models::Op>& ops, cost::StepPredictor& pr
                         "us total");
   double sum_us = 0;
   for (const models::Op& op : ops) {
-    const double us = op.repeat * predictor.op_cost().OpUs(op) *
-                      cost::KindTimeScale(predictor.config(), op.kind);
+    const double us = op.repeat * predictor.ChargedUs(op, predictor.op_cost().OpUs(op));
     sum_us += us;
     absl::StrAppendFormat(&out, "  %-28s %-20s %12.0f %6d %12.1f\n", op.name, op.kind, op.x,
                           op.repeat, us);

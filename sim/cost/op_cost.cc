@@ -55,17 +55,23 @@ std::string DescribeOpKey(const models::Op& op) {
   return absl::StrCat(op.kind, "{", absl::StrJoin(parts, ","), "}");
 }
 
+double RooflineOpCost::NvlinkCollectiveUs(const models::Op& op) {
+  if (!IsCollective(op.kind) || op.comm_group_gpus <= 1) return 0;
+  const double wire_bytes = op.x * WireBytesPerX(op.kind, op.comm_group_gpus);
+  return rates_.collective_latency_us + wire_bytes / (rates_.nccl_bus_gbps * 1e3);
+}
+
 double RooflineOpCost::OpUs(const models::Op& op) {
   if (IsCollective(op.kind)) {
     if (op.comm_group_gpus <= 1) return 0;
-    const double wire_bytes = op.x * WireBytesPerX(op.kind, op.comm_group_gpus);
     // A ring over a group that spans nodes crosses InfiniBand at every step
     // (one NIC per GPU carries one ring), so its per-GPU traffic moves at
     // InfiniBand's rate; inside a node, at NVLink's.
     if (SpansNodes(op, rates_)) {
+      const double wire_bytes = op.x * WireBytesPerX(op.kind, op.comm_group_gpus);
       return rates_.internode_latency_us + wire_bytes / (rates_.internode_bus_gbps * 1e3);
     }
-    return rates_.collective_latency_us + wire_bytes / (rates_.nccl_bus_gbps * 1e3);
+    return NvlinkCollectiveUs(op);
   }
   const double tflops = op.fp8_math ? rates_.fp8_tflops : rates_.bf16_tflops;
   const double compute_us = op.flops / (tflops * 1e6);

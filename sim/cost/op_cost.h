@@ -65,12 +65,16 @@ class OpCost {
   // Same, for the op at position `slot` of an op list whose shape repeats
   // from step to step; implementations may cache by slot.
   virtual double OpUsAt(const models::Op& op, size_t /*slot*/) { return OpUs(op); }
+  // A collective as if its whole group shared one NVLink domain: what the
+  // same collective across nodes cannot beat. 0 where the model has none.
+  virtual double NvlinkCollectiveUs(const models::Op& /*op*/) { return 0; }
 };
 
 class RooflineOpCost : public OpCost {
  public:
   explicit RooflineOpCost(const GpuRates& rates) : rates_(rates) {}
   double OpUs(const models::Op& op) override;
+  double NvlinkCollectiveUs(const models::Op& op) override;
 
  private:
   GpuRates rates_;
@@ -94,6 +98,10 @@ class ProfileOpCost : public OpCost {
                        : rates.hbm_gbps) {}
   double OpUs(const models::Op& op) override;
   double OpUsAt(const models::Op& op, size_t slot) override;
+  // The roofline's: no profile measures a collective across nodes' GPUs.
+  double NvlinkCollectiveUs(const models::Op& op) override {
+    return roofline_.NvlinkCollectiveUs(op);
+  }
 
   // "kind{key=...}" of every op that fell back, sorted.
   const std::set<std::string>& fallbacks() const { return fallbacks_; }

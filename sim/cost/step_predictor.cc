@@ -227,7 +227,7 @@ StepPredictor::GpuStep StepPredictor::MeasuredGpuStep(std::span<const models::Ra
         const size_t i = position++;
         const double us = cached && i < kSlotStride ? op_cost_->OpUsAt(op, slot_base + i)
                                                     : op_cost_->OpUs(op);
-        phase[PhaseIndex(op.phase)] += op.repeat * us * KindScale(op);
+        phase[PhaseIndex(op.phase)] += op.repeat * ChargedUs(op, us);
         launches += op.repeat;
       }
     };
@@ -286,14 +286,19 @@ double KindTimeScale(const StepPredictorConfig& config, const std::string& kind)
   return 1.0;
 }
 
-double StepPredictor::KindScale(const models::Op& op) const {
+double StepPredictor::ChargedUs(const models::Op& op, double us) {
   // A collective across nodes keeps InfiniBand's roofline: the fitted
   // factors (a path's speed, the production prefill) stand for one node's
   // NVLink runs, and no multi-node run measured them.
   const bool internode = SpansNodes(op);
-  if (only_kind_ != nullptr) return op.kind == *only_kind_ && !internode ? 1.0 : 0.0;
+  if (only_kind_ != nullptr) return op.kind == *only_kind_ && !internode ? us : 0.0;
   if (linear_only_ && (internode || !op.token_linear)) return 0.0;
-  return internode ? 1.0 : KindTimeScale(config_, op.kind);
+  const double scale = KindTimeScale(config_, op.kind);
+  if (!internode) return us * scale;
+  // But crossing nodes is never faster than the same collective within a
+  // node at its fitted factor: a decode step's small messages, latency-bound,
+  // had come out cheaper across two nodes than on one.
+  return std::max(us, op_cost_->NvlinkCollectiveUs(op) * scale);
 }
 
 sim::SimTime StepPredictor::PredictStep(std::span<const engine::StepBatch> rank_batches) {

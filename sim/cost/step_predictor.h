@@ -134,6 +134,11 @@ class StepPredictor : public ExecutionTimePredictor {
 
   OpCost& op_cost() { return *op_cost_; }
   const StepPredictorConfig& config() const { return config_; }
+  // What a step charges for `op` costing `us` (before the prefill path's
+  // stretch of a step's prefill work): `us` times its kind's fitted factor;
+  // a collective across nodes at InfiniBand's roofline, never below the same
+  // collective on NVLink with that factor.
+  double ChargedUs(const models::Op& op, double us);
 
  private:
   StepPredictorConfig config_;
@@ -158,7 +163,6 @@ class StepPredictor : public ExecutionTimePredictor {
   static constexpr size_t kEvaluations = 3;
   static constexpr size_t kCachedRanks = 64;
   size_t evaluation_ = 0;  // 0 whole step, 1 token-linear part, 2 baseline
-  double KindScale(const models::Op& op) const;
   // The ranks' batches as measured (prefill unscaled).
   GpuStep MeasuredGpuStep(std::span<const models::RankBatch> ranks);
   // Whether a batch of these tokens replays a captured CUDA graph.

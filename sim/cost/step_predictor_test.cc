@@ -196,6 +196,33 @@ TEST(StepPredictorTest, FittedFactorsLeaveCollectivesAcrossNodesAlone) {
   }
 }
 
+// Across nodes a collective keeps InfiniBand's roofline but never comes out
+// cheaper than on NVLink at the kind's fitted factor. A decode all-gather of
+// 57,344 B shards over 8 GPUs moves 7 x 57,344 = 401,408 B per GPU: 10 us +
+// 401,408 / 370 GB/s = 11.08 us on NVLink, x 2.87 = 31.8 us, above
+// InfiniBand's 20 us + 401,408 / 45 GB/s = 28.9 us. A 16 MiB shard stays at
+// InfiniBand's 2630 us (NVLink's 327 us x 2.87 = 940 us).
+TEST(StepPredictorTest, ACollectiveAcrossNodesIsNeverCheaperThanWithinOne) {
+  StepPredictorConfig c = Config(1, 8, true);
+  c.kind_time_scale = {{"all_gather", 2.87}};
+  StepPredictor predictor(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  RooflineOpCost roofline(GpuRates{});
+  models::Op op;
+  op.kind = "all_gather";
+  op.x = 57344;
+  op.comm_group_gpus = 8;
+  op.comm_spans_nodes = true;
+  const double ib = roofline.OpUs(op);
+  EXPECT_NEAR(ib, 20 + 401408 / 45e3, 1e-9);
+  EXPECT_NEAR(roofline.NvlinkCollectiveUs(op), 10 + 401408 / 370e3, 1e-9);
+  EXPECT_NEAR(predictor.ChargedUs(op, ib), 2.87 * (10 + 401408 / 370e3), 1e-9);
+  op.x = 16 << 20;
+  EXPECT_DOUBLE_EQ(predictor.ChargedUs(op, roofline.OpUs(op)), roofline.OpUs(op));
+  // Within a node the factor applies as it is.
+  op.comm_spans_nodes = false;
+  EXPECT_DOUBLE_EQ(predictor.ChargedUs(op, roofline.OpUs(op)), 2.87 * roofline.OpUs(op));
+}
+
 // vLLM's decode-logits clean is decode work, priced with attention: what the
 // prefill factor adds to a step with 8 decodes beside a chunk is the same
 // with and without it. (Were it token-linear, the baseline's 56 filler rows
