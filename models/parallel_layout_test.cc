@@ -120,6 +120,16 @@ TEST(ParallelLayoutTest, RefusesExpertsNotDivisibleByEp) {
       << l.status();
 }
 
+// vLLM spreads 256 experts over 6 ranks unevenly rather than refusing:
+// servesim says it does not model that (SGLang's rule above refuses).
+TEST(ParallelLayoutTest, VllmUnevenExpertPlacementIsNotModelled) {
+  absl::StatusOr<ParallelLayout> l = VllmLayout(V32(), 1, 6, true, 8);
+  EXPECT_EQ(l.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(l.status().message().find("256 experts over expert parallel size 6"),
+            std::string::npos)
+      << l.status();
+}
+
 TEST(ParallelLayoutTest, RefusesMoreGpusThanNode) {
   absl::StatusOr<ParallelLayout> l = VllmLayout(V32(), 8, 2, true, 8);
   ASSERT_FALSE(l.ok());

@@ -15,7 +15,8 @@ models::KvCacheDtype ToModelKvDtype(scenarios::KvCacheDtype dtype) {
 }
 
 absl::Status AsEngineRefusal(const absl::Status& status) {
-  if (status.ok()) return status;
+  // What servesim does not model stays so: not the engine's refusal.
+  if (status.ok() || status.code() == absl::StatusCode::kUnimplemented) return status;
   return absl::FailedPreconditionError(status.message());
 }
 

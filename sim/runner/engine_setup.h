@@ -50,7 +50,8 @@ double PrefillTimeScale(const scenarios::EngineParams& params);
 
 // Shared helpers for the per-engine setups.
 models::KvCacheDtype ToModelKvDtype(scenarios::KvCacheDtype dtype);
-// A layout or memory refusal as the engine reports it (FailedPrecondition).
+// A layout or memory refusal as the engine reports it (FailedPrecondition);
+// what servesim does not model stays Unimplemented.
 absl::Status AsEngineRefusal(const absl::Status& status);
 // The header's attention description: `dsa_path` (the engine's DSA backends, as
 // it runs DeepSeek-V3.2) when the model spec has the lightning indexer; a spec
