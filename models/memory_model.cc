@@ -79,12 +79,11 @@ std::string Gib(int64_t bytes) {
 // Weights load into the GPU's memory whatever fraction the engine is given
 // for its pools: only a GPU too small for them fails here; a fraction too
 // small for them fails later, with the engine's own message about its pool.
-absl::Status CheckWeightsFit(const char* engine, int64_t weights,
-                             int64_t gpu_capacity) {
+absl::Status CheckWeightsFit(const char* engine, int64_t weights, int64_t gpu_capacity) {
   if (weights < gpu_capacity) return absl::OkStatus();
-  return absl::ResourceExhaustedError(absl::StrCat(
-      engine, ": CUDA out of memory loading weights: ", Gib(weights),
-      " per GPU, the GPU has ", Gib(gpu_capacity)));
+  return absl::ResourceExhaustedError(
+      absl::StrCat(engine, ": CUDA out of memory loading weights: ", Gib(weights),
+                   " per GPU, the GPU has ", Gib(gpu_capacity)));
 }
 
 void FinishPool(KvBudget& b, int64_t bytes_per_token, int64_t block_tokens) {
@@ -144,8 +143,7 @@ absl::StatusOr<KvBudget> VllmKvBudget(const ModelSpec& spec,
   b.usable_bytes =
       static_cast<int64_t>(c.gpu_capacity_bytes * c.gpu_memory_utilization);
   b.weight_bytes = WeightBytesPerGpu(spec, layout, c.with_mtp);
-  if (absl::Status s = CheckWeightsFit("vllm", b.weight_bytes, b.gpu_capacity_bytes);
-      !s.ok()) {
+  if (absl::Status s = CheckWeightsFit("vllm", b.weight_bytes, b.gpu_capacity_bytes); !s.ok()) {
     return s;
   }
   b.terms.push_back({"gpu_capacity", b.gpu_capacity_bytes});
@@ -262,9 +260,7 @@ absl::StatusOr<KvBudget> SglangKvBudget(const ModelSpec& spec,
   b.gpu_capacity_bytes = c.gpu_capacity_bytes;
   b.usable_bytes = static_cast<int64_t>(c.gpu_capacity_bytes * fraction);
   b.weight_bytes = WeightBytesPerGpu(spec, layout, c.speculative);
-  if (absl::Status s =
-          CheckWeightsFit("sglang", b.weight_bytes, b.gpu_capacity_bytes);
-      !s.ok()) {
+  if (absl::Status s = CheckWeightsFit("sglang", b.weight_bytes, b.gpu_capacity_bytes); !s.ok()) {
     return s;
   }
   b.terms.push_back({"gpu_capacity", b.gpu_capacity_bytes});

@@ -64,22 +64,21 @@ absl::Status CheckCommon(const char* engine, const ModelSpec& spec,
   if (spec.weights().quantized_dtype() == FP8_E4M3 && block_n > 0) {
     const int64_t expert_slice = spec.moe().expert_intermediate_size() / l.moe_tp;
     if (expert_slice % block_n != 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          engine, ": The output_size of gate's and up's weight = ", expert_slice,
-          " is not divisible by weight quantization block_n = ", block_n, "."));
+      return absl::FailedPreconditionError(
+          absl::StrCat(engine, ": The output_size of gate's and up's weight = ", expert_slice,
+                       " is not divisible by weight quantization block_n = ", block_n, "."));
     }
     const int64_t shared_slice = spec.moe().expert_intermediate_size() / l.shared_tp;
     if (spec.moe().num_shared_experts() > 0 && shared_slice % block_n != 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          engine, ": Weight output_partition_size = ", shared_slice,
-          " is not divisible by weight quantization block_n = ", block_n,
-          ". (the shared expert at tensor parallel size ", l.shared_tp, ")"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(engine, ": Weight output_partition_size = ", shared_slice,
+                       " is not divisible by weight quantization block_n = ", block_n,
+                       ". (the shared expert at tensor parallel size ", l.shared_tp, ")"));
     }
     if (spec.num_dense_layers() > 0 &&
         (spec.dense_intermediate_size() / l.dense_tp) % block_n != 0) {
       return absl::FailedPreconditionError(absl::StrCat(
-          engine, ": Weight output_partition_size = ",
-          spec.dense_intermediate_size() / l.dense_tp,
+          engine, ": Weight output_partition_size = ", spec.dense_intermediate_size() / l.dense_tp,
           " is not divisible by weight quantization block_n = ", block_n, "."));
     }
   }

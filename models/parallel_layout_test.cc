@@ -125,8 +125,7 @@ TEST(ParallelLayoutTest, RefusesExpertsNotDivisibleByEp) {
 TEST(ParallelLayoutTest, VllmUnevenExpertPlacementIsNotModelled) {
   absl::StatusOr<ParallelLayout> l = VllmLayout(V32(), 1, 6, true, 8);
   EXPECT_EQ(l.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(l.status().message().find("256 experts over expert parallel size 6"),
-            std::string::npos)
+  EXPECT_NE(l.status().message().find("256 experts over expert parallel size 6"), std::string::npos)
       << l.status();
 }
 

@@ -297,9 +297,9 @@ TEST(VllmServeTest, EveryFp8CacheDtypeIsTheDsMlaLayout) {
     ASSERT_TRUE(c.ok()) << kv << ": " << c.status();
     EXPECT_EQ(c->kv_cache_dtype(), KV_FP8) << kv;
     const std::string defaults = absl::StrJoin(c->defaults_applied(), "; ");
-    EXPECT_EQ(defaults.find(absl::StrCat("--kv-cache-dtype ", kv, " -> fp8_ds_mla")) !=
-                  std::string::npos,
-              std::string(kv) != "fp8_ds_mla")
+    EXPECT_EQ(
+        defaults.find(absl::StrCat("--kv-cache-dtype ", kv, " -> fp8_ds_mla")) != std::string::npos,
+        std::string(kv) != "fp8_ds_mla")
         << defaults;
   }
   auto bf16 = ParseV32ServeCommand("vllm serve m -tp 8 --kv-cache-dtype bfloat16");

@@ -191,12 +191,13 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
     return absl::InvalidArgumentError(absl::StrCat("--serve: --pp-size: must be >= 1, got ", pp));
   }
   if (pp > 1) {
-    return absl::UnimplementedError("--serve: --pp-size > 1 (pipeline parallelism) is not modelled");
+    return absl::UnimplementedError(
+        "--serve: --pp-size > 1 (pipeline parallelism) is not modelled");
   }
   if (nnodes * 8 > kMaxInstanceGpus) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--serve: --nnodes ", nnodes, ": servesim models one instance of at most ",
-        kMaxInstanceGpus / 8, " nodes"));
+    return absl::InvalidArgumentError(absl::StrCat("--serve: --nnodes ", nnodes,
+                                                   ": servesim models one instance of at most ",
+                                                   kMaxInstanceGpus / 8, " nodes"));
   }
   ASSIGN_OR_RETURN(int64_t node_rank, flags.GetIntOr("--node-rank", 0));
   if (node_rank < 0 || node_rank >= nnodes) {

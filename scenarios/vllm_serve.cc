@@ -234,9 +234,11 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   // One instance larger than 512 nodes of 8 is a typo, and its GPU count
   // would leave int (tp x dp once printed a negative node size).
   if (tp * dp > kMaxInstanceGpus) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--serve: -tp ", tp, " x -dp ", dp, " = ", tp * dp, " GPUs: servesim models one "
-        "instance of at most ", kMaxInstanceGpus, " GPUs (", kMaxInstanceGpus / 8, " nodes)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--serve: -tp ", tp, " x -dp ", dp, " = ", tp * dp,
+                     " GPUs: servesim models one "
+                     "instance of at most ",
+                     kMaxInstanceGpus, " GPUs (", kMaxInstanceGpus / 8, " nodes)"));
   }
   if (flags.Has("--no-enable-chunked-prefill")) {
     // vLLM V1 then schedules whole prompts only, with a token budget of at
@@ -346,8 +348,8 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
                                                "fp8_e4m3", "fp8_e5m2", "fp8_inc"};
   if (std::find(kv_choices.begin(), kv_choices.end(), kv) == kv_choices.end()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--serve: argument --kv-cache-dtype: invalid choice: '", kv,
-                     "' (choose from ", absl::StrJoin(kv_choices, ", "), ")"));
+        absl::StrCat("--serve: argument --kv-cache-dtype: invalid choice: '", kv, "' (choose from ",
+                     absl::StrJoin(kv_choices, ", "), ")"));
   }
   if (kv == "auto" || kv == "bfloat16") {
     c.set_kv_cache_dtype(KV_BF16);

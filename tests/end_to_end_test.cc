@@ -371,7 +371,8 @@ TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
   const std::string bench_flags =
       "vllm bench serve --dataset-name sharegpt --dataset-path ShareGPT.json --num-prompts 200 "
       "--request-rate 20 "
-      "--save-result --append-result --result-dir " + dir;
+      "--save-result --append-result --result-dir " +
+      dir;
   const std::string bench = "--bench '" + bench_flags + " --save-detailed --result-filename saved.json'";
   const std::string ref_path = ScratchDir() + "/ref.json";
   Result a = Servesim(std::string("run ") + kServe + " " + bench + " --result-json " + ref_path);
@@ -388,7 +389,8 @@ TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
   // an absolute file name ignores the directory (os.path.join).
   const std::string brief = ScratchDir() + "/brief.json";
   std::remove(brief.c_str());
-  Result c = Servesim(std::string("run ") + kServe + " --bench 'vllm bench serve --dataset-name "
+  Result c = Servesim(std::string("run ") + kServe +
+                      " --bench 'vllm bench serve --dataset-name "
                       "sharegpt --dataset-path ShareGPT.json --num-prompts 200 --request-rate 20 "
                       "--append-result --result-dir " +
                       dir + " --result-filename " + brief + "'");
@@ -405,10 +407,13 @@ TEST(EndToEndTest, SaveResultWritesWhereVllmWouldAndAppendsALine) {
   // {model basename}-{YYYYmmdd-HHMMSS}.json in the result directory.
   const std::string named_dir = ScratchDir() + "/named_by_vllm";
   std::filesystem::remove_all(named_dir);
-  Result d = Servesim(std::string("run ") + kServe + " --bench 'vllm bench serve --dataset-name "
-                      "sharegpt --dataset-path ShareGPT.json --num-prompts 50 --request-rate 20 "
-                      "--max-concurrency 8 "
-                      "--backend openai-chat --endpoint /v1/chat/completions --save-result --result-dir " + named_dir + "'");
+  Result d =
+      Servesim(std::string("run ") + kServe +
+               " --bench 'vllm bench serve --dataset-name "
+               "sharegpt --dataset-path ShareGPT.json --num-prompts 50 --request-rate 20 "
+               "--max-concurrency 8 "
+               "--backend openai-chat --endpoint /v1/chat/completions --save-result --result-dir " +
+               named_dir + "'");
   ASSERT_EQ(d.exit_code, 0) << d.out;
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(named_dir)) {
@@ -757,9 +762,13 @@ TEST(EndToEndTest, AScaledTraceSaysItsScale) {
   const std::string dir = ScratchDir();
   std::ofstream(dir + "/gen.csv") << "arrival_s,input_tokens,output_tokens\n0,100,5\n"
                                      "0.25,120,5\n1.5,90,5\n";
-  Result r = Servesim(std::string("run ") + kServe + " --bench 'vllm bench serve --dataset-name "
-                      "trace --dataset-path " + dir + "/gen.csv --trace-time-scale 4' "
-                      "--result-json " + dir + "/scaled.json");
+  Result r = Servesim(std::string("run ") + kServe +
+                      " --bench 'vllm bench serve --dataset-name "
+                      "trace --dataset-path " +
+                      dir +
+                      "/gen.csv --trace-time-scale 4' "
+                      "--result-json " +
+                      dir + "/scaled.json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   ExpectInOrder(r.out, {"span 1.500 s in the file, replayed x 4 (--trace-time-scale): 6.000 s",
                         "Traffic request rate: the trace's arrival times x 4.0 (servesim, "
@@ -875,12 +884,17 @@ TEST(EndToEndTest, ErrorsQuotingHugeInputsStayShort) {
   // A binary file given as a trace: its control bytes are escaped, not sent
   // to the terminal.
   const std::string binary = ScratchDir() + "/binary.csv";
-  std::ofstream(binary) << std::string("\x7f" "ELF\x02\x01\x1b[31m", 11) << "\n";
-  Result b = Servesim("run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --dataset-name "
-                      "trace --dataset-path " + binary + "'");
+  std::ofstream(binary) << std::string(
+                               "\x7f"
+                               "ELF\x02\x01\x1b[31m",
+                               11)
+                        << "\n";
+  Result b = Servesim(
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --dataset-name "
+      "trace --dataset-path " +
+      binary + "'");
   EXPECT_EQ(b.exit_code, 2) << b.out;
-  EXPECT_NE(b.out.find("unknown trace header \"\\x7fELF\\x02\\x01\\x1b[31m\""),
-            std::string::npos)
+  EXPECT_NE(b.out.find("unknown trace header \"\\x7fELF\\x02\\x01\\x1b[31m\""), std::string::npos)
       << b.out;
   EXPECT_EQ(b.out.find('\x1b'), std::string::npos);
 }
@@ -1078,8 +1092,8 @@ TEST(EndToEndTest, PlanReplaysAShortTraceWholeAndNeedsOneEvaluatedCandidate) {
 // step into the fewest prompts that fit (it had failed naming --prefill-tokens,
 // which the user never gave); a --prefill-seqs given is kept, and checked.
 TEST(EndToEndTest, ExplainFitsItsDefaultPrefillToTheContext) {
-  Result r = Servesim(
-      "explain --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --max-model-len 3000'");
+  Result r =
+      Servesim("explain --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --max-model-len 3000'");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("reference prefill step (8192 fresh tokens in 3 prompt(s) on one rank)"),
             std::string::npos)

@@ -24,8 +24,7 @@ absl::StatusOr<CliArgs> ParseCliArgs(int argc, char** argv, const std::string& c
       continue;
     }
     if (!valued.count(word) && word != "--env") {
-      return absl::InvalidArgumentError(
-          absl::StrCat(command, ": unknown flag ", word));
+      return absl::InvalidArgumentError(absl::StrCat(command, ": unknown flag ", word));
     }
     if (!has_inline) {
       if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(word, ": needs a value"));

@@ -99,10 +99,9 @@ absl::StatusOr<ReferenceSizes> ReferenceSizesFromArgs(const CliArgs& args,
   // max_model_len (a short --max-model-len had failed with a flag never given).
   const int64_t fewest_prompts =
       prefill_tokens.ok() ? std::max<int64_t>(1, (*prefill_tokens + max_len - 1) / max_len) : 1;
-  absl::StatusOr<int64_t> prefill_seqs =
-      PositiveFlag(args, "--prefill-seqs", fewest_prompts,
-                   prefill_tokens.ok() ? *prefill_tokens : 1,
-                   "the step's prefill tokens (--prefill-tokens): every prompt has one or more");
+  absl::StatusOr<int64_t> prefill_seqs = PositiveFlag(
+      args, "--prefill-seqs", fewest_prompts, prefill_tokens.ok() ? *prefill_tokens : 1,
+      "the step's prefill tokens (--prefill-tokens): every prompt has one or more");
   for (const auto* v : {&decode_seqs, &context_tokens, &prefill_tokens, &prefill_seqs}) {
     if (!v->ok()) return v->status();
   }

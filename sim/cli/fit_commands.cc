@@ -31,9 +31,10 @@ absl::StatusOr<std::vector<fit::LiveRun>> RunsFromArgs(const CliArgs& args,
   // Each run's environment is its own (the CSV's env column, a .cmd's
   // exports): one given here would be ignored, so it is refused.
   if (!args.env.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        args.command, ": --env does not go with --runs: each run's environment is "
-        "its own (the CSV's env column, a .cmd file's export lines)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(args.command,
+                     ": --env does not go with --runs: each run's environment is "
+                     "its own (the CSV's env column, a .cmd file's export lines)"));
   }
   if (!args.Has("--runs")) {
     return absl::InvalidArgumentError("--runs PATH (a results CSV, a --save-result JSON or console log with its .cmd, or a directory of them) is required");

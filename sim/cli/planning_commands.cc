@@ -289,8 +289,8 @@ int SweepCommand(const CliArgs& args) {
 
 int PlanCommand(const CliArgs& args) {
   if (args.Has("--bench") == args.Has("--trace")) {
-    return ReportError(absl::InvalidArgumentError(
-        "plan: give exactly one workload, --bench CMD or --trace FILE"));
+    return ReportError(
+        absl::InvalidArgumentError("plan: give exactly one workload, --bench CMD or --trace FILE"));
   }
   std::string bench = args.Get("--bench");
   std::string workload_note;

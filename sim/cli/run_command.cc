@@ -40,8 +40,8 @@ std::string FormatStepLog(const std::vector<serving::StepRecord>& steps) {
 
 int RunCommand(const CliArgs& args) {
   if (!args.Has("--serve") || !args.Has("--bench")) {
-    return ReportError(absl::InvalidArgumentError(
-        "run: --serve CMD and --bench CMD are both required"));
+    return ReportError(
+        absl::InvalidArgumentError("run: --serve CMD and --bench CMD are both required"));
   }
   absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
   if (!context.ok()) return ReportError(context.status());

@@ -31,9 +31,9 @@ std::string Shortest(double v) {
   // Plain digits as a limit is written ("100000", not "1e+05"); exponents
   // only past what anyone writes out.
   char buf[64];
-  auto [end, ec] = std::fabs(v) < 1e15 ? std::to_chars(buf, buf + sizeof(buf), v,
-                                                       std::chars_format::fixed)
-                                        : std::to_chars(buf, buf + sizeof(buf), v);
+  auto [end, ec] = std::fabs(v) < 1e15
+                       ? std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::fixed)
+                       : std::to_chars(buf, buf + sizeof(buf), v);
   return ec == std::errc() ? std::string(buf, end) : absl::StrCat(v);
 }
 

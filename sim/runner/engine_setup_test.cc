@@ -99,8 +99,9 @@ TEST(EngineSetupTest, OnlyTrtllmShortensMaxTokensPastTheContext) {
   const serving::ClientRequest fits{1000, 1000, 0, sim::SimTime::Zero()};
   const serving::ClientRequest over{1001, 1000, 0, sim::SimTime::Zero()};
   const serving::ClientRequest full{2000, 1, 0, sim::SimTime::Zero()};
-  const EngineSetup trt = SetupOf("trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8 "
-                                  "--max_seq_len 2000");
+  const EngineSetup trt = SetupOf(
+      "trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8 "
+      "--max_seq_len 2000");
   ASSERT_TRUE(trt.topology.output_cap);
   EXPECT_EQ(trt.topology.output_cap(fits), 1000);
   EXPECT_EQ(trt.topology.output_cap(over), 999);
@@ -109,13 +110,15 @@ TEST(EngineSetupTest, OnlyTrtllmShortensMaxTokensPastTheContext) {
                 "prompt length (2000) leaves no room under max_seq_len (2000)"),
             std::string::npos)
       << trt.topology.reject_reason(full);
-  const EngineSetup vllm = SetupOf("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 "
-                                   "--max-model-len 2000");
+  const EngineSetup vllm = SetupOf(
+      "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 "
+      "--max-model-len 2000");
   EXPECT_FALSE(vllm.topology.output_cap);
   EXPECT_EQ(vllm.topology.reject_reason(fits), "");
   EXPECT_NE(vllm.topology.reject_reason(over), "");
-  const EngineSetup sglang = SetupOf("python3 -m sglang.launch_server --model-path "
-                                     "deepseek-ai/DeepSeek-V3.2 --tp-size 8 --context-length 2000");
+  const EngineSetup sglang = SetupOf(
+      "python3 -m sglang.launch_server --model-path "
+      "deepseek-ai/DeepSeek-V3.2 --tp-size 8 --context-length 2000");
   EXPECT_FALSE(sglang.topology.output_cap);
   EXPECT_NE(sglang.topology.reject_reason(over), "");
 }

@@ -601,12 +601,12 @@ std::vector<std::string> ClientLines(const workload::BenchConfig& bench,
                          [](const serving::ClientRequest& r) { return r.arrival.ns() > 0; })) {
     // servesim's own dataset: the trace's clock, which vllm has no line for.
     // (A lengths table without times sends every request at once: rate inf.)
-    lines.push_back(absl::StrCat(
-        "Traffic request rate: the trace's arrival times",
-        bench.trace_time_scale_given
-            ? absl::StrCat(" x ", metrics::JsonNumber(bench.trace_time_scale),
-                           " (servesim, --trace-time-scale)")
-            : std::string(" (servesim)")));
+    lines.push_back(
+        absl::StrCat("Traffic request rate: the trace's arrival times",
+                     bench.trace_time_scale_given
+                         ? absl::StrCat(" x ", metrics::JsonNumber(bench.trace_time_scale),
+                                        " (servesim, --trace-time-scale)")
+                         : std::string(" (servesim)")));
   } else {
     lines.push_back(absl::StrCat("Traffic request rate: ",
                                  std::isfinite(bench.request_rate)

@@ -76,9 +76,9 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
   s.topology.reject_reason = [=](const serving::ClientRequest& r) {
     if (r.prompt_tokens >= max_seq_len) {
       // [U: the error TRT-LLM raises after its warning was not read.]
-      return absl::StrCat("prompt length (", r.prompt_tokens, ") leaves no room under max_seq_len (",
-                          max_seq_len, "): `default_max_tokens` (", max_seq_len - r.prompt_tokens,
-                          ") should be greater than 0");
+      return absl::StrCat(
+          "prompt length (", r.prompt_tokens, ") leaves no room under max_seq_len (", max_seq_len,
+          "): `default_max_tokens` (", max_seq_len - r.prompt_tokens, ") should be greater than 0");
     }
     if (!chunked && r.prompt_tokens > max_num_tokens) {
       // llm.py _check_arguments: without chunked context a prompt must fit

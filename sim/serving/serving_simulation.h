@@ -133,7 +133,7 @@ struct SimulationResult {
   int64_t preempted_or_retracted = 0;           // requests that lost their KV
   int64_t rejected = 0;
   std::string first_reject_reason;
-  int64_t output_capped = 0;  // accepted requests whose max_tokens the engine shortened
+  int64_t output_capped = 0;             // accepted requests whose max_tokens the engine shortened
   std::vector<StepRecord> step_records;  // when SimulationInput::record_steps
 };
 

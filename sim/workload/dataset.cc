@@ -216,11 +216,12 @@ absl::StatusOr<std::vector<BenchRequest>> SampleTrace(const BenchConfig& config,
                       ? absl::StrFormat(", replayed x %g (--trace-time-scale): %.3f s",
                                         config.trace_time_scale, span_s * config.trace_time_scale)
                       : std::string())
-            : absl::StrFormat("trace: %s (%s, no arrival times: --request-rate sets them), %d of "
-                              "%d rows, %s",
-                              config.dataset_path, trace.format, count, rows,
-                              shuffled ? absl::StrCat("shuffle seed ", config.seed)
-                                       : std::string("file order"));
+            : absl::StrFormat(
+                  "trace: %s (%s, no arrival times: --request-rate sets them), %d of "
+                  "%d rows, %s",
+                  config.dataset_path, trace.format, count, rows,
+                  shuffled ? absl::StrCat("shuffle seed ", config.seed)
+                           : std::string("file order"));
     if (hashed) {
       absl::StrAppend(notice, "; hash_ids name shared 512-token prefix blocks, which vLLM's "
                               "prefix cache and SGLang's radix cache reuse within a DP rank "

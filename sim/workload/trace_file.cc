@@ -263,9 +263,9 @@ absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::strin
           // is there but not a number (a key named inside a string value
           // would read the same; the message then still names the key).
           const bool named = absl::StrContains(line, absl::StrCat("\"", key, "\""));
-          return fail(absl::InvalidArgumentError(
-              named ? absl::StrCat("\"", key, "\" is not a number")
-                    : absl::StrCat("missing number \"", key, "\"")));
+          return fail(
+              absl::InvalidArgumentError(named ? absl::StrCat("\"", key, "\" is not a number")
+                                               : absl::StrCat("missing number \"", key, "\"")));
         }
       }
       const double ms = numbers.find("timestamp")->second;

@@ -116,7 +116,8 @@ TEST(ParseTraceTextTest, MalformedRowsNameTheLine) {
   const Case cases[] = {
       {"arrival_s,input_tokens,output_tokens\n0,1,1\n1,2\n",
        "t:3: expected 3 comma-separated fields, got 2"},
-      {"arrival_s,input_tokens,output_tokens\n0,1,1\n1,0,5\n", "t:3: input tokens must be in [1, 1073741824], got 0"},
+      {"arrival_s,input_tokens,output_tokens\n0,1,1\n1,0,5\n",
+       "t:3: input tokens must be in [1, 1073741824], got 0"},
       {"arrival_s,input_tokens,output_tokens\n0,1,1\n1,2,x\n",
        "t:3: output tokens: expected an integer, got \"x\""},
       {"arrival_s,input_tokens,output_tokens\n2,1,1\n1,2,3\n",
@@ -144,10 +145,11 @@ TEST(ParseTraceTextTest, MalformedRowsNameTheLine) {
        "t:1: malformed JSON (unexpected value at column 15)"},
       {"{\"timestamp\": 1e, \"input_length\": 5, \"output_length\": 1}\n",
        "t:1: malformed JSON (bad number at column 17)"},
-      {"when,in,out\n1,2,3\n", "t:1: unknown trace header \"when,in,out\" (expected JSONL objects, "
-                               "TIMESTAMP,ContextTokens,GeneratedTokens, "
-                               "arrival_s,input_tokens,output_tokens or "
-                               "num_prefill_tokens,num_decode_tokens,...)"},
+      {"when,in,out\n1,2,3\n",
+       "t:1: unknown trace header \"when,in,out\" (expected JSONL objects, "
+       "TIMESTAMP,ContextTokens,GeneratedTokens, "
+       "arrival_s,input_tokens,output_tokens or "
+       "num_prefill_tokens,num_decode_tokens,...)"},
       {"arrival_s,input_tokens,output_tokens\n", "t: no trace rows"},
       // Past 2^30 tokens or outside 1970-2200 a row would overflow the
       // length and nanosecond arithmetic (found by UBSan); hex is no number
