@@ -215,7 +215,12 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
     p.overheads.scheduler_launches_kernels =
         config.engine() != scenarios::VLLM || config.tp() * std::max(config.pp(), 1) == 1;
     setup->notes.insert(setup->notes.begin(),
-                        {absl::StrCat("layout: ", setup->layout.Describe()),
+                        {absl::StrCat("layout: ", setup->layout.Describe(),
+                                      config.nnodes() > 1
+                                          ? absl::StrCat(", over ", config.nnodes(),
+                                                         " nodes (collectives between them "
+                                                         "over InfiniBand)")
+                                          : std::string()),
                          DescribeKvPool(spec, setup->kv, ToModelKvDtype(config.kv_cache_dtype()),
                                         setup->layout.attn_dp)});
     setup->topology.frontend_per_request = sim::Microseconds(params.frontend_request_us());

@@ -92,6 +92,21 @@ TEST(EngineSetupTest, VllmSendsEveryRowThroughOneFlashMlaKernel) {
   EXPECT_EQ(g.sparse_kernel_routing, models::SparseKernelRouting::kAllOnDecodeKernel);
 }
 
+// The layout line says when an instance spans nodes (its collectives then
+// cross InfiniBand), and says nothing of nodes on one.
+TEST(EngineSetupTest, TheLayoutLineNamesTheNodes) {
+  const EngineSetup two = SetupOf(
+      "vllm serve deepseek-ai/DeepSeek-V3.2 -dp 8 --data-parallel-size-local 4 "
+      "--enable-expert-parallel --max-model-len 81920");
+  ASSERT_FALSE(two.notes.empty());
+  EXPECT_NE(two.notes[0].find(", over 2 nodes (collectives between them over InfiniBand)"),
+            std::string::npos)
+      << two.notes[0];
+  const EngineSetup one = SetupOf("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8");
+  ASSERT_FALSE(one.notes.empty());
+  EXPECT_EQ(one.notes[0].find("nodes"), std::string::npos) << one.notes[0];
+}
+
 // Past max_seq_len - prompt, TensorRT-LLM shortens max_tokens
 // (_deduce_max_tokens) where vLLM and SGLang refuse the request; a prompt
 // that leaves no room fails on all three.
