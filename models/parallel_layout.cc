@@ -1,7 +1,5 @@
 #include "models/parallel_layout.h"
 
-#include <string_view>
-
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -30,14 +28,6 @@ absl::Status CheckCommon(const char* engine, const ModelSpec& spec,
         ")"));
   }
   const int experts = spec.moe().num_routed_experts();
-  if (std::string_view(engine) == "vllm" && l.moe_ep <= experts && experts % l.moe_ep != 0) {
-    // vLLM's determine_expert_map gives the first ranks one expert more
-    // rather than refusing [U: recalled from late-2025 source].
-    return absl::UnimplementedError(absl::StrCat(
-        engine, ": ", experts, " experts over expert parallel size ", l.moe_ep,
-        ": vLLM places the remainder on the first ranks; servesim does not model uneven "
-        "expert placement"));
-  }
   if (l.moe_ep > experts || experts % l.moe_ep != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         engine, ": number of experts (", experts,
@@ -132,6 +122,16 @@ absl::StatusOr<ParallelLayout> VllmLayout(const ModelSpec& spec, int tp, int dp,
   l.moe_comm = dp > 1 ? ParallelLayout::MoeComm::kAllGatherReduceScatter
                       : ParallelLayout::MoeComm::kAllReduce;
   l.moe_gather_in_dp_group = true;
+  const int experts = spec.moe().num_routed_experts();
+  if (l.moe_ep <= experts && experts % l.moe_ep != 0) {
+    // vLLM's determine_expert_map gives the first ranks one expert more
+    // rather than refusing as CheckCommon's rule does [U: recalled from
+    // late-2025 source].
+    return absl::UnimplementedError(absl::StrCat(
+        "vllm: ", experts, " experts over expert parallel size ", l.moe_ep,
+        ": vLLM places the remainder on the first ranks; servesim does not model uneven "
+        "expert placement"));
+  }
   RETURN_IF_ERROR(CheckCommon("vllm", spec, l, gpus_per_node));
   return l;
 }

@@ -236,9 +236,8 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   if (tp * dp > kMaxInstanceGpus) {
     return absl::InvalidArgumentError(
         absl::StrCat("--serve: -tp ", tp, " x -dp ", dp, " = ", tp * dp,
-                     " GPUs: servesim models one "
-                     "instance of at most ",
-                     kMaxInstanceGpus, " GPUs (", kMaxInstanceGpus / 8, " nodes)"));
+                     " GPUs: servesim models one instance of at most ", kMaxInstanceGpus,
+                     " GPUs (", kMaxInstanceGpus / 8, " nodes)"));
   }
   if (flags.Has("--no-enable-chunked-prefill")) {
     // vLLM V1 then schedules whole prompts only, with a token budget of at
