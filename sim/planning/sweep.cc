@@ -415,7 +415,7 @@ std::string SpreadSummary(const std::vector<PointResult>& rows) {
   double widest_share = 0;
   for (const PointResult& r : rows) {
     if (r.status != PointStatus::kOk) continue;
-    for (const FigureSpread& f : r.figures.spread) {
+    for (const FigureSpread& f : r.figures.spread.figures) {
       if (f.key != "total_token_throughput" || !(r.figures.total_token_throughput > 0)) continue;
       const double share = (f.high - f.low) / r.figures.total_token_throughput;
       // The first of equally wide points: grid order decides.
@@ -444,9 +444,7 @@ PointEvaluator PredictEvaluator(const runner::PredictionContext& context,
     PointFigures figures = FiguresOf(p.metrics);
     figures.extrapolations = std::move(p.extrapolations);
     if (spread) {
-      ASSIGN_OR_RETURN(PointSpread s, spread(request, p.engine.engine()));
-      figures.spread_fits = s.fits;
-      figures.spread = std::move(s.figures);
+      ASSIGN_OR_RETURN(figures.spread, spread(request, p.engine.engine()));
     }
     return figures;
   };

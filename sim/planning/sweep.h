@@ -96,6 +96,15 @@ struct FigureSpread {
   double high = 0;
 };
 
+// How far a point's figures move over its engine's leave-one-out fits
+// (`servesim run --spread`): the fits predicted (0: none) and each figure's
+// range. A floor on the uncertainty, as run's: blind to what no live run
+// exercised.
+struct PointSpread {
+  int fits = 0;
+  std::vector<FigureSpread> figures;
+};
+
 // The report figures a sweep records per point.
 struct PointFigures {
   int64_t completed = 0;
@@ -113,11 +122,7 @@ struct PointFigures {
   // sweep.json keep the kinds (a table read back has empty lines); the
   // command's summary counts them, `servesim run` on the point prints the lines.
   std::vector<runner::Extrapolation> extrapolations;
-  // With `sweep --spread`: how far some figures move over the point's
-  // engine's leave-one-out fits (`servesim run --spread`); fits 0 without.
-  // A floor on the uncertainty, as run's: blind to what no live run exercised.
-  int spread_fits = 0;
-  std::vector<FigureSpread> spread;
+  PointSpread spread;  // with `sweep --spread`; fits 0 without
 };
 PointFigures FiguresOf(const metrics::BenchMetrics& m);
 
@@ -143,12 +148,8 @@ std::string SpreadSummary(const std::vector<PointResult>& rows);
 // any other error is an error row. Must be safe to call from several threads.
 using PointEvaluator = std::function<absl::StatusOr<PointFigures>(const SweepPoint&)>;
 
-// A point's spread: given its request and the engine that served it, the
-// number of fits predicted and each figure's range. Must be thread-safe.
-struct PointSpread {
-  int fits = 0;
-  std::vector<FigureSpread> figures;
-};
+// A point's spread, given its request and the engine that served it. Must be
+// thread-safe.
 using SpreadEvaluator = std::function<absl::StatusOr<PointSpread>(const runner::RunRequest& request,
                                                                   scenarios::EngineKind engine)>;
 

@@ -129,12 +129,12 @@ Figure ThroughputFigure(const SweepTable& table) {
                                 categories.begin());
     }
     p.y = r.figures.total_token_throughput;
-    for (const FigureSpread& f : r.figures.spread) {
+    for (const FigureSpread& f : r.figures.spread.figures) {
       if (f.key != "total_token_throughput") continue;
       p.has_range = true;
       p.y_low = f.low;
       p.y_high = f.high;
-      spread_fits = std::max(spread_fits, r.figures.spread_fits);
+      spread_fits = std::max(spread_fits, r.figures.spread.fits);
     }
     series[key].points.push_back(p);
   }

@@ -57,8 +57,8 @@ TEST(ThroughputFigureTest, OneSeriesPerOtherAxisComboAndLogXOverTenfold) {
 // the whiskers span.
 TEST(ThroughputFigureTest, ASpreadDrawsWhiskers) {
   SweepTable t = Table();
-  t.rows[2].figures.spread_fits = 7;
-  t.rows[2].figures.spread = {{"mean_tpot_ms", 1, 9}, {"total_token_throughput", 150, 260}};
+  t.rows[2].figures.spread.fits = 7;
+  t.rows[2].figures.spread.figures = {{"mean_tpot_ms", 1, 9}, {"total_token_throughput", 150, 260}};
   const PlotPanel p = ThroughputFigure(t).panels[0];
   ASSERT_EQ(p.series[0].points.size(), 3u);
   const PlotPoint& with = p.series[0].points[1];  // rate 4, dp 1: point 2

@@ -89,7 +89,7 @@ constexpr char kHighSuffix[] = "_high";
 
 // The point's range of `key`, or null (a point the table holds no spread of).
 const FigureSpread* FindSpread(const PointFigures& f, const std::string& key) {
-  for (const FigureSpread& s : f.spread) {
+  for (const FigureSpread& s : f.spread.figures) {
     if (s.key == key) return &s;
   }
   return nullptr;
@@ -155,8 +155,8 @@ std::string FormatSweepCsv(const SweepTable& table) {
     }
     f.push_back(r.status == PointStatus::kOk ? CsvField(KindsText(r.figures)) : "");
     if (!table.spread_figures.empty()) {
-      const bool has = r.status == PointStatus::kOk && r.figures.spread_fits > 0;
-      f.push_back(has ? absl::StrCat(r.figures.spread_fits) : "");
+      const bool has = r.status == PointStatus::kOk && r.figures.spread.fits > 0;
+      f.push_back(has ? absl::StrCat(r.figures.spread.fits) : "");
       for (const std::string& key : table.spread_figures) {
         const FigureSpread* range = has ? FindSpread(r.figures, key) : nullptr;
         f.push_back(range ? ShortestNumber(range->low) : "");
@@ -204,8 +204,8 @@ std::string FormatSweepJson(const SweepTable& table) {
       absl::StrAppend(&out, k ? ", " : "", metrics::JsonString(r.figures.extrapolations[k].kind));
     }
     absl::StrAppend(&out, "]");
-    if (!table.spread_figures.empty() && r.figures.spread_fits > 0) {
-      absl::StrAppend(&out, ",\n     \"spread\": {\"fits\": ", r.figures.spread_fits);
+    if (!table.spread_figures.empty() && r.figures.spread.fits > 0) {
+      absl::StrAppend(&out, ",\n     \"spread\": {\"fits\": ", r.figures.spread.fits);
       for (const std::string& key : table.spread_figures) {
         const FigureSpread* range = FindSpread(r.figures, key);
         if (range == nullptr) continue;
@@ -317,7 +317,7 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
     if (!table.spread_figures.empty()) {
       const std::string& fits = f[k++];
       const bool has = r.status == PointStatus::kOk && !fits.empty();
-      if (has && (!absl::SimpleAtoi(fits, &r.figures.spread_fits) || r.figures.spread_fits < 1)) {
+      if (has && (!absl::SimpleAtoi(fits, &r.figures.spread.fits) || r.figures.spread.fits < 1)) {
         return bad(
             absl::StrCat(kSpreadFitsColumn, ": expected an integer >= 1, got \"", fits, "\""));
       }
@@ -332,7 +332,7 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
                                   ": expected numbers, low <= high, got \"", low, "\", \"", high,
                                   "\""));
         }
-        r.figures.spread.push_back(std::move(range));
+        r.figures.spread.figures.push_back(std::move(range));
       }
     }
     if (shard) {

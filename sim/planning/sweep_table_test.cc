@@ -178,11 +178,12 @@ TEST(MergeTablesTest, RefusesShardsThatDoNotMakeOneSweep) {
 SweepTable SpreadTable() {
   SweepTable t = MakeTable();
   t.spread_figures = {"total_token_throughput", "mean_tpot_ms"};
-  t.rows[0].figures.spread_fits = 7;
-  t.rows[0].figures.spread = {{"total_token_throughput", 1000.5, 1300.25},
-                              {"mean_tpot_ms", 40, 52.5}};
-  t.rows[2].figures.spread_fits = 11;
-  t.rows[2].figures.spread = {{"total_token_throughput", 2000, 2000}, {"mean_tpot_ms", 30, 31}};
+  t.rows[0].figures.spread.fits = 7;
+  t.rows[0].figures.spread.figures = {{"total_token_throughput", 1000.5, 1300.25},
+                                      {"mean_tpot_ms", 40, 52.5}};
+  t.rows[2].figures.spread.fits = 11;
+  t.rows[2].figures.spread.figures = {{"total_token_throughput", 2000, 2000},
+                                      {"mean_tpot_ms", 30, 31}};
   return t;
 }
 
@@ -201,12 +202,12 @@ TEST(SweepCsvTest, KeepsEachPointsSpread) {
   absl::StatusOr<SweepTable> back = ParseSweepCsv(csv, "t.csv");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->spread_figures, t.spread_figures);
-  EXPECT_EQ(back->rows[0].figures.spread_fits, 7);
-  ASSERT_EQ(back->rows[0].figures.spread.size(), 2u);
-  EXPECT_EQ(back->rows[0].figures.spread[1].key, "mean_tpot_ms");
-  EXPECT_EQ(back->rows[0].figures.spread[1].high, 52.5);
-  EXPECT_EQ(back->rows[1].figures.spread_fits, 0);
-  EXPECT_TRUE(back->rows[1].figures.spread.empty());
+  EXPECT_EQ(back->rows[0].figures.spread.fits, 7);
+  ASSERT_EQ(back->rows[0].figures.spread.figures.size(), 2u);
+  EXPECT_EQ(back->rows[0].figures.spread.figures[1].key, "mean_tpot_ms");
+  EXPECT_EQ(back->rows[0].figures.spread.figures[1].high, 52.5);
+  EXPECT_EQ(back->rows[1].figures.spread.fits, 0);
+  EXPECT_TRUE(back->rows[1].figures.spread.figures.empty());
   EXPECT_EQ(FormatSweepCsv(*back), csv);
 
   const SweepTable shard = ShardOf(t, 0, 2);

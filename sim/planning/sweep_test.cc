@@ -319,12 +319,13 @@ TEST(SpreadSummaryTest, NamesTheWidestThroughputRange) {
   std::vector<PointResult> rows(3);
   for (int i = 0; i < 3; ++i) rows[i].point.index = i;
   rows[0].figures.total_token_throughput = 5000;
-  rows[0].figures.spread = {{"mean_tpot_ms", 10, 90}, {"total_token_throughput", 4950, 5050}};
+  rows[0].figures.spread.figures = {{"mean_tpot_ms", 10, 90},
+                                    {"total_token_throughput", 4950, 5050}};
   rows[1].figures.total_token_throughput = 1000;
-  rows[1].figures.spread = {{"total_token_throughput", 980, 1040}};
+  rows[1].figures.spread.figures = {{"total_token_throughput", 980, 1040}};
   rows[2].status = PointStatus::kRefused;  // a refusal has no spread to count
   rows[2].figures.total_token_throughput = 1;
-  rows[2].figures.spread = {{"total_token_throughput", 1, 100}};
+  rows[2].figures.spread.figures = {{"total_token_throughput", 1, 100}};
   EXPECT_EQ(SpreadSummary(rows),
             "spread over each point's engine's leave-one-out fits: total tok/s at most 6.0 % of "
             "its prediction wide (point 1: 980 to 1040 tok/s); sweep.csv has each figure's range");
@@ -352,9 +353,9 @@ TEST(PredictEvaluatorTest, AddsTheSpreadOfTheEngineThatRan) {
   absl::StatusOr<PointFigures> f = PredictEvaluator(context, {}, spread)(point);
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(seen, scenarios::SGLANG);
-  EXPECT_EQ(f->spread_fits, 3);
-  ASSERT_EQ(f->spread.size(), 1u);
-  EXPECT_EQ(f->spread[0].high, 2);
+  EXPECT_EQ(f->spread.fits, 3);
+  ASSERT_EQ(f->spread.figures.size(), 1u);
+  EXPECT_EQ(f->spread.figures[0].high, 2);
   SpreadEvaluator failing = [](const runner::RunRequest&,
                                scenarios::EngineKind) -> absl::StatusOr<PointSpread> {
     return absl::InvalidArgumentError("no fits of SGLANG");
