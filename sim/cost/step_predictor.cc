@@ -289,15 +289,24 @@ double KindTimeScale(const StepPredictorConfig& config, const std::string& kind)
 double StepPredictor::ChargedUs(const models::Op& op, double us) {
   // A collective across nodes keeps InfiniBand's roofline: the fitted
   // factors (a path's speed, the production prefill) stand for one node's
-  // NVLink runs, and no multi-node run measured them.
+  // NVLink runs, and no multi-node run measured them. But crossing nodes is
+  // never faster than the same collective within a node at its fitted
+  // factors: a decode step's small, latency-bound messages had come out
+  // cheaper across two nodes than on one, and a prefill step ~3 % cheaper
+  // when the prefill factor stretched only the one-node collectives. So the
+  // stretch and the kind factors see a cross-node collective's NVLink
+  // equivalent, and its own charge is floored at that equivalent's.
   const bool internode = SpansNodes(op);
-  if (only_kind_ != nullptr) return op.kind == *only_kind_ && !internode ? us : 0.0;
-  if (linear_only_ && (internode || !op.token_linear)) return 0.0;
+  if (only_kind_ != nullptr) {
+    if (op.kind != *only_kind_) return 0.0;
+    return internode ? op_cost_->NvlinkCollectiveUs(op) : us;
+  }
   const double scale = KindTimeScale(config_, op.kind);
+  if (linear_only_) {
+    if (!op.token_linear) return 0.0;
+    return (internode ? op_cost_->NvlinkCollectiveUs(op) : us) * scale;
+  }
   if (!internode) return us * scale;
-  // But crossing nodes is never faster than the same collective within a
-  // node at its fitted factor: a decode step's small messages, latency-bound,
-  // had come out cheaper across two nodes than on one.
   return std::max(us, op_cost_->NvlinkCollectiveUs(op) * scale);
 }
 

@@ -170,6 +170,7 @@ class CollectivesOnly : public OpCost {
 // vLLM -dp 16 over two nodes: its MoE all-gather and reduce-scatter cross
 // InfiniBand, where neither a fitted path factor nor the prefill factor
 // (both fitted on one node's NVLink runs) applies; on one node (-dp 8) both do.
+// (This op cost prices no NVLink equivalent, so the floor below is out of play.)
 TEST(StepPredictorTest, FittedFactorsLeaveCollectivesAcrossNodesAlone) {
   for (const int dp : {8, 16}) {
     StepPredictorConfig c = Config(1, dp, true, dp);
@@ -221,6 +222,33 @@ TEST(StepPredictorTest, ACollectiveAcrossNodesIsNeverCheaperThanWithinOne) {
   // Within a node the factor applies as it is.
   op.comm_spans_nodes = false;
   EXPECT_DOUBLE_EQ(predictor.ChargedUs(op, roofline.OpUs(op)), 2.87 * roofline.OpUs(op));
+}
+
+// vLLM -dp 8 with its fitted path (x2.87) and prefill (x3.08) factors, on
+// one node and over two (--data-parallel-size-local 4): the step over two
+// nodes is never the cheaper one, decoding or prefilling. (A prefill step
+// had come out ~3 % cheaper over two nodes when the prefill factor
+// stretched only one node's collectives.)
+TEST(StepPredictorTest, AStepAcrossNodesIsNeverCheaperThanOnOne) {
+  auto step_us = [](int node_gpus, const std::vector<models::RankBatch>& ranks) {
+    StepPredictorConfig c = Config(1, 8, true);
+    c.layout.node_gpus = node_gpus;
+    c.kind_time_scale = {{"all_gather", 2.87}, {"reduce_scatter", 2.87}};
+    c.prefill_time_scale = 3.08;
+    StepPredictor p(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+    return p.GpuStepUs(ranks);
+  };
+  models::RankBatch decodes;
+  for (int i = 0; i < 64; ++i) decodes.seqs.push_back({1, 4096});
+  models::RankBatch prefill;
+  for (int i = 0; i < 8; ++i) prefill.seqs.push_back({1024, 0});
+  for (const models::RankBatch& batch : {decodes, prefill}) {
+    const std::vector<models::RankBatch> ranks(8, batch);
+    const double one_node = step_us(8, ranks);
+    const double two_nodes = step_us(4, ranks);
+    ASSERT_GT(one_node, 0);
+    EXPECT_GE(two_nodes, one_node) << batch.seqs.size() << " sequences per rank";
+  }
 }
 
 // vLLM's decode-logits clean is decode work, priced with attention: what the

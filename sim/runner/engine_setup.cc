@@ -238,9 +238,10 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
     for (const auto& [kind, scale] : setup->predictor.kind_time_scale) {
       setup->notes.push_back(absl::StrCat(
           "fitted backend factor: ", kind, " x", scale,
-          cost::IsCollective(kind) && multi_node ? " (not on collectives across nodes, which "
-                                                   "keep InfiniBand's roofline)"
-                                                 : ""));
+          cost::IsCollective(kind) && multi_node
+              ? " (across nodes: InfiniBand's roofline, never below the NVLink collective "
+                "at this factor)"
+              : ""));
     }
     for (const auto& [kind, scale] : setup->predictor.prefill_kind_time_scale) {
       setup->notes.push_back(
