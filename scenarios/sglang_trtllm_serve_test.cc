@@ -257,6 +257,15 @@ TEST_F(TrtllmYamlTest, ReadsTheOptionsThatMatter) {
   EXPECT_FALSE(c->overlap_schedule());
 }
 
+// MTPDecodingConfig's num_nextn_predict_layers defaults to 1 (an audit
+// found the file without it aborted servesim with std::out_of_range).
+TEST_F(TrtllmYamlTest, MtpWithoutALayerCountDraftsOneToken) {
+  const std::string path = Write("speculative_config:\n  decoding_type: MTP\n");
+  auto c = ParseV32ServeCommand("trtllm-serve /m --tp_size 8 --extra_llm_api_options " + path);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->num_speculative_tokens(), 1);
+}
+
 // The header's defaults are what ran: a value the YAML sets is no default
 // (found by an audit: max_batch_size: 32 ran, the header said 2048).
 TEST_F(TrtllmYamlTest, AValueTheYamlSetsIsNotNotedAsADefault) {

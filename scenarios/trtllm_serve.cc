@@ -78,8 +78,11 @@ struct YamlReader {
   std::string file;
   const std::map<std::string, YamlValue>& doc;
 
+  // A key the file leaves out (a default the engine fills in) has no line.
   std::string Where(const std::string& key) const {
-    return absl::StrCat("--serve: ", file, ": line ", doc.at(key).line, ": ", key);
+    const auto it = doc.find(key);
+    if (it == doc.end()) return absl::StrCat("--serve: ", file, ": ", key);
+    return absl::StrCat("--serve: ", file, ": line ", it->second.line, ": ", key);
   }
   absl::StatusOr<bool> Bool(const std::string& key) const {
     // PyYAML (YAML 1.1) reads yes/no and on/off as booleans too.

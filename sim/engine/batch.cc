@@ -21,11 +21,15 @@ void AdvanceRequests(const StepBatch& batch, const SpeculativeConfig& spec,
     }
     // The step sampled: one token, plus accepted drafts on a decode with
     // speculation. Acceptance accumulates its expectation deterministically,
-    // so a request with mean 0.7 accepts 7 drafts in 10 steps.
+    // so a request with mean 0.7 accepts 7 drafts in 10 steps. A decode the
+    // token budget cut short verifies only the drafts it carries (vLLM trims
+    // the rest), credited pro rata [U: acceptance falls along the drafts].
     int64_t tokens = 1;
     if (s.is_decode && spec.num_draft_tokens > 0) {
+      const int64_t verified = std::clamp<int64_t>(s.query_tokens - 1, 0, spec.num_draft_tokens);
       const double before = r.spec_accept_credit;
-      r.spec_accept_credit += spec.mean_accepted_drafts;
+      r.spec_accept_credit += spec.mean_accepted_drafts * static_cast<double>(verified) /
+                              static_cast<double>(spec.num_draft_tokens);
       tokens += static_cast<int64_t>(std::floor(r.spec_accept_credit)) -
                 static_cast<int64_t>(std::floor(before));
     }

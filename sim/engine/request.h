@@ -29,8 +29,12 @@ struct Request {
   // num_computed_tokens. Reset to 0 by recompute preemption or retraction.
   int64_t computed_tokens = 0;
   int64_t output_tokens = 0;  // generated so far
-  // Fractional accepted-token accumulator for speculative decoding.
-  double spec_accept_credit = 0;
+  // Fractional accepted-token accumulator for speculative decoding. It
+  // starts at one half so that the accepted count after n decode steps is
+  // the expectation rounded, not floored: from 0, a request at a mean of
+  // 0.6 accepted nothing on its first step, and a 3-token reply took two
+  // decode steps where most take one.
+  double spec_accept_credit = 0.5;
   int preemptions = 0;
   bool finished = false;
 

@@ -207,5 +207,54 @@ TEST(VllmV1ReplicaSchedulerTest, SpeculativeDecodeAcceptsTheMeanNumberOfDrafts) 
   EXPECT_EQ(steps, 1 + 67);
 }
 
+// The accepted count is the expectation rounded: at a mean of 0.6 a
+// request's first decode step accepts its draft (0.5 + 0.6 = 1.1), so a
+// 3-token reply takes its prefill step and one decode step. (Floored, it
+// took two decode steps, as if there were no MTP.)
+TEST(VllmV1ReplicaSchedulerTest, AShortReplyGainsFromItsFirstDraft) {
+  RequestTable reqs = MakeRequests({{8, 3}});
+  VllmSchedulerConfig c = Config(1000, 100);
+  c.spec = {1, 0.6};
+  VllmV1ReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  StepBatch b;
+  StepOutcome out;
+  int steps = 0;
+  while (s.HasWork()) {
+    s.Schedule(reqs, &b);
+    out.clear();
+    s.Complete(b, reqs, &out);
+    ++steps;
+  }
+  EXPECT_EQ(reqs[0].output_tokens, 3);
+  EXPECT_EQ(steps, 2);
+}
+
+// A decode the token budget cuts short carries no draft, so it can accept
+// none: with 3 tokens of budget and every draft accepted, the first decode
+// (1 + 1 draft) emits 2 tokens and the second, cut to 1 token, emits 1.
+TEST(VllmV1ReplicaSchedulerTest, ADecodeCutByTheBudgetAcceptsOnlyTheDraftsItCarries) {
+  RequestTable reqs = MakeRequests({{1, 50}, {1, 50}});
+  VllmSchedulerConfig c = Config(3, 100);
+  c.spec = {1, 1.0};
+  VllmV1ReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  s.Enqueue(1, reqs);
+  StepBatch b;
+  StepOutcome out;
+  s.Schedule(reqs, &b);  // both 1-token prompts
+  ASSERT_EQ(b.seqs.size(), 2u);
+  s.Complete(b, reqs, &out);
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 2u);
+  EXPECT_EQ(b.seqs[0].query_tokens, 2);
+  EXPECT_EQ(b.seqs[1].query_tokens, 1);
+  ASSERT_TRUE(b.seqs[1].is_decode);
+  out.clear();
+  s.Complete(b, reqs, &out);
+  EXPECT_EQ(reqs[0].output_tokens, 1 + 2);
+  EXPECT_EQ(reqs[1].output_tokens, 1 + 1);
+}
+
 }  // namespace
 }  // namespace servesim::engine
