@@ -1095,9 +1095,17 @@ TEST(EndToEndTest, ExplainFitsItsDefaultPrefillToTheContext) {
   Result r =
       Servesim("explain --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --max-model-len 3000'");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("reference prefill step (8192 fresh tokens in 3 prompt(s) on one rank)"),
-            std::string::npos)
-      << r.out;
+  const size_t prefill =
+      r.out.find("reference prefill step (8192 fresh tokens in 3 prompt(s) on one rank)");
+  ASSERT_NE(prefill, std::string::npos) << r.out;
+  // The three prompts are 2731, 2731 and 2730 tokens: the step prices all
+  // 8192 (8190 had been priced, each prompt 8192 / 3 rounded down).
+  const size_t norm = r.out.find("input_layernorm ", prefill);
+  ASSERT_NE(norm, std::string::npos) << r.out;
+  std::istringstream row(r.out.substr(norm, r.out.find('\n', norm) - norm));
+  std::string name, kind, tokens;
+  row >> name >> kind >> tokens;
+  EXPECT_EQ(tokens, "8192") << row.str();
   Result given = Servesim(
       "explain --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --max-model-len 3000' "
       "--prefill-seqs 2");

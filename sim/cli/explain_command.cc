@@ -94,6 +94,7 @@ absl::StatusOr<ReferenceSizes> ReferenceSizesFromArgs(const CliArgs& args,
       PositiveFlag(args, "--prefill-tokens", engine.max_num_batched_tokens(),
                    kMaxPrefillTokens, absl::StrCat(kMaxPrefillTokens, " tokens in one step"));
   // --prefill-seqs N: the prefill tokens as N fresh prompts of equal length
+  // (to a token)
   // (a chunk of short chat prompts), not one long one. By default the fewest
   // prompts the context allows: one, or more where the budget exceeds
   // max_model_len (a short --max-model-len had failed with a flag never given).
@@ -105,7 +106,8 @@ absl::StatusOr<ReferenceSizes> ReferenceSizesFromArgs(const CliArgs& args,
   for (const auto* v : {&decode_seqs, &context_tokens, &prefill_tokens, &prefill_seqs}) {
     if (!v->ok()) return v->status();
   }
-  if (*prefill_tokens / *prefill_seqs > max_len) {
+  // The longest prompt: the first tokens % seqs prompts take one more.
+  if ((*prefill_tokens + *prefill_seqs - 1) / *prefill_seqs > max_len) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--prefill-tokens: ", *prefill_tokens, " tokens as ", *prefill_seqs,
         " prompt(s) are longer than the engine's max_model_len (", max_len,
@@ -178,9 +180,10 @@ ReferenceSteps PriceReferenceSteps(const ReferenceSizes& sizes, int ranks,
       DecodeBatches(ranks, sizes.decode_seqs, sizes.context_tokens, 1 + draft_tokens);
   steps.decode_parts = predictor.GpuStepParts(steps.decode);
   steps.decode_us = steps.decode_parts.Us();
+  // Prompts as equal as whole tokens allow, summing to the step's tokens.
   for (int64_t i = 0; i < sizes.prefill_seqs; ++i) {
-    steps.prefill.seqs.push_back(
-        {std::max<int64_t>(sizes.prefill_tokens / sizes.prefill_seqs, 1), 0});
+    const int64_t longer = i < sizes.prefill_tokens % sizes.prefill_seqs ? 1 : 0;
+    steps.prefill.seqs.push_back({sizes.prefill_tokens / sizes.prefill_seqs + longer, 0});
   }
   std::vector<models::RankBatch> prefill_ranks(ranks);
   prefill_ranks[0] = steps.prefill;
