@@ -1,5 +1,6 @@
 #include "scenarios/serve_command_for_test.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -410,6 +411,51 @@ TEST(MtpAcceptanceTest, AtMost32DraftTokensPerStep) {
                                            "step; servesim models at most 32"),
             std::string::npos)
       << sglang.status();
+}
+
+// vLLM's SpeculativeConfig without a draft model runs MTP (and the
+// model-free methods, not modelled); an EAGLE method or none at all is its
+// ValueError at start-up, a refusal, not "not modelled".
+TEST(SpeculativeFlagsTest, VllmRefusesADraftMethodWithoutADraftModel) {
+  for (const char* config : {R"({"num_speculative_tokens":1})",
+                             R"({"method":"eagle","num_speculative_tokens":1})"}) {
+    auto c = ParseV32ServeCommand(std::string("vllm serve m -tp 8 --speculative-config ") + config);
+    ASSERT_FALSE(c.ok()) << config;
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition) << c.status();
+    EXPECT_EQ(c.status().message(),
+              "num_speculative_tokens was provided but without speculative model.");
+  }
+  auto ngram = ParseV32ServeCommand(
+      R"(vllm serve m -tp 8 --speculative-config {"method":"ngram","num_speculative_tokens":1})");
+  EXPECT_EQ(ngram.status().code(), absl::StatusCode::kUnimplemented) << ngram.status();
+}
+
+// SGLang: the algorithm's choices are argparse's, compared as given; the
+// auto choice of steps/topk/draft tokens needs all three unset; without an
+// algorithm the three are never read and the server starts without
+// speculation.
+TEST(SpeculativeFlagsTest, SglangFollowsItsSpeculativeArgumentRules) {
+  const std::string base = "python3 -m sglang.launch_server --model-path m --tp-size 8 ";
+  auto lower = ParseV32ServeCommand(base + "--speculative-algorithm eagle");
+  ASSERT_FALSE(lower.ok());
+  EXPECT_EQ(lower.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(lower.status().message().find("invalid choice: 'eagle'"), std::string::npos)
+      << lower.status();
+  for (const char* partial : {"--speculative-num-draft-tokens 2", "--speculative-eagle-topk 1"}) {
+    auto c = ParseV32ServeCommand(base + "--speculative-algorithm EAGLE " + partial);
+    ASSERT_FALSE(c.ok()) << partial;
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition) << c.status();
+  }
+  auto chosen = ParseV32ServeCommand(base + "--speculative-algorithm NEXTN");
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_EQ(chosen->num_speculative_tokens(), 3);
+  auto none = ParseV32ServeCommand(base + "--speculative-num-steps 2");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->num_speculative_tokens(), 0);
+  EXPECT_NE(std::find(none->ignored_flags().begin(), none->ignored_flags().end(),
+                      "--speculative-num-steps"),
+            none->ignored_flags().end())
+      << absl::StrJoin(none->ignored_flags(), " ");
 }
 
 // --mtp-acceptance is the mean of accepted drafts per step: at most the

@@ -233,7 +233,15 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   bool speculative = false;
   if (flags.Has("--speculative-algorithm")) {
     ASSIGN_OR_RETURN(std::string algo, flags.GetString("--speculative-algorithm"));
-    algo = absl::AsciiStrToUpper(algo);
+    // argparse's choices are upper case, and compared as given [U: the
+    // choices list of v0.5.6.post2].
+    const std::vector<std::string> algo_choices = {"EAGLE", "EAGLE3", "NEXTN", "STANDALONE",
+                                                   "NGRAM"};
+    if (std::find(algo_choices.begin(), algo_choices.end(), algo) == algo_choices.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--serve: argument --speculative-algorithm: invalid choice: '", algo, "' (choose from ",
+          absl::StrJoin(algo_choices, ", "), ")"));
+    }
     if (algo != "EAGLE" && algo != "NEXTN") {
       return absl::UnimplementedError(absl::StrCat(
           "--serve: --speculative-algorithm ", algo, " is not modelled (EAGLE, NEXTN)"));
@@ -241,6 +249,16 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
     speculative = true;
     // Unset steps/topk/draft tokens: SGLang's auto choice for DeepSeek
     // (auto_choose_speculative_params: 3 steps, topk 1, 4 draft tokens) [U].
+    // It is taken only when all three are unset: with steps unset, the
+    // branch asserts that topk and draft tokens are too [U: recalled from
+    // _handle_speculative_decoding, not read at the pinned version].
+    if (!flags.Has("--speculative-num-steps") &&
+        (flags.Has("--speculative-eagle-topk") || flags.Has("--speculative-num-draft-tokens"))) {
+      return absl::FailedPreconditionError(
+          "server fails to start (AssertionError): SGLang chooses the speculative parameters "
+          "itself only when --speculative-num-steps, --speculative-eagle-topk and "
+          "--speculative-num-draft-tokens are all unset; give --speculative-num-steps too");
+    }
     ASSIGN_OR_RETURN(int64_t steps, flags.GetIntOr("--speculative-num-steps", 3));
     ASSIGN_OR_RETURN(int64_t topk, flags.GetIntOr("--speculative-eagle-topk", 1));
     ASSIGN_OR_RETURN(int64_t drafts, flags.GetIntOr("--speculative-num-draft-tokens", steps + 1));
@@ -267,12 +285,11 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
     ASSIGN_OR_RETURN(const double accepted, MeanAcceptedDrafts(static_cast<int>(drafts - 1), context));
     c.set_mean_accepted_drafts(accepted);
   } else {
+    // Without an algorithm SGLang never reads them: the server starts
+    // without speculation.
     for (const char* f : {"--speculative-num-steps", "--speculative-eagle-topk",
                           "--speculative-num-draft-tokens"}) {
-      if (flags.Has(f)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--serve: ", f, " needs --speculative-algorithm"));
-      }
+      if (flags.Has(f)) c.add_ignored_flags(f);
     }
   }
 

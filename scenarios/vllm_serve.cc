@@ -434,10 +434,18 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
       }
     }
     const std::string method = (*spec)["method"];
-    if (method != "mtp" && method != "deepseek_mtp") {
+    // SpeculativeConfig.__post_init__ without a draft model (the "model" key,
+    // refused above as not modelled): only MTP, which drafts with the
+    // target's own layer, and the model-free n-gram / suffix methods run;
+    // any other method, or none, is vLLM's ValueError.
+    if (method == "ngram" || method == "suffix") {
       return absl::UnimplementedError(absl::StrCat(
           "--serve: --speculative-config: method \"", method,
           "\" is not modelled (mtp, deepseek_mtp)"));
+    }
+    if (method != "mtp" && method != "deepseek_mtp") {
+      return absl::FailedPreconditionError(
+          "num_speculative_tokens was provided but without speculative model.");
     }
     int k = 0;
     if (!absl::SimpleAtoi((*spec)["num_speculative_tokens"], &k) || k < 1) {
