@@ -577,14 +577,17 @@ TEST(EndToEndTest, PlanSpreadUsesTheCommittedFolds) {
 
 // sweep --spread predicts each point with every vLLM fit of the committed
 // fold file; the committed parameters are its fit on every run
-// (CommittedFoldsTest), so each point's own figure lies within its range.
+// (CommittedFoldsTest), so each point's own figure lies within its range,
+// and the folds' fits differ, so the throughput range is no point. Run as two
+// shards and merged, the sweep writes the same table: the spread columns
+// survive the shard files and the merge.
 TEST(EndToEndTest, SweepSpreadBracketsEachPoint) {
   const std::string dir = ScratchDir() + "/sweep_spread";
-  Result r = Servesim(
+  const std::string sweep =
       "sweep --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8' --bench 'vllm bench serve "
       "--dataset-name random --random-input-len 300 --random-output-len 20 --num-prompts 40' "
-      "--axis '--request-rate=4,inf' --spread --threads 2 --out-dir " +
-      dir);
+      "--axis '--request-rate=4,inf' --spread --threads 2 --out-dir ";
+  Result r = Servesim(sweep + dir);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("spread over each point's engine's leave-one-out fits: total tok/s at "
                        "most "),
@@ -612,11 +615,23 @@ TEST(EndToEndTest, SweepSpreadBracketsEachPoint) {
       EXPECT_LE(std::stod(f[column(key + "_low")]), v) << key << " of point " << f[0];
       EXPECT_GE(std::stod(f[column(key + "_high")]), v) << key << " of point " << f[0];
     }
+    EXPECT_LT(std::stod(f[column("total_token_throughput_low")]),
+              std::stod(f[column("total_token_throughput_high")]))
+        << "point " << f[0];
     ++rows;
   }
   EXPECT_EQ(rows, 2);
   EXPECT_NE(ReadFile(dir + "/throughput.svg").find("whiskers: lowest to highest"),
             std::string::npos);
+
+  const std::string sharded = ScratchDir() + "/sweep_spread_sharded";
+  for (const char* shard : {" --shard 0/2", " --shard 1/2"}) {
+    Result s = Servesim(sweep + sharded + shard);
+    ASSERT_EQ(s.exit_code, 0) << s.out;
+  }
+  Result merged = Servesim("sweep-merge --out-dir " + sharded);
+  ASSERT_EQ(merged.exit_code, 0) << merged.out;
+  EXPECT_EQ(ReadFile(sharded + "/sweep.csv"), ReadFile(dir + "/sweep.csv"));
 }
 
 // --folds-out writes the leave-one-out's fits, so it needs one; --spread's

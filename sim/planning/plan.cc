@@ -286,9 +286,7 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
     // search counts replicas, the report nodes.
     const int nodes_per_replica = run.ok() ? std::max(run->engine.nnodes(), 1) : 1;
     if (!run.ok()) {
-      c.status = run.status().code() == absl::StatusCode::kFailedPrecondition
-                     ? PointStatus::kRefused
-                     : PointStatus::kError;
+      c.status = PointStatusOf(run.status());
       c.reason = std::string(run.status().message());
       broken.push_back(std::move(c));
       continue;

@@ -1,6 +1,7 @@
-// Capacity planning: for each candidate per-node configuration, the fewest
-// 8-GPU H200 nodes (replicas behind a round-robin balancer) that meet the
-// latency and throughput SLOs on a workload, and what that costs.
+// Capacity planning: for each candidate engine configuration, the fewest
+// 8-GPU H200 nodes (replicas of one or more nodes each, behind a round-robin
+// or least-outstanding balancer) that meet the latency and throughput SLOs
+// on a workload, and what that costs.
 #ifndef SERVESIM_SIM_PLANNING_PLAN_H_
 #define SERVESIM_SIM_PLANNING_PLAN_H_
 

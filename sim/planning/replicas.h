@@ -1,6 +1,7 @@
-// N identical serving replicas (one per node) behind a round-robin load
-// balancer: request i goes to replica i mod N, each replica is simulated on
-// its own, and the client's metrics are computed over all requests together.
+// N identical serving replicas (each one engine instance of one or more
+// nodes) behind a load balancer, round robin (request i goes to replica
+// i mod N) or least outstanding requests; each replica is simulated on its
+// own, and the client's metrics are computed over all requests together.
 #ifndef SERVESIM_SIM_PLANNING_REPLICAS_H_
 #define SERVESIM_SIM_PLANNING_REPLICAS_H_
 

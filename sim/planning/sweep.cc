@@ -355,6 +355,11 @@ std::string_view PointStatusName(PointStatus status) {
   return "error";
 }
 
+PointStatus PointStatusOf(const absl::Status& failure) {
+  return failure.code() == absl::StatusCode::kFailedPrecondition ? PointStatus::kRefused
+                                                                 : PointStatus::kError;
+}
+
 PointFigures FiguresOf(const metrics::BenchMetrics& m) {
   PointFigures f;
   f.completed = m.completed;
@@ -415,15 +420,14 @@ std::string SpreadSummary(const std::vector<PointResult>& rows) {
   double widest_share = 0;
   for (const PointResult& r : rows) {
     if (r.status != PointStatus::kOk) continue;
-    for (const FigureSpread& f : r.figures.spread.figures) {
-      if (f.key != "total_token_throughput" || !(r.figures.total_token_throughput > 0)) continue;
-      const double share = (f.high - f.low) / r.figures.total_token_throughput;
-      // The first of equally wide points: grid order decides.
-      if (widest == nullptr || share > widest_share) {
-        widest = &r;
-        widest_range = &f;
-        widest_share = share;
-      }
+    const FigureSpread* f = r.figures.spread.Find(kTotalTokenThroughput);
+    if (f == nullptr || !(r.figures.total_token_throughput > 0)) continue;
+    const double share = (f->high - f->low) / r.figures.total_token_throughput;
+    // The first of equally wide points: grid order decides.
+    if (widest == nullptr || share > widest_share) {
+      widest = &r;
+      widest_range = f;
+      widest_share = share;
     }
   }
   if (widest == nullptr) return "";
@@ -466,9 +470,7 @@ std::vector<PointResult> RunPoints(const std::vector<SweepPoint>& points,
     if (f.ok()) {
       r.figures = *f;
     } else {
-      r.status = f.status().code() == absl::StatusCode::kFailedPrecondition
-                     ? PointStatus::kRefused
-                     : PointStatus::kError;
+      r.status = PointStatusOf(f.status());
       r.reason = std::string(f.status().message());
     }
     std::lock_guard<std::mutex> lock(progress_mutex);

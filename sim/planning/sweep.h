@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "sim/metrics/bench_metrics.h"
 #include "sim/runner/fit_coverage.h"
@@ -88,6 +89,9 @@ std::vector<SweepPoint> SelectShard(const std::vector<SweepPoint>& points, const
 
 enum class PointStatus { kOk, kRefused, kError };
 std::string_view PointStatusName(PointStatus status);  // "ok", "refused", "error"
+// What a failed prediction makes of a point: refused where the engine
+// refuses the configuration (FailedPrecondition), else an error.
+PointStatus PointStatusOf(const absl::Status& failure);
 
 // One figure's lowest and highest value over a set of fitted parameters.
 struct FigureSpread {
@@ -103,7 +107,18 @@ struct FigureSpread {
 struct PointSpread {
   int fits = 0;
   std::vector<FigureSpread> figures;
+
+  // The range of the figure column `key`, or null where there is none.
+  const FigureSpread* Find(std::string_view key) const {
+    for (const FigureSpread& f : figures) {
+      if (f.key == key) return &f;
+    }
+    return nullptr;
+  }
 };
+
+// The figure a sweep's summary and throughput plot read.
+inline constexpr std::string_view kTotalTokenThroughput = "total_token_throughput";
 
 // The report figures a sweep records per point.
 struct PointFigures {

@@ -129,11 +129,10 @@ Figure ThroughputFigure(const SweepTable& table) {
                                 categories.begin());
     }
     p.y = r.figures.total_token_throughput;
-    for (const FigureSpread& f : r.figures.spread.figures) {
-      if (f.key != "total_token_throughput") continue;
+    if (const FigureSpread* f = r.figures.spread.Find(kTotalTokenThroughput)) {
       p.has_range = true;
-      p.y_low = f.low;
-      p.y_high = f.high;
+      p.y_low = f->low;
+      p.y_high = f->high;
       spread_fits = std::max(spread_fits, r.figures.spread.fits);
     }
     series[key].points.push_back(p);

@@ -87,14 +87,6 @@ constexpr char kSpreadFitsColumn[] = "spread_fits";
 constexpr char kLowSuffix[] = "_low";
 constexpr char kHighSuffix[] = "_high";
 
-// The point's range of `key`, or null (a point the table holds no spread of).
-const FigureSpread* FindSpread(const PointFigures& f, const std::string& key) {
-  for (const FigureSpread& s : f.spread.figures) {
-    if (s.key == key) return &s;
-  }
-  return nullptr;
-}
-
 bool IsFigureColumn(const std::string& name) {
   for (const FigureColumn& c : FigureColumns()) {
     if (name == c.name) return true;
@@ -158,7 +150,7 @@ std::string FormatSweepCsv(const SweepTable& table) {
       const bool has = r.status == PointStatus::kOk && r.figures.spread.fits > 0;
       f.push_back(has ? absl::StrCat(r.figures.spread.fits) : "");
       for (const std::string& key : table.spread_figures) {
-        const FigureSpread* range = has ? FindSpread(r.figures, key) : nullptr;
+        const FigureSpread* range = has ? r.figures.spread.Find(key) : nullptr;
         f.push_back(range ? ShortestNumber(range->low) : "");
         f.push_back(range ? ShortestNumber(range->high) : "");
       }
@@ -207,7 +199,7 @@ std::string FormatSweepJson(const SweepTable& table) {
     if (!table.spread_figures.empty() && r.figures.spread.fits > 0) {
       absl::StrAppend(&out, ",\n     \"spread\": {\"fits\": ", r.figures.spread.fits);
       for (const std::string& key : table.spread_figures) {
-        const FigureSpread* range = FindSpread(r.figures, key);
+        const FigureSpread* range = r.figures.spread.Find(key);
         if (range == nullptr) continue;
         absl::StrAppend(&out, ", ", metrics::JsonString(key), ": {\"low\": ", JsonReal(range->low),
                         ", \"high\": ", JsonReal(range->high), "}");

@@ -12,6 +12,15 @@
 namespace servesim::planning {
 namespace {
 
+// A configuration the engine refuses (FailedPrecondition, as
+// runner::AsEngineRefusal marks it) is a refused point; anything else that
+// fails, bad input or what servesim does not model, an error.
+TEST(PointStatusOfTest, OnlyAnEngineRefusalIsRefused) {
+  EXPECT_EQ(PointStatusOf(absl::FailedPreconditionError("no KV room")), PointStatus::kRefused);
+  EXPECT_EQ(PointStatusOf(absl::InvalidArgumentError("bad flag")), PointStatus::kError);
+  EXPECT_EQ(PointStatusOf(absl::UnimplementedError("not modelled")), PointStatus::kError);
+}
+
 TEST(ParseAxisTest, RoutesWorkloadFlagsToBenchAndOthersToServe) {
   absl::StatusOr<Axis> rate = ParseAxis("--request-rate=1,2,4");
   ASSERT_TRUE(rate.ok()) << rate.status();

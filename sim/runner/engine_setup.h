@@ -62,7 +62,8 @@ std::string DescribeAttention(const models::ModelSpec& spec, absl::string_view d
 // fallback), which servesim prices from the same measured FP8 GEMM tables.
 std::string DescribeGemms(bool deep_gemm, absl::string_view without_deep_gemm);
 
-// "KV pool: 41.2 GiB per GPU = 552,000 tokens per DP rank (BF16, 78,324 B/token)".
+// "KV pool: 39.4 GiB per GPU = 539968 tokens per DP rank x 1 rank(s) (bf16,
+// 78324 B/token incl. indexer keys); weights 80.1 GiB per GPU".
 std::string DescribeKvPool(const models::ModelSpec& spec, const models::KvBudget& kv,
                            models::KvCacheDtype dtype, int dp_ranks);
 // Kernel backends `config` selects that differ from the kernels servesim
