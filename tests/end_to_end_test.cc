@@ -915,7 +915,8 @@ TEST(EndToEndTest, ErrorsQuotingHugeInputsStayShort) {
 }
 
 // An empty path (an unset shell variable) is an error, not the default file;
-// a directory is not a readable file.
+// a directory or a device is not a readable file (/dev/zero had been read
+// until the process ran out of memory).
 TEST(EndToEndTest, EmptyOrDirectoryInputPathsExitTwo) {
   const std::string run = "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve' ";
   const std::pair<std::string, std::string> cases[] = {
@@ -928,6 +929,7 @@ TEST(EndToEndTest, EmptyOrDirectoryInputPathsExitTwo) {
        "servesim: model spec: " SERVESIM_SOURCE_DIR "/models: not a readable file (a directory)\n"},
       {"--params " SERVESIM_SOURCE_DIR "/scenarios",
        "servesim: --params: " SERVESIM_SOURCE_DIR "/scenarios: not a readable file (a directory)\n"},
+      {"--params /dev/zero", "servesim: --params: /dev/zero: not a readable file (a device)\n"},
   };
   for (const auto& [flag, message] : cases) {
     Result r = Servesim(run + flag);

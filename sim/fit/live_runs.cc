@@ -357,7 +357,14 @@ absl::Status CheckRequestCount(const LiveRun& run) {
                             " requests, its bench command asks for --num-prompts ",
                             bench->num_prompts));
   }
-  // Fewer is legitimate: the failed requests.
+  // Fewer is legitimate: the failed requests. But completed and failed
+  // together are every request sent.
+  if (measured("completed") >= 0 && measured("failed") >= 0 &&
+      measured("completed") + measured("failed") != asked) {
+    return bad(absl::StrCat("completed ", measured("completed"), " and failed ",
+                            measured("failed"), " requests are not its bench command's "
+                            "--num-prompts ", bench->num_prompts));
+  }
   if (measured("completed") > asked) {
     return bad(absl::StrCat("completed: ", measured("completed"),
                             " is more than its bench command's --num-prompts ",

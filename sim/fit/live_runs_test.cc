@@ -256,6 +256,21 @@ TEST(ReadLiveRunsFromTest, ReadsEachRunsResultWithItsCommands) {
   EXPECT_NE(missing.status().message().find("c.cmd"), std::string::npos) << missing.status();
 }
 
+// vllm bench serve counts every request sent as completed or failed: a
+// result whose two do not add up to --num-prompts is another run's.
+TEST(ReadLiveRunsFromTest, CompletedAndFailedAddUpToNumPrompts) {
+  const std::string header =
+      "case,engine,env,serve_command,bench_command,num_prompts,completed,failed,"
+      "total_token_throughput\n";
+  const std::string row = std::string("a,") + kCommands + ",100,";
+  EXPECT_EQ(ErrorOf(ReadLiveRunsFrom(WriteTemp("sum.csv", header + row + "95,5,5000\n"))), "ok");
+  EXPECT_NE(ErrorOf(ReadLiveRunsFrom(WriteTemp("over.csv", header + row + "100,5,5000\n")))
+                .find("case a: completed 100 and failed 5 requests are not its bench command's "
+                      "--num-prompts 100"),
+            std::string::npos)
+      << ErrorOf(ReadLiveRunsFrom(WriteTemp("over.csv", header + row + "100,5,5000\n")));
+}
+
 // Fewer completed requests than --num-prompts are the failed ones; more, or a
 // fraction of one, cannot come from that bench command.
 TEST(ReadLiveRunsFromTest, CompletedIsAWholeNumberUpToNumPrompts) {

@@ -35,6 +35,10 @@ absl::Status NeedsCoreFigures(const std::map<std::string, double>& figures,
   return absl::OkStatus();
 }
 
+// What `non_finite` records for a figure written as a string, list, object
+// or boolean.
+constexpr char kNotANumber[] = "not a number";
+
 absl::Status JsonError(JsonScanner& scan, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("JSON: ", what, " at offset ", scan.offset()));
 }
@@ -94,7 +98,9 @@ absl::StatusOr<std::map<std::string, double>> TopLevelNumbers(
       if (absl::SimpleAtod(word, &v) && !std::isfinite(v)) (*non_finite)[key] = std::string(word);
     } else {
       // null is vLLM's "not measured" (request_goodput without --goodput).
-      if (IsReportedFigure(key) && c != 'n') (*non_finite)[key] = "not a number";
+      if (IsReportedFigure(key, /*saved_too=*/true) && c != 'n') {
+        (*non_finite)[key] = kNotANumber;
+      }
       if (!scan.SkipValue()) return JsonError(scan, absl::StrCat("bad value of \"", key, "\""));
     }
     return absl::OkStatus();
@@ -163,7 +169,9 @@ absl::StatusOr<std::map<std::string, double>> ReadResultJsonFigures(absl::string
   if (!figures.ok()) return figures.status();
   if (absl::Status s = NeedsCoreFigures(*figures, non_finite, "the result JSON"); !s.ok()) return s;
   for (const auto& [key, written] : non_finite) {
-    if (IsReportedFigure(key)) {
+    // A saved-only figure (failed, num_prompts, std_*) may be NaN, as vLLM
+    // writes std_* of a one-value list, but not another type.
+    if (IsReportedFigure(key) || written == kNotANumber) {
       return absl::InvalidArgumentError(absl::StrCat(
           "the result JSON's \"", key, "\" is not a finite number: ", written));
     }
@@ -204,7 +212,12 @@ absl::StatusOr<std::map<std::string, double>> ReadBenchReportFigures(absl::strin
       return absl::InvalidArgumentError(
           absl::StrCat("the report's \"", label, "\" line has no number: '", value, "'"));
     }
-    figures[*key] = v;
+    // Two lines for one figure (a log edited or pasted together) would
+    // leave the later one standing unseen.
+    if (!figures.emplace(*key, v).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the report gives \"", label, "\" twice"));
+    }
   }
   if (blocks == 0) {
     return absl::InvalidArgumentError("no \"Serving Benchmark Result\" block in the report");

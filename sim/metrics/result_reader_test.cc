@@ -149,6 +149,33 @@ TEST(ResultReaderTest, RefusesWhatIsNotAResult) {
   }
 }
 
+// A figure only the saved JSON holds (failed, num_prompts) may not be
+// another type either; and a console log that gives one figure twice is
+// refused rather than read as its later line.
+TEST(ResultReaderTest, RefusesAWronglyTypedOrRepeatedFigure) {
+  for (const char* bad : {"\"abc\"", "[1]", "{\"a\": 1}", "true"}) {
+    for (const char* key : {"failed", "num_prompts"}) {
+      absl::StatusOr<std::map<std::string, double>> r = ReadResultJsonFigures(
+          absl::StrCat("{\"completed\": 10, \"duration\": 2.5, \"", key, "\": ", bad, "}"));
+      ASSERT_FALSE(r.ok()) << key << " " << bad;
+      EXPECT_NE(r.status().message().find("is not a finite number: not a number"),
+                std::string::npos)
+          << r.status();
+    }
+  }
+  EXPECT_TRUE(ReadResultJsonFigures("{\"completed\": 10, \"duration\": 2.5, \"failed\": null}")
+                  .ok());
+  absl::StatusOr<std::map<std::string, double>> twice =
+      ReadBenchReportFigures("============ Serving Benchmark Result ============\n"
+                             "Successful requests:                     10\n"
+                             "Benchmark duration (s):                  2.0\n"
+                             "Mean TTFT (ms):                          273.42\n"
+                             "Mean TTFT (ms):                          999.0\n"
+                             "==================================================\n");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().message(), "the report gives \"Mean TTFT (ms):\" twice");
+}
+
 // Python writes NaN and Infinity into the JSON: a core figure written so is
 // there but not a number, which the error says instead of calling it missing.
 TEST(ResultReaderTest, ANonFiniteCoreFigureIsNamedAsSuch) {

@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/read_file.h"
 #include "base/status_macros.h"
 #include "sim/workload/random_variates.h"
 #include "sim/workload/string_view_compat.h"
@@ -241,6 +242,7 @@ bool PassesSharegptFilter(int64_t prompt_tokens, int64_t output_tokens,
 }
 
 absl::StatusOr<std::vector<SharegptLengths>> ReadSharegptTable(const std::string& path) {
+  RETURN_IF_ERROR(CheckInputFile(path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the ShareGPT table"));
   std::vector<SharegptLengths> table;
