@@ -290,9 +290,16 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
     for (const FigureColumn& c : FigureColumns()) {
       const std::string& v = f[k++];
       if (r.status != PointStatus::kOk) continue;
-      const bool parsed = c.integer ? absl::SimpleAtoi(v, &(r.figures.*(c.integer)))
-                                    : absl::SimpleAtod(v, &(r.figures.*(c.real)));
-      if (!parsed) return bad(absl::StrCat(c.name, ": expected a number, got \"", v, "\""));
+      // A figure vllm bench serve reports is a count, a time or a rate:
+      // finite and >= 0 (it averages an empty list as 0), whatever edited it.
+      const bool parsed = c.integer ? absl::SimpleAtoi(v, &(r.figures.*(c.integer))) &&
+                                          r.figures.*(c.integer) >= 0
+                                    : absl::SimpleAtod(v, &(r.figures.*(c.real))) &&
+                                          std::isfinite(r.figures.*(c.real)) &&
+                                          r.figures.*(c.real) >= 0;
+      if (!parsed) {
+        return bad(absl::StrCat(c.name, ": expected a finite number >= 0, got \"", v, "\""));
+      }
     }
     const std::string& kinds = f[k++];
     if (r.status == PointStatus::kOk && !kinds.empty()) {
@@ -319,6 +326,7 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
         const std::string& high = f[k++];
         if (!has) continue;
         if (!absl::SimpleAtod(low, &range.low) || !absl::SimpleAtod(high, &range.high) ||
+            !std::isfinite(range.low) || !std::isfinite(range.high) || range.low < 0 ||
             !(range.low <= range.high)) {
           return bad(absl::StrCat(key, kLowSuffix, ", ", key, kHighSuffix,
                                   ": expected numbers, low <= high, got \"", low, "\", \"", high,

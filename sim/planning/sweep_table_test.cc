@@ -1,8 +1,14 @@
 #include "sim/planning/sweep_table.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 namespace servesim::planning {
 namespace {
@@ -72,6 +78,30 @@ TEST(SweepCsvTest, RejectsAForeignHeaderAndBadRows) {
   csv.replace(csv.find(",ok,"), 4, ",maybe,");
   absl::Status s = ParseSweepCsv(csv, "x.csv").status();
   EXPECT_NE(s.message().find("x.csv: row 1: status"), std::string::npos) << s;
+}
+
+// A figure is a count, a time or a rate: an edited shard's nan, inf or
+// negative value is refused, not merged as null or -5.
+TEST(SweepCsvTest, RejectsAFigureThatIsNotAFiniteNumberAtLeastZero) {
+  const std::string csv = FormatSweepCsv(MakeTable());
+  const std::vector<std::string> lines = absl::StrSplit(csv, '\n');
+  const std::vector<std::string> header = absl::StrSplit(lines[0], ',');
+  auto column = [&](const char* name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  ASSERT_LT(column("mean_ttft_ms"), header.size());
+  for (const char* bad : {"nan", "inf", "-5"}) {
+    std::vector<std::string> row = absl::StrSplit(lines[1], ',');
+    ASSERT_EQ(row[column("status")], "ok");
+    row[column("mean_ttft_ms")] = bad;
+    std::vector<std::string> edited = lines;
+    edited[1] = absl::StrJoin(row, ",");
+    absl::Status s = ParseSweepCsv(absl::StrJoin(edited, "\n"), "x.csv").status();
+    EXPECT_NE(s.message().find(absl::StrCat("x.csv: row 1: mean_ttft_ms: expected a finite "
+                                            "number >= 0, got \"", bad, "\"")),
+              std::string::npos)
+        << s;
+  }
 }
 
 // The whole table's rows with index % count == index, as `sweep --shard`
