@@ -1051,6 +1051,26 @@ TEST(EndToEndTest, SweepsThatEvaluateNothingOrDoNotBelongTogetherExitTwo) {
   EXPECT_NE(foreign.out.find("sweep.shard-1-of-2.csv is a shard of another sweep"),
             std::string::npos)
       << foreign.out;
+  // The same path with other contents (a refit rewrites the parameters file
+  // in place) is another sweep too.
+  const std::string params = dir + "/params.textproto";
+  std::filesystem::copy_file(std::string(SERVESIM_SOURCE_DIR) + "/scenarios/fitted_params.textproto",
+                             params, std::filesystem::copy_options::overwrite_existing);
+  const std::string refit = dir + "/refit";
+  Result before = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +
+                           " --axis --request-rate=1,2,4 --params " + params + " --out-dir " +
+                           refit + " --shard 0/2");
+  ASSERT_EQ(before.exit_code, 0) << before.out;
+  std::string text = ReadFile(params);
+  text.replace(text.find("step_cpu_us: "), 13, "step_cpu_us: 1");
+  std::ofstream(params) << text;
+  Result after = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +
+                          " --axis --request-rate=1,2,4 --params " + params + " --out-dir " +
+                          refit + " --shard 1/2");
+  ASSERT_EQ(after.exit_code, 0) << after.out;
+  Result mixed = Servesim("sweep-merge --out-dir " + refit);
+  EXPECT_EQ(mixed.exit_code, 2) << mixed.out;
+  EXPECT_NE(mixed.out.find("is a shard of another sweep"), std::string::npos) << mixed.out;
 }
 
 // A trace shorter than plan's default 2000 requests is replayed whole (the

@@ -225,22 +225,6 @@ int SweepCommand(const CliArgs& args) {
   if (!points.ok()) return ReportError(points.status());
   planning::SweepTable table;
   for (const planning::Axis& a : axes) table.axis_names.push_back(a.name);
-  if (shard) {
-    // What else changes the figures, as given, so that a shard run with
-    // other settings does not merge either.
-    std::vector<std::string> settings = args.env;
-    for (const char* flag : {"--repo-dir", "--model-spec", "--profile", "--params"}) {
-      settings.push_back(absl::StrCat(flag, "=", args.Get(flag)));
-    }
-    // Only with --spread, so that a sweep without it keeps its id.
-    if (args.Has("--spread")) {
-      settings.push_back(absl::StrCat("--spread --folds=", args.Get("--folds")));
-    }
-    table.sweep_id =
-        planning::SweepId(base_serve, args.Get("--bench"), axes, settings);
-    table.sweep_points = static_cast<int64_t>(points->size());
-    *points = planning::SelectShard(*points, *shard);
-  }
 
   absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
   if (!context.ok()) return ReportError(context.status());
@@ -248,6 +232,28 @@ int SweepCommand(const CliArgs& args) {
   if (!env.ok()) return ReportError(env.status());
   absl::StatusOr<std::optional<SpreadFolds>> folds = SpreadFoldsFromArgs(args, *context);
   if (!folds.ok()) return ReportError(folds.status());
+  if (shard) {
+    // What else changes the figures, so that a shard run with other settings
+    // does not merge either: the files' contents, not their paths (a refit
+    // rewrites scenarios/fitted_params.textproto in place; shards on other
+    // machines may keep the same files elsewhere).
+    std::vector<std::string> settings = args.env;
+    auto contents = [](const std::string& path) {
+      absl::StatusOr<std::string> text = ReadFileToString(path);
+      return text.ok() ? *text : absl::StrCat(path, " (not read)");
+    };
+    const runner::ContextPaths& paths = context->paths;
+    settings.push_back(contents(paths.model_spec));
+    settings.push_back(context->profile ? contents(paths.profile) : "no profile (roofline)");
+    settings.push_back(paths.params == "none" || !context->missing_default_params.empty()
+                           ? "no fitted parameters"
+                           : contents(paths.params));
+    // Only with --spread, so that a sweep without it keeps its id.
+    if (*folds) settings.push_back(absl::StrCat("--spread ", contents((*folds)->path)));
+    table.sweep_id = planning::SweepId(base_serve, args.Get("--bench"), axes, settings);
+    table.sweep_points = static_cast<int64_t>(points->size());
+    *points = planning::SelectShard(*points, *shard);
+  }
   planning::SpreadEvaluator spread;
   if (*folds) {
     for (const std::string& key : fit::SpreadFigures()) table.spread_figures.push_back(key);
