@@ -194,17 +194,37 @@ std::string RepoRelative(const PredictionContext& c, const std::string& path) {
   return path.rfind(prefix, 0) == 0 ? path.substr(prefix.size()) : path;
 }
 
-std::string ContextSummary(const PredictionContext& context) {
-  std::string profile = "none (roofline of H200 datasheet rates)";
-  if (context.profile) {
-    const auto& d = context.profile->proto().device();
-    profile = absl::StrCat(RepoRelative(context, context.paths.profile), " (", d.name(),
-                           ", measured ", d.measured_at(), ")");
+namespace {
+
+// The measured profile the ops are priced from, or the roofline that stands
+// in for it, as run's header and plan's report name it.
+std::string DescribeProfile(const PredictionContext& context) {
+  if (!context.profile) {
+    return context.missing_default_profile.empty()
+               ? "none (roofline of H200 datasheet rates)"
+               : absl::StrCat(context.missing_default_profile,
+                              " not found; roofline of H200 datasheet rates");
   }
+  const auto& d = context.profile->proto().device();
+  return absl::StrCat(RepoRelative(context, context.paths.profile), " (", d.name(),
+                      ", measured ", d.measured_at(), ")");
+}
+
+// Where no fitted parameters come from, and why.
+std::string NoParamsReason(const PredictionContext& context) {
+  return context.missing_default_params.empty()
+             ? "none (--params none: fitted host costs taken as 0)"
+             : absl::StrCat("none (no parameters file at ", context.missing_default_params,
+                            ": fitted host costs taken as 0)");
+}
+
+}  // namespace
+
+std::string ContextSummary(const PredictionContext& context) {
   const std::string params = context.params.engines().empty()
-                                 ? "none (fitted host costs taken as 0)"
+                                 ? NoParamsReason(context)
                                  : RepoRelative(context, context.paths.params);
-  return absl::StrCat("costs: profile ", profile, "; fitted parameters ", params,
+  return absl::StrCat("costs: profile ", DescribeProfile(context), "; fitted parameters ", params,
                       "; every command's model simulated as ", context.spec.name(), " (",
                       RepoRelative(context, context.paths.model_spec), ")");
 }
@@ -301,11 +321,7 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
         " (fit them with servesim fit, or run with --params none for no fitted costs)"));
   }
   if (found == nullptr) {
-    run.setup.notes.push_back(
-        context.missing_default_params.empty()
-            ? "fitted parameters: none (--params none: fitted host costs taken as 0)"
-            : absl::StrCat("fitted parameters: none (no parameters file at ",
-                           context.missing_default_params, ": fitted host costs taken as 0)"));
+    run.setup.notes.push_back(absl::StrCat("fitted parameters: ", NoParamsReason(context)));
   } else {
     run.params = *found;
     run.setup.notes.push_back(absl::StrFormat(
@@ -519,16 +535,8 @@ metrics::ReportOptions ClientReportOptions(const workload::BenchConfig& bench,
 // the roofline that stood in for it.
 std::vector<std::string> ProfileLines(const PredictionContext& context,
                                       const std::set<std::string>& fallbacks) {
-  if (!context.profile) {
-    return {context.missing_default_profile.empty()
-                ? "profile: none (roofline of H200 datasheet rates)"
-                : absl::StrCat("profile: ", context.missing_default_profile,
-                               " not found; roofline of H200 datasheet rates")};
-  }
-  std::vector<std::string> lines;
-  const auto& d = context.profile->proto().device();
-  lines.push_back(absl::StrCat("profile: ", RepoRelative(context, context.paths.profile), " (",
-                               d.name(), ", measured ", d.measured_at(), ")"));
+  std::vector<std::string> lines = {absl::StrCat("profile: ", DescribeProfile(context))};
+  if (!context.profile) return lines;
   for (const cost::KernelScale& k : context.kernel_scales) {
     if (k.dsa_only && !context.spec.has_indexer()) continue;
     lines.push_back(absl::StrCat("production-kernel factor: ", k.derivation));

@@ -132,8 +132,17 @@ TEST(ContextSummaryTest, NamesTheProfileParametersAndModelSpec) {
   context.profile = nullptr;
   context.params.clear_engines();
   EXPECT_NE(ContextSummary(context).find("costs: profile none (roofline of H200 datasheet "
-                                         "rates); fitted parameters none (fitted host costs "
-                                         "taken as 0);"),
+                                         "rates); fitted parameters none (--params none: "
+                                         "fitted host costs taken as 0);"),
+            std::string::npos)
+      << ContextSummary(context);
+  // A default file that is missing is named, as run's header names it.
+  context.missing_default_profile = "calibration/profiles/h200.textproto";
+  context.missing_default_params = "scenarios/fitted_params.textproto";
+  EXPECT_NE(ContextSummary(context).find(
+                "costs: profile calibration/profiles/h200.textproto not found; roofline of H200 "
+                "datasheet rates; fitted parameters none (no parameters file at "
+                "scenarios/fitted_params.textproto: fitted host costs taken as 0);"),
             std::string::npos)
       << ContextSummary(context);
 }
