@@ -47,6 +47,9 @@ bool MeetsAll(const std::vector<SloCheck>& checks);
 
 // One node count tried.
 struct NodeTrial {
+  // Nodes in all. SearchFewestNodes counts in replicas of one engine
+  // instance; Plan multiplies by the nodes one instance spans (--nnodes)
+  // once the search is done.
   int nodes = 0;
   PointFigures figures;
   // A failed request's error, as vLLM would save it ("" when none failed):
@@ -68,7 +71,9 @@ struct NodeTrial {
 // when this is at most 1.
 double SloPressure(const std::vector<SloCheck>& checks);
 
-// Fewest nodes in [1, max_nodes] for which `trial(n).meets`: probes 1, 2,
+// Fewest nodes in [1, max_nodes] for which `trial(n).meets` (Plan searches
+// replicas of a multi-node instance with it, `max_nodes` then the most
+// replicas that fit --max-nodes): probes 1, 2,
 // 4, ..., max_nodes until one meets, then tries every count below it from 1
 // until one meets, and the count after the answer (the report says when it
 // fails). Not a bisection: more nodes can do worse, as a round-robin split

@@ -84,6 +84,9 @@ absl::StatusOr<metrics::BenchMetrics> SimulateReplicas(const runner::PredictionC
   // With fewer active replicas than `replicas`, request i still went to i mod
   // replicas == i, so the interleave below is the identity on the active ones.
   MergedRun merged = MergeReplicaRecords(results);
+  // At the default percentiles, not the bench's --metric-percentiles: the
+  // plan's SLOs are P99s, which a bench asking for other percentiles would
+  // leave uncomputed; --goodput is no plan figure.
   return metrics::ComputeBenchMetrics(merged.records, merged.duration);
 }
 
