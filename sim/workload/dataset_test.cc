@@ -437,7 +437,7 @@ TEST(TraceDatasetTest, ALengthTableIsShuffledWithTheSeedUnlessDisabled) {
   {
     std::ofstream out(path);
     out << "num_prefill_tokens,num_decode_tokens,num_total_tokens,pd_ratio\n";
-    for (int i = 1; i <= 100; ++i) out << i << "," << 1000 + i << "," << 1001 + 2 * i << ",0.1\n";
+    for (int i = 1; i <= 100; ++i) out << i << "," << 1000 + i << "," << 1000 + 2 * i << ",0.1\n";
   }
   BenchConfig config;
   config.dataset_name = DatasetName::kTrace;

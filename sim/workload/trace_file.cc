@@ -215,6 +215,9 @@ absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::strin
   int64_t first_ns = 0;
   int64_t previous_ns = 0;
   int columns = 3;  // fields per CSV row, as the header has them
+  // A lengths table's third column, where its header names it so: the
+  // prompt and output lengths summed (a row that disagrees is corrupt).
+  bool lengths_have_total = false;
   int line_no = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_no;
@@ -242,6 +245,8 @@ absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::strin
           trace.format = "lengths-csv";
           trace.has_arrivals = false;
           columns = static_cast<int>(std::vector<absl::string_view>(absl::StrSplit(line, ',')).size());
+          lengths_have_total =
+              absl::StartsWith(line, "num_prefill_tokens,num_decode_tokens,num_total_tokens");
         } else {
           return fail(absl::InvalidArgumentError(absl::StrCat(
               "unknown trace header \"", line,
@@ -309,6 +314,15 @@ absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::strin
       if (!output.ok()) return fail(output.status());
       row.input_tokens = *input;
       row.output_tokens = *output;
+      if (lengths_have_total) {
+        auto total = ParseCount(fields[2], "total tokens");
+        if (!total.ok()) return fail(total.status());
+        if (*total != row.input_tokens + row.output_tokens) {
+          return fail(absl::InvalidArgumentError(absl::StrCat(
+              "num_total_tokens ", *total, " is not num_prefill_tokens + num_decode_tokens (",
+              row.input_tokens + row.output_tokens, ")")));
+        }
+      }
     }
     if (trace.rows.empty()) {
       first_ns = stamp_ns;

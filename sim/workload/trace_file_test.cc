@@ -106,6 +106,12 @@ TEST(ParseTraceTextTest, ReadsALengthTableWithoutArrivals) {
       "num_prefill_tokens,num_decode_tokens,num_total_tokens,pd_ratio\n74,918\n", "l.csv");
   ASSERT_FALSE(short_row.ok());
   EXPECT_EQ(short_row.status().message(), "l.csv:2: expected 4 comma-separated fields, got 2");
+  // num_total_tokens is the two lengths' sum: a row that disagrees is corrupt.
+  auto corrupt = ParseTraceText(
+      "num_prefill_tokens,num_decode_tokens,num_total_tokens,pd_ratio\n100,10,999,0.1\n", "l.csv");
+  ASSERT_FALSE(corrupt.ok());
+  EXPECT_EQ(corrupt.status().message(),
+            "l.csv:2: num_total_tokens 999 is not num_prefill_tokens + num_decode_tokens (110)");
 }
 
 TEST(ParseTraceTextTest, MalformedRowsNameTheLine) {
