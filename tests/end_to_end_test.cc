@@ -984,6 +984,12 @@ TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
     EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << args << "\n" << r.out;
     EXPECT_EQ(error.rfind("servesim: ", 0), 0u) << args << "\n" << r.out;
   }
+  // An engine with one run cannot be held out: refused before any progress
+  // line, so the error is all there is.
+  Result lone = Servesim("fit --runs " + dir + "/fit_ok.csv --engines vllm --leave-one-out");
+  EXPECT_EQ(lone.exit_code, 2) << lone.out;
+  EXPECT_EQ(lone.out.rfind("servesim: --leave-one-out: vllm has one run (a): ", 0), 0u)
+      << lone.out;
   Result fitted = Servesim(ok + "--out " + dir + "/p");
   EXPECT_EQ(fitted.exit_code, 0) << fitted.out;
 }

@@ -130,6 +130,20 @@ struct FitResults {
 // Every fit is independent: each engine's fit on all its runs and, with
 // `leave_one_out`, each fold's fit without one run. They share the cores;
 // results come back in engine and run order whatever the thread count.
+// Without its lone run an engine has nothing to fit on: the row could only
+// be predicted by parameters fitted on it, which is no held-out test.
+absl::Status CheckEachCanBeHeldOut(const std::vector<EngineRuns>& engines) {
+  for (const EngineRuns& e : engines) {
+    if (e.runs.size() < 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--leave-one-out: ", absl::AsciiStrToLower(scenarios::EngineKind_Name(e.kind)),
+          " has one run (", e.runs.front().name,
+          "): nothing is left to fit it on; add runs of it, or leave it out of --engines"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
                                   const std::vector<EngineRuns>& engines, bool leave_one_out,
                                   const fit::EngineFitOptions& options, int threads) {
@@ -140,15 +154,8 @@ absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
   std::vector<FitTask> tasks;
   for (size_t e = 0; e < engines.size(); ++e) tasks.push_back({e, -1});
   if (leave_one_out) {
+    RETURN_IF_ERROR(CheckEachCanBeHeldOut(engines));
     for (size_t e = 0; e < engines.size(); ++e) {
-      // Without its lone run an engine has nothing to fit on: the row could
-      // only be predicted by parameters fitted on it, which is no held-out test.
-      if (engines[e].runs.size() < 2) {
-        const std::string name = absl::AsciiStrToLower(scenarios::EngineKind_Name(engines[e].kind));
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--leave-one-out: ", name, " has one run (", engines[e].runs.front().name,
-            "): nothing is left to fit it on; add runs of it, or leave it out of --engines"));
-      }
       for (size_t i = 0; i < engines[e].runs.size(); ++i) tasks.push_back({e, static_cast<int>(i)});
     }
   }
@@ -284,13 +291,20 @@ int FitCommand(const CliArgs& args) {
     absl::StatusOr<std::vector<fit::LiveRun>> mine = fit::RunsOfEngine(*context, *runs, kind);
     if (!mine.ok()) return ReportError(mine.status());
     if (mine->empty()) continue;
-    std::fprintf(stderr, "fitting %s on %zu runs\n", name.c_str(), mine->size());
     engines.push_back({kind, std::move(*mine)});
   }
   if (engines.empty()) {
     return ReportError(absl::InvalidArgumentError(
         absl::StrCat("--runs: ", args.Get("--runs"), " has no results of ",
                      absl::StrJoin(wanted, ", "), " to fit (expected failures are not fitted)")));
+  }
+  // Refused before the progress lines, so that stderr holds the one error.
+  if (args.Has("--leave-one-out")) {
+    if (absl::Status s = CheckEachCanBeHeldOut(engines); !s.ok()) return ReportError(s);
+  }
+  for (const EngineRuns& e : engines) {
+    std::fprintf(stderr, "fitting %s on %zu runs\n",
+                 absl::AsciiStrToLower(scenarios::EngineKind_Name(e.kind)).c_str(), e.runs.size());
   }
   absl::StatusOr<FitResults> fitted =
       FitAll(*context, engines, args.Has("--leave-one-out"), options, threads);
