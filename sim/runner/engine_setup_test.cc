@@ -118,6 +118,8 @@ TEST(EngineSetupTest, OnlyTrtllmShortensMaxTokensPastTheContext) {
       "trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8 "
       "--max_seq_len 2000");
   ASSERT_TRUE(trt.topology.output_cap);
+  EXPECT_NE(trt.topology.output_cap_rule.find("TensorRT-LLM's _deduce_max_tokens"),
+            std::string::npos);
   EXPECT_EQ(trt.topology.output_cap(fits), 1000);
   EXPECT_EQ(trt.topology.output_cap(over), 999);
   EXPECT_EQ(trt.topology.reject_reason(over), "");

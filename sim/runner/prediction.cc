@@ -583,10 +583,8 @@ std::vector<std::string> HeaderLines(const PredictionContext& context, const Pre
                                   " request(s), e.g. \"", simulation.first_reject_reason, "\""));
   }
   if (simulation.output_capped > 0) {
-    header.push_back(absl::StrCat(
-        "max_tokens shortened by the engine: ", simulation.output_capped,
-        " request(s) asked for more output than max_seq_len leaves after the prompt and get "
-        "max_seq_len - prompt (TensorRT-LLM's _deduce_max_tokens)"));
+    header.push_back(absl::StrCat("max_tokens shortened by the engine: ", simulation.output_capped,
+                                  " request(s) ", run.setup.topology.output_cap_rule));
   }
   header.push_back(absl::StrCat("simulated: ", simulation.steps, " iterations, ",
                                 simulation.preempted_or_retracted,

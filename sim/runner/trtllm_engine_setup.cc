@@ -73,6 +73,9 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
     return std::min(r.max_completion(), max_seq_len - r.prompt_tokens);
   };
   s.topology.output_cap = output_cap;
+  s.topology.output_cap_rule =
+      "asked for more output than max_seq_len leaves after the prompt and get "
+      "max_seq_len - prompt (TensorRT-LLM's _deduce_max_tokens)";
   s.topology.reject_reason = [=](const serving::ClientRequest& r) {
     if (r.prompt_tokens >= max_seq_len) {
       // [U: the error TRT-LLM raises after its warning was not read.]

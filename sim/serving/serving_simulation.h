@@ -93,6 +93,8 @@ struct EngineTopology {
   // shortens a max_tokens that does not fit instead of refusing the request
   // (TensorRT-LLM: max_seq_len - prompt); unset or above max_tokens: as sent.
   std::function<int64_t(const ClientRequest&)> output_cap;
+  // The rule behind output_cap, as the run's header names it.
+  std::string output_cap_rule;
   // Independent replicas of this engine (one per node, each with its own API
   // server, ranks and KV) behind one load balancer.
   int nodes = 1;
