@@ -1,6 +1,7 @@
 #include "sim/engine/vllm_v1_replica_scheduler.h"
 
 #include <algorithm>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -186,10 +187,12 @@ TEST(VllmV1ReplicaSchedulerTest, RequestsOfAPrefixGroupReuseItsFullBlocks) {
   }
 }
 
-TEST(VllmV1ReplicaSchedulerTest, SpeculativeDecodeAcceptsTheMeanNumberOfDrafts) {
-  RequestTable reqs = MakeRequests({{8, 101}});
+// Runs request 0 alone with `spec` until it finishes; `on_step(batch, i)`
+// sees each step's batch. Returns the steps taken.
+int StepsOfALoneRequest(RequestTable& reqs, SpeculativeConfig spec,
+                        const std::function<void(const StepBatch&, int)>& on_step = {}) {
   VllmSchedulerConfig c = Config(1000, 100);
-  c.spec = {1, 0.5};  // 1 draft, accepted half of the time
+  c.spec = spec;
   VllmV1ReplicaScheduler s(c, reqs.size());
   s.Enqueue(0, reqs);
   StepBatch b;
@@ -197,11 +200,20 @@ TEST(VllmV1ReplicaSchedulerTest, SpeculativeDecodeAcceptsTheMeanNumberOfDrafts) 
   int steps = 0;
   while (s.HasWork()) {
     s.Schedule(reqs, &b);
-    if (steps > 0) EXPECT_EQ(b.seqs[0].query_tokens, 2);  // 1 + 1 draft
+    if (on_step) on_step(b, steps);
     out.clear();
     s.Complete(b, reqs, &out);
     ++steps;
   }
+  return steps;
+}
+
+TEST(VllmV1ReplicaSchedulerTest, SpeculativeDecodeAcceptsTheMeanNumberOfDrafts) {
+  RequestTable reqs = MakeRequests({{8, 101}});
+  // 1 draft, accepted half of the time.
+  const int steps = StepsOfALoneRequest(reqs, {1, 0.5}, [](const StepBatch& b, int i) {
+    if (i > 0) EXPECT_EQ(b.seqs[0].query_tokens, 2);  // 1 + 1 draft
+  });
   // 1 prefill step emits 1 token; 100 more at 1.5 per decode step: 67 steps.
   EXPECT_EQ(reqs[0].output_tokens, 101);
   EXPECT_EQ(steps, 1 + 67);
@@ -213,21 +225,8 @@ TEST(VllmV1ReplicaSchedulerTest, SpeculativeDecodeAcceptsTheMeanNumberOfDrafts) 
 // took two decode steps, as if there were no MTP.)
 TEST(VllmV1ReplicaSchedulerTest, AShortReplyGainsFromItsFirstDraft) {
   RequestTable reqs = MakeRequests({{8, 3}});
-  VllmSchedulerConfig c = Config(1000, 100);
-  c.spec = {1, 0.6};
-  VllmV1ReplicaScheduler s(c, reqs.size());
-  s.Enqueue(0, reqs);
-  StepBatch b;
-  StepOutcome out;
-  int steps = 0;
-  while (s.HasWork()) {
-    s.Schedule(reqs, &b);
-    out.clear();
-    s.Complete(b, reqs, &out);
-    ++steps;
-  }
+  EXPECT_EQ(StepsOfALoneRequest(reqs, {1, 0.6}), 2);
   EXPECT_EQ(reqs[0].output_tokens, 3);
-  EXPECT_EQ(steps, 2);
 }
 
 // A decode the token budget cuts short carries no draft, so it can accept
