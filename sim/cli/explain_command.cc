@@ -93,9 +93,8 @@ absl::StatusOr<ReferenceSizes> ReferenceSizesFromArgs(const CliArgs& args,
   absl::StatusOr<int64_t> prefill_tokens =
       PositiveFlag(args, "--prefill-tokens", engine.max_num_batched_tokens(),
                    kMaxPrefillTokens, absl::StrCat(kMaxPrefillTokens, " tokens in one step"));
-  // --prefill-seqs N: the prefill tokens as N fresh prompts of equal length
-  // (to a token)
-  // (a chunk of short chat prompts), not one long one. By default the fewest
+  // --prefill-seqs N: the prefill tokens as N fresh prompts of equal length,
+  // to a token (a chunk of short chat prompts), not one long one. By default the fewest
   // prompts the context allows: one, or more where the budget exceeds
   // max_model_len (a short --max-model-len had failed with a flag never given).
   const int64_t fewest_prompts =

@@ -127,9 +127,6 @@ struct FitResults {
   scenarios::FoldFits folds;
 };
 
-// Every fit is independent: each engine's fit on all its runs and, with
-// `leave_one_out`, each fold's fit without one run. They share the cores;
-// results come back in engine and run order whatever the thread count.
 // Without its lone run an engine has nothing to fit on: the row could only
 // be predicted by parameters fitted on it, which is no held-out test.
 absl::Status CheckEachCanBeHeldOut(const std::vector<EngineRuns>& engines) {
@@ -144,6 +141,10 @@ absl::Status CheckEachCanBeHeldOut(const std::vector<EngineRuns>& engines) {
   return absl::OkStatus();
 }
 
+// Every fit is independent: each engine's fit on all its runs and, with
+// `leave_one_out`, each fold's fit without one run (the caller has checked
+// CheckEachCanBeHeldOut). They share the cores; results come back in engine
+// and run order whatever the thread count.
 absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
                                   const std::vector<EngineRuns>& engines, bool leave_one_out,
                                   const fit::EngineFitOptions& options, int threads) {
@@ -154,7 +155,6 @@ absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
   std::vector<FitTask> tasks;
   for (size_t e = 0; e < engines.size(); ++e) tasks.push_back({e, -1});
   if (leave_one_out) {
-    RETURN_IF_ERROR(CheckEachCanBeHeldOut(engines));
     for (size_t e = 0; e < engines.size(); ++e) {
       for (size_t i = 0; i < engines[e].runs.size(); ++i) tasks.push_back({e, static_cast<int>(i)});
     }

@@ -245,9 +245,8 @@ int SweepCommand(const CliArgs& args) {
     const runner::ContextPaths& paths = context->paths;
     settings.push_back(contents(paths.model_spec));
     settings.push_back(context->profile ? contents(paths.profile) : "no profile (roofline)");
-    settings.push_back(paths.params == "none" || !context->missing_default_params.empty()
-                           ? "no fitted parameters"
-                           : contents(paths.params));
+    // A missing default parameters file reads "none" here too.
+    settings.push_back(paths.params == "none" ? "no fitted parameters" : contents(paths.params));
     // Only with --spread, so that a sweep without it keeps its id.
     if (*folds) settings.push_back(absl::StrCat("--spread ", contents((*folds)->path)));
     table.sweep_id = planning::SweepId(base_serve, args.Get("--bench"), axes, settings);
