@@ -21,8 +21,12 @@ class ReplicaScheduler {
   // retracting as the engine does.
   virtual void Schedule(RequestTable& requests, StepBatch* out) = 0;
   // Applies the finished step: tokens, finished requests, freed KV.
-  virtual void Complete(const StepBatch& batch, RequestTable& requests,
-                        StepOutcome* out) = 0;
+  virtual void Complete(const StepBatch& batch, RequestTable& requests, StepOutcome* out) = 0;
+
+  // Every rank of the engine found nothing to run, so its event loop idles
+  // (under DP attention a rank with nothing to do runs idle batches while
+  // any other rank has work: it idles only with all of them).
+  virtual void OnEngineIdle() {}
 
   virtual bool HasWork() const = 0;
   virtual int64_t num_waiting() const = 0;

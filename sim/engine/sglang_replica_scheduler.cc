@@ -23,12 +23,6 @@ SglangReplicaScheduler::SglangReplicaScheduler(const SglangSchedulerConfig& conf
       new_token_ratio_(config.init_new_token_ratio) {}
 
 void SglangReplicaScheduler::Enqueue(RequestId id, RequestTable& requests) {
-  // An idle engine's event loop runs self_check_during_idle, which resets
-  // new_token_ratio to its initial value: admission after a lull starts
-  // conservative again. [U: under DP attention a rank with no work runs idle
-  // batches while another rank has some, so SGLang resets only when every
-  // rank is idle; servesim resets a rank when it alone is idle.]
-  if (!HasWork()) new_token_ratio_ = config_.init_new_token_ratio;
   // Requests sharing a prefix match it in the radix tree.
   const Request& r = requests[id];
   if (config_.radix_cache && !r.prefix_node_keys.empty()) {

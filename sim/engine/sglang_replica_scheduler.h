@@ -16,10 +16,10 @@ struct SglangSchedulerConfig {
   // Prefill tokens per batch (per DP rank, after SGLang's //dp_size); <= 0
   // disables chunking (a prompt then prefills whole).
   int64_t chunked_prefill_size = 8192;
-  int64_t max_prefill_tokens = 16384;     // --max-prefill-tokens per prefill batch
-  int64_t max_running_requests = 4096;    // per DP rank
-  int64_t kv_blocks = 0;                  // KV pool of this rank, in pages
-  int64_t page_size_tokens = 64;          // forced to 64 for DeepSeek NSA
+  int64_t max_prefill_tokens = 16384;   // --max-prefill-tokens per prefill batch
+  int64_t max_running_requests = 4096;  // per DP rank
+  int64_t kv_blocks = 0;                // KV pool of this rank, in pages
+  int64_t page_size_tokens = 64;        // forced to 64 for DeepSeek NSA
   // new_token_ratio: the share of each running request's remaining output
   // that admission reserves. SGLang: init = min(0.7 * conservativeness, 1),
   // min = init * 0.14, decay = (init - min) / 600 per decode step
@@ -27,8 +27,8 @@ struct SglangSchedulerConfig {
   double init_new_token_ratio = 0.7;
   double min_new_token_ratio = 0.098;
   double new_token_ratio_decay = (0.7 - 0.098) / 600;
-  int64_t clip_max_new_tokens = 4096;    // SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
-  int64_t retract_decode_steps = 20;     // SGLANG_RETRACT_DECODE_STEPS
+  int64_t clip_max_new_tokens = 4096;  // SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
+  int64_t retract_decode_steps = 20;   // SGLANG_RETRACT_DECODE_STEPS
   // --enable-mixed-chunk: a prefill batch also carries the running decodes.
   bool enable_mixed_chunk = false;
   // Radix cache (on unless --disable-radix-cache): a retracted request's
@@ -48,10 +48,11 @@ class SglangReplicaScheduler : public ReplicaScheduler {
   void Enqueue(RequestId id, RequestTable& requests) override;
   void Schedule(RequestTable& requests, StepBatch* out) override;
   void Complete(const StepBatch& batch, RequestTable& requests, StepOutcome* out) override;
+  // self_check_during_idle resets new_token_ratio to its initial value:
+  // admission after a lull starts conservative again.
+  void OnEngineIdle() override { new_token_ratio_ = config_.init_new_token_ratio; }
 
-  bool HasWork() const override {
-    return !running_.empty() || !waiting_.empty() || chunked_ >= 0;
-  }
+  bool HasWork() const override { return !running_.empty() || !waiting_.empty() || chunked_ >= 0; }
   int64_t num_waiting() const override { return static_cast<int64_t>(waiting_.size()); }
   int64_t num_running() const override {
     return static_cast<int64_t>(running_.size()) + (chunked_ >= 0 ? 1 : 0);

@@ -253,6 +253,8 @@ TEST(SglangReplicaSchedulerTest, RatioDecaysPerDecodeStepToItsFloor) {
 
 // self_check_during_idle: an engine that ran out of work starts the next
 // admission at the initial ratio; one that is busy keeps its decayed ratio.
+// (Whether the engine is idle is the simulation's to say: under DP attention
+// only when every rank is, ServingSimulationTest.)
 TEST(SglangReplicaSchedulerTest, RatioResetsWhenTheEngineGoesIdle) {
   RequestTable reqs = MakeRequests({{16, 11}, {16, 100}, {16, 100}});
   SglangSchedulerConfig c = Config(1000, 100);
@@ -263,8 +265,11 @@ TEST(SglangReplicaSchedulerTest, RatioResetsWhenTheEngineGoesIdle) {
   for (int i = 0; i < 11; ++i) Step(s, reqs, &b);  // prefill, then 10 decodes
   ASSERT_TRUE(reqs[0].finished);
   ASSERT_FALSE(s.HasWork());
-  EXPECT_NEAR(s.new_token_ratio(), 0.7 - 10 * (0.7 - 0.098) / 600, 1e-12);
-  s.Enqueue(1, reqs);
+  const double decayed = 0.7 - 10 * (0.7 - 0.098) / 600;
+  EXPECT_NEAR(s.new_token_ratio(), decayed, 1e-12);
+  s.Enqueue(1, reqs);  // an arrival alone resets nothing
+  EXPECT_NEAR(s.new_token_ratio(), decayed, 1e-12);
+  s.OnEngineIdle();
   EXPECT_DOUBLE_EQ(s.new_token_ratio(), 0.7);
   Step(s, reqs, &b);  // prefill of request 1
   Step(s, reqs, &b);  // one decode

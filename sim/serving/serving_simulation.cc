@@ -251,6 +251,7 @@ absl::Status Simulation::StartStep(int instance, SimTime now) {
           "token budget (chunk size, page size) is too small for the next request, and the "
           "engine would wait forever");
     }
+    for (int rank : inst.ranks) schedulers_[rank]->OnEngineIdle();
     return absl::OkStatus();
   }
   inst.busy = true;

@@ -224,9 +224,9 @@ TEST(ServingSimulationTest, ManyRejectedRequestsQueuedBehindOneSlot) {
 // vLLM's balancer weighs a waiting request as four running ones, and the
 // first of equal ranks wins.
 TEST(LeastLoadedRankTest, WeighsWaitingFourTimesRunning) {
-  EXPECT_EQ(LeastLoadedRank({{0, 3}, {1, 0}}), 0);  // 3 < 4
-  EXPECT_EQ(LeastLoadedRank({{0, 5}, {1, 0}}), 1);  // 5 > 4
-  EXPECT_EQ(LeastLoadedRank({{1, 0}, {0, 4}}), 0);  // 4 = 4: the first
+  EXPECT_EQ(LeastLoadedRank({{0, 3}, {1, 0}}), 0);          // 3 < 4
+  EXPECT_EQ(LeastLoadedRank({{0, 5}, {1, 0}}), 1);          // 5 > 4
+  EXPECT_EQ(LeastLoadedRank({{1, 0}, {0, 4}}), 0);          // 4 = 4: the first
   EXPECT_EQ(LeastLoadedRank({{2, 0}, {0, 9}, {1, 3}}), 2);  // 8, 9, 7
   EXPECT_EQ(LeastLoadedRank({{0, 0}}), 0);
 }
@@ -250,6 +250,47 @@ TEST(ServingSimulationTest, RoundRobinSpreadsABurstEvenly) {
     for (int r = 0; r < 8; ++r) got[r] += step.ranks[r].prefill_tokens;
   }
   EXPECT_EQ(got, want);
+}
+
+// Counts the engine-idle calls a rank receives; schedules as vLLM.
+class IdleCountingScheduler : public engine::VllmV1ReplicaScheduler {
+ public:
+  IdleCountingScheduler(const engine::VllmSchedulerConfig& c, size_t n, int* idles)
+      : VllmV1ReplicaScheduler(c, n), idles_(idles) {}
+  void OnEngineIdle() override { ++*idles_; }
+
+ private:
+  int* idles_;
+};
+
+// An engine idles when none of its ranks has work: ranks in lockstep idle
+// together (an idle DP-attention rank runs dummy batches while another rank
+// works), independent ranks each on their own. Rank 0's 2-token request
+// ends long before rank 1's 200-token one, and a third request reaches rank
+// 0 (round robin) in between.
+TEST(ServingSimulationTest, RanksInLockstepIdleOnlyTogether) {
+  for (bool lockstep : {true, false}) {
+    auto predictor = Fake();
+    std::vector<int> idles(2, 0);
+    EngineTopology t = VllmTopology(2, lockstep, 1000);
+    t.router = RouterPolicy::kRoundRobin;
+    t.make_scheduler = [&idles](int rank, size_t n) {
+      engine::VllmSchedulerConfig c;
+      c.max_num_batched_tokens = 256;
+      c.kv_blocks = 1000;
+      c.block_size_tokens = 16;
+      return std::make_unique<IdleCountingScheduler>(c, n, &idles[rank]);
+    };
+    SimulationInput in;
+    in.requests.push_back({20, 2, 0, sim::SimTime::Zero()});
+    in.requests.push_back({20, 200, 0, sim::SimTime::Zero()});
+    in.requests.push_back({20, 2, 0, sim::Microseconds(50000)});  // rank 1 still decoding
+    auto result = RunServingSimulation(t, predictor, in);
+    ASSERT_TRUE(result.ok()) << result.status();
+    // Lockstep: both ranks idle once, at the end. Independent: rank 0 also
+    // idles between its two requests.
+    EXPECT_EQ(idles, (std::vector<int>{lockstep ? 1 : 2, 1})) << "lockstep " << lockstep;
+  }
 }
 
 // One request alone, timed by hand: a 20-token prefill step takes
