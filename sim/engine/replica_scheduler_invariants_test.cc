@@ -121,7 +121,9 @@ class ReplicaSchedulerInvariantsTest : public ::testing::Test {
         shared += s->kv_cache().shared_blocks_of(i);
       }
       ASSERT_EQ(held, s->kv_cache().used_blocks());
-      if (!share_prefixes) ASSERT_EQ(shared, 0);
+      if (!share_prefixes) {
+        ASSERT_EQ(shared, 0);
+      }
       shared_seen = std::max(shared_seen, shared);
       ASSERT_GE(s->kv_cache().free_blocks(), 0);
       ASSERT_LE(batch.num_tokens(), limits.token_budget);
@@ -151,8 +153,12 @@ class ReplicaSchedulerInvariantsTest : public ::testing::Test {
     }
     EXPECT_EQ(s->kv_cache().used_blocks(), 0);
     // The shared prefixes were used: some request held blocks through one.
-    if (share_prefixes && T::kReusesPrefixes) EXPECT_GT(shared_seen, 0);
-    if (!T::kReusesPrefixes) EXPECT_EQ(shared_seen, 0);
+    if (share_prefixes && T::kReusesPrefixes) {
+      EXPECT_GT(shared_seen, 0);
+    }
+    if (!T::kReusesPrefixes) {
+      EXPECT_EQ(shared_seen, 0);
+    }
     EXPECT_EQ(s->num_waiting(), 0);
     EXPECT_EQ(s->num_running(), 0);
   }

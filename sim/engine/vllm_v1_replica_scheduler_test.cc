@@ -212,7 +212,9 @@ TEST(VllmV1ReplicaSchedulerTest, SpeculativeDecodeAcceptsTheMeanNumberOfDrafts) 
   RequestTable reqs = MakeRequests({{8, 101}});
   // 1 draft, accepted half of the time.
   const int steps = StepsOfALoneRequest(reqs, {1, 0.5}, [](const StepBatch& b, int i) {
-    if (i > 0) EXPECT_EQ(b.seqs[0].query_tokens, 2);  // 1 + 1 draft
+    if (i > 0) {
+      EXPECT_EQ(b.seqs[0].query_tokens, 2);  // 1 + 1 draft
+    }
   });
   // 1 prefill step emits 1 token; 100 more at 1.5 per decode step: 67 steps.
   EXPECT_EQ(reqs[0].output_tokens, 101);

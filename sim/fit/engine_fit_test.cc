@@ -151,7 +151,9 @@ TEST(FitEngineTest, FitsWithFiguresMissing) {
     ASSERT_TRUE(p.ok()) << p.status();
     EXPECT_TRUE(std::isfinite(p->rms_log_error()));
     // No figure, no residual: the RMS of nothing is 0.
-    if (measured.empty()) EXPECT_EQ(p->rms_log_error(), 0);
+    if (measured.empty()) {
+      EXPECT_EQ(p->rms_log_error(), 0);
+    }
     EXPECT_EQ(p->fitted_on_size(), 1);
   }
 }

@@ -47,10 +47,10 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path);
 // The commands of one live run, as a shell script would hold them (the
 // `NAME.cmd` beside a NAME.json or NAME.txt result):
 //   export VLLM_USE_DEEP_GEMM=0              # env of the engine
-//   vllm serve deepseek-ai/DeepSeek-V3.2 \
-//     -tp 8                                   # the serve command (leading K=V: env)
+//   vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8  # the serve command (leading K=V: env)
 //   vllm bench serve --dataset-name random ...  # the bench command
-// Exactly one serve command (`vllm serve`, `python3 -m sglang.launch_server`,
+// A line ending in a backslash continues on the next. Exactly one serve
+// command (`vllm serve`, `python3 -m sglang.launch_server`,
 // `trtllm-serve`) and one `vllm bench serve`; `#` comments and blank lines
 // are skipped (a word starting with '#' ends its line); any other line is an
 // error naming it.

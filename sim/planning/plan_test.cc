@@ -204,7 +204,9 @@ TEST(PlanTest, SlowdownNeverNeedsFewerNodes) {
   ASSERT_GT(b.nodes, 0);
   EXPECT_GE(b.nodes, a.nodes);
   for (const NodeTrial& t : b.trials) {
-    if (t.nodes == a.nodes) EXPECT_GT(t.figures.p99_ttft_ms, a.answer.figures.p99_ttft_ms);
+    if (t.nodes == a.nodes) {
+      EXPECT_GT(t.figures.p99_ttft_ms, a.answer.figures.p99_ttft_ms);
+    }
   }
   EXPECT_NE(FormatPlanReport(*slowed, slo, options).find("50 % slower than predicted"),
             std::string::npos);

@@ -206,7 +206,9 @@ TEST(ReadTraceFileTest, ReadsThePublicTracesWhole) {
     auto trace = ReadTraceFile(kShared + c.file);
     ASSERT_TRUE(trace.ok()) << trace.status();
     EXPECT_EQ(trace->rows.size(), c.rows) << c.file;
-    if (c.last_offset_ns >= 0) EXPECT_EQ(trace->rows.back().arrival_offset_ns, c.last_offset_ns);
+    if (c.last_offset_ns >= 0) {
+      EXPECT_EQ(trace->rows.back().arrival_offset_ns, c.last_offset_ns);
+    }
   }
   // SOURCES.md: code trace spans 18:17:03 to 19:14:19, about 3,436 s.
   auto code = ReadTraceFile(kShared + "AzureLLMInferenceTrace_code.csv");
