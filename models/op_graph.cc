@@ -32,7 +32,9 @@ int64_t KeysOfRowsLongerThan(int64_t q, int64_t c, int64_t cap) {
 // The batch's attention work, summed over its sequences.
 struct AttentionWork {
   int64_t tokens = 0;            // all query tokens
-  int64_t sampled_rows = 0;      // LM-head rows (1 per prefill, q per decode)
+  int64_t head_rows = 0;         // LM-head rows (1 per prefill, q per decode; graph filler
+                                 // only where the graph captures the head)
+  int64_t sampled_rows = 0;      // the rows the sampler sees: graph filler excluded
   int64_t decode_rows = 0;       // query rows of decodes
   int64_t decode_keys = 0;       // Σ keys over decode rows
   int64_t decode_keys_topk = 0;  // what the decode kernel walks (its whole top-k or the capped keys)
@@ -56,6 +58,15 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
   const bool sparse = spec.has_indexer();
   const int64_t topk = sparse ? spec.indexer().index_topk() : 0;
   AttentionWork w;
+  // Under a whole-batch choice, one sequence past the limit (a decode riding
+  // in a mixed batch too) sends every prefill of the batch down the sparse path.
+  bool dense_batch = true;
+  if (o.dense_mha_prefill_whole_batch) {
+    for (const SequenceWork& s : batch.seqs) {
+      if (s.weight_reading_row) continue;
+      dense_batch &= s.context_before_tokens + s.query_tokens <= o.dense_mha_prefill_max_tokens;
+    }
+  }
   // Rows longer than the top-k run the selection; one block takes each row.
   auto select = [&w, topk](int64_t q, int64_t c) {
     w.selected_keys += KeysOfRowsLongerThan(q, c, topk);
@@ -70,7 +81,8 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
     // Token-linear work only, as padding tokens: no attention, no sampled row.
     if (s.weight_reading_row) continue;
     if (q <= 1 + o.num_speculative_tokens) {
-      w.sampled_rows += q;
+      if (!s.graph_filler) w.sampled_rows += q;
+      if (!s.graph_filler || o.lm_head_in_graph) w.head_rows += q;
       w.decode_rows += q;
       // Row i of the sequence scores c + i + 1 keys.
       const int64_t keys = CausalPairs(q, c);
@@ -89,7 +101,8 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
       continue;
     }
     w.sampled_rows += 1;
-    if (!sparse || c + q <= o.dense_mha_prefill_max_tokens) {
+    w.head_rows += 1;
+    if (!sparse || (dense_batch && c + q <= o.dense_mha_prefill_max_tokens)) {
       w.dense_prefill_tokens += q;
       w.dense_prefill_pairs += CausalPairs(q, c);
       w.dense_prefill_kv_tokens += c + q;
@@ -596,7 +609,7 @@ void Builder::Head(const AttentionWork& w, int64_t tokens) {
   const int64_t v = spec_.vocab_size();
   const bool lm_q = !IsUnquantized(spec_, LM_HEAD);
   Norm("final_norm", h, tokens, OpPhase::kHead, 1);
-  const int64_t rows = w.sampled_rows;
+  const int64_t rows = w.head_rows;
   if (rows <= 0) return;
   if (l_.lm_head_dp || l_.attn_dp == 1) {
     const int ways = l_.lm_head_dp ? l_.attn_tp : l_.gpus;
@@ -604,7 +617,7 @@ void Builder::Head(const AttentionWork& w, int64_t tokens) {
     PerRow(Gemm("lm_head", n, h, rows, lm_q, OpPhase::kHead, 1));
     PerRow(Collective("logits_all_gather", "all_gather", ways, rows * n * kBf16Bytes, 1));
   } else {
-    // Vocab split over all GPUs: the sampled rows of every DP rank are
+    // Vocab split over all GPUs: the LM-head rows of every DP rank are
     // gathered first. Other ranks' row counts are not known here; assume each
     // DP rank has as many as this one (lockstep ranks are balanced by the
     // round-robin dispatcher) [approximation].
@@ -616,9 +629,10 @@ void Builder::Head(const AttentionWork& w, int64_t tokens) {
     PerRow(Collective("logits_all_gather", "all_gather", l_.gpus,
                       rows_global * n * kBf16Bytes, 1));
   }
-  Add("sampling", o_.sampler_sorts_vocab ? "sampling_top_p" : "sampling",
-      {{"vocab", v}}, static_cast<double>(rows), 5.0 * rows * v,
-      2.0 * rows * v * kFp32Bytes, OpPhase::kHead, 1)
+  const int64_t sampled = w.sampled_rows;
+  Add("sampling", o_.sampler_sorts_vocab ? "sampling_top_p" : "sampling", {{"vocab", v}},
+      static_cast<double>(sampled), 5.0 * sampled * v, 2.0 * sampled * v * kFp32Bytes,
+      OpPhase::kHead, 1)
       .token_linear = false;
 }
 

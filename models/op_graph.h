@@ -25,6 +25,11 @@ struct SequenceWork {
   // (GEMMs, MoE, norms, collectives) and nothing else, no attention, no
   // sampled row, no MTP draft pass.
   bool weight_reading_row = false;
+  // A row that CUDA-graph padding adds to a decode batch: it runs the whole
+  // captured forward (attention over no context too), but no sampler sees
+  // it, and its logits are computed only where the graph captures the LM
+  // head (OpGraphOptions::lm_head_in_graph).
+  bool graph_filler = false;
 };
 
 // The sequences one attention-DP rank runs this iteration.
@@ -55,6 +60,10 @@ struct OpGraphOptions {
   // take dense MHA instead of sparse MLA: 2048 in SGLang, index top-k in newer
   // vLLM; 0 = never. Models without an indexer always prefill with dense MHA.
   int64_t dense_mha_prefill_max_tokens = 0;
+  // The choice is the batch's, not each sequence's: SGLang's
+  // handle_attention_nsa takes dense MHA only when the longest sequence of
+  // the prefill batch is within the limit, else every sequence runs sparse.
+  bool dense_mha_prefill_whole_batch = false;
   // FlashMLA sparse decode supports h_q in {64, 128}: heads per rank are
   // padded up to a multiple of this (TP8: 16 -> 64). 1 = no padding.
   int min_sparse_decode_heads = 64;
@@ -99,6 +108,11 @@ struct OpGraphOptions {
   // clean_logits=True [U: docs/engines.md]. 0 = the engine cleans nothing
   // beyond the rows' contexts (SGLang passes clean_logits=False).
   int64_t decode_logits_width = 0;
+  // The decode CUDA graph captures the LM head, so graph-padding rows get
+  // logits too (SGLang's and TensorRT-LLM's graphs run the model's forward,
+  // logits included, and sample outside); false: the head runs on the real
+  // rows alone, outside the graph (vLLM's compute_logits on logits_indices).
+  bool lm_head_in_graph = false;
 };
 
 // Every op one GPU of `layout` runs in one forward pass of the main model for

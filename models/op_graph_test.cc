@@ -232,7 +232,7 @@ TEST(OpGraphTest, TokenLinearMarksOnlyGrowWithTokens) {
     ASSERT_TRUE(Has(ops, name)) << name;
     EXPECT_FALSE(Find(ops, name)->token_linear) << name;
   }
-  for (const std::string& name :
+  for (const char* name :
        {"fused_qkv_a_proj", "attn_w_uk", "o_proj", "attn_all_reduce", "experts_gate_up",
         "experts_down", "moe_all_reduce", "final_norm", "input_layernorm"}) {
     ASSERT_TRUE(Has(ops, name)) << name;
@@ -392,6 +392,53 @@ TEST(OpGraphTest, ShortPrefillTakesDenseMhaBelowThreshold) {
   EXPECT_EQ(Find(ops, "dense_mha_prefill"), nullptr);
   EXPECT_EQ(Find(ops, "indexer_prefill")->x, 500500);
   EXPECT_EQ(Find(ops, "sparse_mla_prefill")->x, 500500);
+}
+
+// SGLang decides for the batch: one sequence over 2048 tokens (here a 3000-
+// token prompt, or a decode at context 5000 in a mixed batch) sends the
+// 1000-token prompt beside it down the sparse path as well; alone, or with
+// the per-sequence rule, it stays dense.
+TEST(OpGraphTest, AWholeBatchChoiceSendsEveryPrefillSparseForOneLongSequence) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const ParallelLayout l = Must(VllmLayout(spec, 1, 1, false, 8));
+  OpGraphOptions o;
+  o.dense_mha_prefill_max_tokens = 2048;
+  RankBatch b;
+  b.seqs = {{1000, 0}, {3000, 0}};
+  auto ops = BuildRankIterationOps(spec, l, b, 4000, o);
+  EXPECT_EQ(Find(ops, "dense_mha_prefill")->x, 500500);  // per sequence
+  EXPECT_EQ(Find(ops, "indexer_prefill")->x, 3000 * 3001 / 2);
+  o.dense_mha_prefill_whole_batch = true;
+  ops = BuildRankIterationOps(spec, l, b, 4000, o);
+  EXPECT_EQ(Find(ops, "dense_mha_prefill"), nullptr);
+  EXPECT_EQ(Find(ops, "indexer_prefill")->x, 500500 + 3000 * 3001 / 2);
+  b.seqs = {{1000, 0}, {1, 5000}};
+  ops = BuildRankIterationOps(spec, l, b, 1001, o);
+  EXPECT_EQ(Find(ops, "dense_mha_prefill"), nullptr);
+  EXPECT_EQ(Find(ops, "indexer_prefill")->x, 500500);
+  b.seqs = {{1000, 0}, {1048, 1000}};  // both within 2048: dense
+  ops = BuildRankIterationOps(spec, l, b, 2048, o);
+  EXPECT_EQ(Find(ops, "dense_mha_prefill")->x, 500500 + (1000 * 1048 + 1048 * 1049 / 2));
+  EXPECT_EQ(Find(ops, "indexer_prefill"), nullptr);
+}
+
+// Rows a CUDA graph pads a decode batch with are never sampled; their logits
+// are computed only where the graph captures the LM head (SGLang,
+// TensorRT-LLM), not where the head runs on the real rows outside it (vLLM).
+TEST(OpGraphTest, GraphFillerRowsAreNotSampled) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const ParallelLayout l = Must(VllmLayout(spec, 8, 1, false, 8));
+  RankBatch b = Decodes(9, 100);
+  for (int i = 0; i < 7; ++i) b.seqs.push_back({1, 0, false, /*graph_filler=*/true});
+  OpGraphOptions o;
+  auto ops = BuildRankIterationOps(spec, l, b, 16, o);
+  EXPECT_EQ(Find(ops, "lm_head")->x, 9);
+  EXPECT_EQ(Find(ops, "sampling")->x, 9);
+  EXPECT_EQ(Find(ops, "q_b_proj")->x, 16);  // the rest of the forward runs all 16
+  o.lm_head_in_graph = true;
+  ops = BuildRankIterationOps(spec, l, b, 16, o);
+  EXPECT_EQ(Find(ops, "lm_head")->x, 16);
+  EXPECT_EQ(Find(ops, "sampling")->x, 9);
 }
 
 // FlashMLA walks all 2048 top-k slots of a row: the 1000-token prompt then

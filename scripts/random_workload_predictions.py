@@ -46,10 +46,10 @@ METRICS = [("completed", "ok"), ("failed", "failed"), ("duration", "duration s")
            ("median_itl_ms", "median ITL ms")]
 
 
-def bench(i, o, n):
+def bench(i, o, n, extra=""):
     return ("vllm bench serve --model deepseek-ai/DeepSeek-V3.2 --backend openai-chat "
             "--endpoint /v1/chat/completions --dataset-name random "
-            f"--random-input-len {i} --random-output-len {o} --num-prompts {n} --seed 42")
+            f"--random-input-len {i} --random-output-len {o} --num-prompts {n} --seed 42{extra}")
 
 
 SENSITIVITY = """
@@ -80,6 +80,42 @@ floor on the uncertainty, not its measure: all the fits share the reading of the
 prefill factor above, which no ShareGPT run can test.
 """
 
+FRAGILE = """
+## Figures that a small change moves far
+
+Two figures of the first table can move far on a change that a live run makes
+unasked. The median ITL: where a workload's steps are of two kinds (decode-only
+steps of tens of milliseconds, and steps that carry prefill chunks, of up to
+seconds) and each kind gives a large share of the ITLs, the median is whichever
+kind holds the middle one; the 40th and 60th percentiles show where it could land
+(a few requests more or a few tokens fewer per reply move it between them).
+Throughput under length jitter: the first table's requests all have one prompt and
+one reply length, as `--random-range-ratio 0` (the default) draws them, and every
+reply runs to its length; a live run without `--ignore-eos` ends some replies early
+at EOS. The last column repeats the throughput with `--random-range-ratio 0.05`
+(prompt and reply lengths within 5 % of the set ones). Where the two part, the
+prediction rests on every request keeping in step (vLLM's DP8 ranks, in lockstep,
+wait at every step for the rank with the longest prefill chunk once their KV pools
+are full) or on a threshold the set length sits near (SGLang prefills a batch with
+dense MHA only while its longest sequence has at most 2048 tokens: the 2000-token
+prompts, 2003 with the chat template's tokens, sit 45 under it, and 5 % longer
+ones send their batches down the sparse path): compare a confirmation run through
+`servesim validate` with its `--save-detailed` JSON, which replays each request's
+own lengths, rather than with this page.
+"""
+
+
+def percentile(values, q):
+    """numpy.percentile's default (linear interpolation between closest ranks)."""
+    v = sorted(values)
+    if not v:
+        return float("nan")
+    pos = (len(v) - 1) * q / 100.0
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
 # (--save-result key, column): the figures of `servesim run --spread`'s servesim_spread.
 SPREAD_FIGURES = [("total_token_throughput", "total tok/s"), ("mean_ttft_ms", "mean TTFT ms"),
                   ("mean_tpot_ms", "mean TPOT ms"), ("median_itl_ms", "median ITL ms")]
@@ -109,11 +145,12 @@ def params_with_measured_prefill(params_path, out_path):
         f.write(text)
 
 
-def predict(binary, serve, env, i, o, n, params=None):
+def predict(binary, serve, env, i, o, n, params=None, extra=""):
     """The run's --save-result figures, or (None, servesim's error line)."""
     with tempfile.TemporaryDirectory() as tmp:
         result = os.path.join(tmp, "result.json")
-        cmd = [binary, "run", "--serve", serve, "--bench", bench(i, o, n), "--result-json", result]
+        cmd = [binary, "run", "--serve", serve, "--bench", bench(i, o, n, extra), "--result-json",
+               result]
         if env:
             cmd += ["--env", env]
         if params:
@@ -178,6 +215,23 @@ def main():
             print(f"| {case} | {i}/{o} x{n} | {cell(values['total_token_throughput'])} | "
                   f"{cell(asis['total_token_throughput'])} | {cell(values['mean_ttft_ms'])} | "
                   f"{cell(asis['mean_ttft_ms'])} |")
+
+    print(FRAGILE)
+    print("| configuration | workload (in/out x prompts) | median ITL ms | ITL p40 - p60 ms "
+          "| total tok/s | total tok/s, range ratio 0.05 |")
+    print("|---|---|---|---|---|---|")
+    for case, (i, o, n), r in ran(rows, fitted):
+        jittered, _ = predict(args.servesim, r["serve_command"], r["env"], i, o, n, args.params,
+                              " --random-range-ratio 0.05")
+        if jittered is None:
+            continue
+        values = fitted[case, (i, o, n)]
+        # servesim's --result-json lists every request's ITLs (in seconds).
+        itls = [1000.0 * x for request in values["itls"] for x in request]
+        print(f"| {case} | {i}/{o} x{n} | {cell(values['median_itl_ms'])} | "
+              f"{cell(percentile(itls, 40))} - {cell(percentile(itls, 60))} | "
+              f"{cell(values['total_token_throughput'])} | "
+              f"{cell(jittered['total_token_throughput'])} |")
 
     print(SPREAD)
     print("| configuration | workload (in/out x prompts) | " +

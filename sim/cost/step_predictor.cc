@@ -140,7 +140,8 @@ bool StepPredictor::PadGraphed(const models::RankBatch& batch, bool all_decode, 
   padded = batch;
   if (all_decode) {
     const int64_t row_tokens = batch.seqs.front().query_tokens;
-    const models::SequenceWork filler{row_tokens, 0};
+    const models::SequenceWork filler{row_tokens, 0, /*weight_reading_row=*/false,
+                                      /*graph_filler=*/true};
     // Sizes in tokens: the captured size holds size / row tokens rows (vLLM
     // rounds its sizes under MTP to multiples of 1 + k, scenarios/vllm_serve.cc).
     const int64_t rows = config_.graph_sizes_count_tokens ? (*it + row_tokens - 1) / row_tokens
@@ -176,6 +177,9 @@ StepPredictor::GpuStep StepPredictor::MeasuredGpuStep(std::span<const models::Ra
     run.batch = &ranks[r];
     run.idle = ranks[r].seqs.empty();
     if (run.idle) {
+      // Priced as one real row, sampled too (neither vLLM's dummy run nor
+      // SGLang's idle batch samples): each phase takes the slowest rank, and
+      // a busy rank has at least this row's work in every phase.
       run.own.seqs.push_back({1, 0});
       run.batch = &run.own;
     }
@@ -254,7 +258,8 @@ StepPredictor::GpuStep StepPredictor::MeasuredGpuStep(std::span<const models::Ra
         models::RankBatch next;
         for (const models::SequenceWork& s : run.batch->seqs) {
           if (s.query_tokens > 1 + k || s.weight_reading_row) continue;
-          next.seqs.push_back({1, s.context_before_tokens + s.query_tokens});
+          next.seqs.push_back({1, s.context_before_tokens + s.query_tokens,
+                               /*weight_reading_row=*/false, s.graph_filler});
         }
         if (!next.seqs.empty()) {
           models::BuildMtpDraftOps(

@@ -506,12 +506,21 @@ TEST(StepPredictorTest, CudaGraphPaddingRoundsDecodeBatchesUp) {
   c.cuda_graph_sizes = {1, 2, 4, 8, 16, 24, 32};
   StepPredictor graphed(c, std::make_unique<RooflineOpCost>(GpuRates{}));
   // 17 sequences run as the 24-wide graph: more than 17 alone, at most 24;
-  // exactly 17 plus 7 filler rows of no context run eagerly.
+  // 7 filler rows of no context join them, which no sampler sees, so the
+  // step is cheaper than 17 real rows and 7 real rows of no context.
   EXPECT_GT(graphed.PredictStep(Decodes(1, 17, 4096)), eager.PredictStep(Decodes(1, 17, 4096)));
   EXPECT_LE(graphed.PredictStep(Decodes(1, 17, 4096)), graphed.PredictStep(Decodes(1, 24, 4096)));
-  std::vector<engine::StepBatch> with_fillers = Decodes(1, 17, 4096);
-  for (int i = 17; i < 24; ++i) with_fillers[0].seqs.push_back({i, 1, 0, true});
-  EXPECT_EQ(graphed.PredictStep(Decodes(1, 17, 4096)), eager.PredictStep(with_fillers));
+  std::vector<engine::StepBatch> with_rows = Decodes(1, 17, 4096);
+  for (int i = 17; i < 24; ++i) with_rows[0].seqs.push_back({i, 1, 0, true});
+  EXPECT_LT(graphed.PredictStep(Decodes(1, 17, 4096)), eager.PredictStep(with_rows));
+  models::RankBatch seventeen, padded;
+  for (int i = 0; i < 17; ++i) seventeen.seqs.push_back({1, 4096});
+  ASSERT_TRUE(graphed.PadForCudaGraph(seventeen, padded));
+  ASSERT_EQ(padded.seqs.size(), 24u);
+  for (size_t i = 0; i < padded.seqs.size(); ++i) {
+    EXPECT_EQ(padded.seqs[i].graph_filler, i >= 17) << i;
+    EXPECT_EQ(padded.seqs[i].context_before_tokens, i >= 17 ? 0 : 4096) << i;
+  }
   // 16 is a captured size: no padding.
   EXPECT_EQ(graphed.PredictStep(Decodes(1, 16, 4096)), eager.PredictStep(Decodes(1, 16, 4096)));
 }

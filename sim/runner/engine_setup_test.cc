@@ -154,6 +154,22 @@ TEST(EngineSetupTest, OnlyVllmCleansDecodeLogitsToMaxModelLen) {
   EXPECT_EQ(GraphOf("trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8").decode_logits_width, 0);
 }
 
+// vLLM computes logits outside its CUDA graphs, on the real rows only;
+// SGLang's and TensorRT-LLM's decode graphs run the LM head on the padded
+// batch. Only SGLang chooses dense MHA for the prefill batch as a whole.
+TEST(EngineSetupTest, WhereTheLmHeadRunsAndWhoChoosesDenseMhaPerBatch) {
+  const models::OpGraphOptions vllm = GraphOf("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8");
+  const models::OpGraphOptions sglang =
+      GraphOf("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8");
+  const models::OpGraphOptions trtllm =
+      GraphOf("trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8");
+  EXPECT_FALSE(vllm.lm_head_in_graph);
+  EXPECT_TRUE(sglang.lm_head_in_graph);
+  EXPECT_TRUE(trtllm.lm_head_in_graph);
+  EXPECT_TRUE(sglang.dense_mha_prefill_whole_batch);
+  EXPECT_FALSE(trtllm.dense_mha_prefill_whole_batch);
+}
+
 // DeepSeek-V3.2's generation_config sets top_p 0.95: vLLM's sampler sorts
 // the vocabulary under the defaults, not with vLLM's own sampling defaults
 // or FlashInfer's sampler; SGLang samples without a sort.

@@ -111,9 +111,15 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
 
   cost::StepPredictorConfig& p = s.predictor;
   p.graph.kv_dtype = kv_dtype;
-  // SGLang prefills sequences of at most 2048 tokens with dense MHA (FA3
-  // varlen) instead of the sparse path (model-and-kernels.md §4.2).
+  // SGLang prefills with dense MHA (FA3 varlen) instead of the sparse path
+  // when the batch's longest sequence has at most 2048 tokens
+  // (model-and-kernels.md §4.2; handle_attention_nsa takes seq_lens.max()
+  // [U: recalled, not read at v0.5.6.post2]).
   p.graph.dense_mha_prefill_max_tokens = 2048;
+  p.graph.dense_mha_prefill_whole_batch = true;
+  // The decode graph runs the model's forward, logits included; the sampler
+  // runs outside it on the real rows.
+  p.graph.lm_head_in_graph = true;
   p.graph.min_sparse_decode_heads = HeadPaddingFor(config.decode_attention_backend());
   p.graph.min_sparse_prefill_heads = HeadPaddingFor(config.prefill_attention_backend());
   // FlashMLA walks every top-k slot of a row; fa3 gets each row's real
@@ -134,9 +140,11 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
       sched.init_new_token_ratio, sched.min_new_token_ratio));
   s.notes.push_back(absl::StrCat(
       "attention: ",
-      DescribeAttention(spec, absl::StrCat("nsa (prefill ", config.prefill_attention_backend(),
-                                           ", decode ", config.decode_attention_backend(),
-                                           "; dense MHA for prefills <= 2048 tokens)")),
+      DescribeAttention(
+          spec,
+          absl::StrCat("nsa (prefill ", config.prefill_attention_backend(), ", decode ",
+                       config.decode_attention_backend(),
+                       "; dense MHA when a prefill batch's longest sequence is <= 2048 tokens)")),
       "; CUDA graphs ",
       config.cuda_graph_sizes().empty() ? std::string("off")
                                         : absl::StrCat("up to ", config.cuda_graph_max_bs()),

@@ -109,6 +109,9 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
   p.graph.sparse_prefill_full_topk = true;
   p.graph.sparse_decode_full_topk = true;
   p.graph.fp8_gemms = true;  // without DeepGEMM TRT-LLM's own FP8 GEMMs run
+  // The captured forward returns logits; sampling runs outside the graph
+  // [U: PyTorch backend's model engine, recalled].
+  p.graph.lm_head_in_graph = true;
   p.graphs_cover_mixed_batches = false;  // generation-only batches are captured
   p.graphs_exact_sizes_only = !config.cuda_graph_padding();
   p.pad_moe_tokens_to_max_rank = false;
