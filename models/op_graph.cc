@@ -63,7 +63,7 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
   bool dense_batch = true;
   if (o.dense_mha_prefill_whole_batch) {
     for (const SequenceWork& s : batch.seqs) {
-      if (s.weight_reading_row) continue;
+      if (s.kind == RowKind::kWeightReading) continue;
       dense_batch &= s.context_before_tokens + s.query_tokens <= o.dense_mha_prefill_max_tokens;
     }
   }
@@ -79,10 +79,11 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
     const int64_t c = s.context_before_tokens;
     w.tokens += q;
     // Token-linear work only, as padding tokens: no attention, no sampled row.
-    if (s.weight_reading_row) continue;
+    if (s.kind == RowKind::kWeightReading) continue;
     if (q <= 1 + o.num_speculative_tokens) {
-      if (!s.graph_filler) w.sampled_rows += q;
-      if (!s.graph_filler || o.lm_head_in_graph) w.head_rows += q;
+      const bool filler = s.kind == RowKind::kGraphFiller;
+      if (!filler) w.sampled_rows += q;
+      if (!filler || o.lm_head_in_graph) w.head_rows += q;
       w.decode_rows += q;
       // Row i of the sequence scores c + i + 1 keys.
       const int64_t keys = CausalPairs(q, c);

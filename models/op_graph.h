@@ -17,19 +17,24 @@ namespace servesim::models {
 // One sequence's share of an iteration. A prefill chunk: query_tokens > 1
 // new tokens with context_before_tokens already cached. A decode: 1 query
 // token (1 + k when verifying k speculative tokens) after its context.
-struct SequenceWork {
-  int64_t query_tokens = 0;
-  int64_t context_before_tokens = 0;
+enum class RowKind {
+  kSequence,  // a request's work
   // A one-token row StepPredictor adds to a step's decodes to read the
   // weights (WeightReadingRows), not a sequence: it runs the token-linear ops
   // (GEMMs, MoE, norms, collectives) and nothing else, no attention, no
   // sampled row, no MTP draft pass.
-  bool weight_reading_row = false;
+  kWeightReading,
   // A row that CUDA-graph padding adds to a decode batch: it runs the whole
   // captured forward (attention over no context too), but no sampler sees
   // it, and its logits are computed only where the graph captures the LM
   // head (OpGraphOptions::lm_head_in_graph).
-  bool graph_filler = false;
+  kGraphFiller,
+};
+
+struct SequenceWork {
+  int64_t query_tokens = 0;
+  int64_t context_before_tokens = 0;
+  RowKind kind = RowKind::kSequence;
 };
 
 // The sequences one attention-DP rank runs this iteration.

@@ -255,7 +255,7 @@ TEST(OpGraphTest, WeightReadingRowsRunOnlyTokenLinearOps) {
   OpGraphOptions o;
   o.decode_quantizes_kv_pool_tokens = 1000;
   RankBatch rows;
-  for (int i = 0; i < 64; ++i) rows.seqs.push_back({1, 0, /*weight_reading_row=*/true});
+  for (int i = 0; i < 64; ++i) rows.seqs.push_back({1, 0, RowKind::kWeightReading});
   const auto ops = BuildRankIterationOps(spec, layout, rows, 64, o);
   for (const char* absent : {"kv_cache_quantize", "sparse_mla_decode", "indexer_decode", "attn_w_uk",
                              "attn_w_uv", "lm_head", "sampling"}) {
@@ -429,7 +429,7 @@ TEST(OpGraphTest, GraphFillerRowsAreNotSampled) {
   const ModelSpec spec = Load("deepseek_v32.textproto");
   const ParallelLayout l = Must(VllmLayout(spec, 8, 1, false, 8));
   RankBatch b = Decodes(9, 100);
-  for (int i = 0; i < 7; ++i) b.seqs.push_back({1, 0, false, /*graph_filler=*/true});
+  for (int i = 0; i < 7; ++i) b.seqs.push_back({1, 0, RowKind::kGraphFiller});
   OpGraphOptions o;
   auto ops = BuildRankIterationOps(spec, l, b, 16, o);
   EXPECT_EQ(Find(ops, "lm_head")->x, 9);

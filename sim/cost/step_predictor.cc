@@ -52,7 +52,7 @@ StepPredictor::GpuStep StepPredictor::GpuStepParts(std::span<const models::RankB
     }
     const int64_t rows = std::min(tokens, weight_rows);
     while (static_cast<int64_t>(baseline_scratch_[r].seqs.size()) < rows) {
-      baseline_scratch_[r].seqs.push_back({1, 0, /*weight_reading_row=*/true});
+      baseline_scratch_[r].seqs.push_back({1, 0, models::RowKind::kWeightReading});
     }
   }
   if (!any_prefill) return full;
@@ -140,8 +140,7 @@ bool StepPredictor::PadGraphed(const models::RankBatch& batch, bool all_decode, 
   padded = batch;
   if (all_decode) {
     const int64_t row_tokens = batch.seqs.front().query_tokens;
-    const models::SequenceWork filler{row_tokens, 0, /*weight_reading_row=*/false,
-                                      /*graph_filler=*/true};
+    const models::SequenceWork filler{row_tokens, 0, models::RowKind::kGraphFiller};
     // Sizes in tokens: the captured size holds size / row tokens rows (vLLM
     // rounds its sizes under MTP to multiples of 1 + k, scenarios/vllm_serve.cc).
     const int64_t rows = config_.graph_sizes_count_tokens ? (*it + row_tokens - 1) / row_tokens
@@ -187,7 +186,7 @@ StepPredictor::GpuStep StepPredictor::MeasuredGpuStep(std::span<const models::Ra
     for (const auto& s : run.batch->seqs) {
       const bool decode = s.query_tokens <= 1 + config_.num_speculative_tokens;
       run.all_decode &= decode;
-      run.decode_rows += decode && !run.idle && !s.weight_reading_row ? 1 : 0;
+      run.decode_rows += decode && !run.idle && s.kind != models::RowKind::kWeightReading ? 1 : 0;
       tokens += s.query_tokens;
     }
     run.graphed = Graphed(*run.batch, run.all_decode, tokens);
@@ -257,9 +256,8 @@ StepPredictor::GpuStep StepPredictor::MeasuredGpuStep(std::span<const models::Ra
       if (k > 1) {
         models::RankBatch next;
         for (const models::SequenceWork& s : run.batch->seqs) {
-          if (s.query_tokens > 1 + k || s.weight_reading_row) continue;
-          next.seqs.push_back({1, s.context_before_tokens + s.query_tokens,
-                               /*weight_reading_row=*/false, s.graph_filler});
+          if (s.query_tokens > 1 + k || s.kind == models::RowKind::kWeightReading) continue;
+          next.seqs.push_back({1, s.context_before_tokens + s.query_tokens, s.kind});
         }
         if (!next.seqs.empty()) {
           models::BuildMtpDraftOps(

@@ -379,7 +379,7 @@ TEST(StepPredictorTest, PrefillFactorLeavesWeightReadsAndTheLaunchFloorAlone) {
   StepPredictor routed_like_chunk(routed, std::make_unique<RooflineOpCost>(GpuRates{}));
   const std::vector<models::RankBatch> small{models::RankBatch{{{32, 0}}}};
   models::RankBatch small_rows;
-  for (int i = 0; i < 32; ++i) small_rows.seqs.push_back({1, 0, /*weight_reading_row=*/true});
+  for (int i = 0; i < 32; ++i) small_rows.seqs.push_back({1, 0, models::RowKind::kWeightReading});
   const double small_added = linear_only.GpuStepUs(small) -
                              linear_only.GpuStepUs(std::vector<models::RankBatch>{small_rows}) -
                              HeadUs(c, small[0]);
@@ -388,7 +388,7 @@ TEST(StepPredictorTest, PrefillFactorLeavesWeightReadsAndTheLaunchFloorAlone) {
 
   const std::vector<models::RankBatch> chunk{models::RankBatch{{{4096, 0}}}};
   models::RankBatch weight_rows;
-  for (int i = 0; i < 64; ++i) weight_rows.seqs.push_back({1, 0, /*weight_reading_row=*/true});
+  for (int i = 0; i < 64; ++i) weight_rows.seqs.push_back({1, 0, models::RowKind::kWeightReading});
   const double added = linear_only.GpuStepUs(chunk) -
                        routed_like_chunk.GpuStepUs(std::vector<models::RankBatch>{weight_rows}) -
                        HeadUs(c, chunk[0]);
@@ -518,7 +518,7 @@ TEST(StepPredictorTest, CudaGraphPaddingRoundsDecodeBatchesUp) {
   ASSERT_TRUE(graphed.PadForCudaGraph(seventeen, padded));
   ASSERT_EQ(padded.seqs.size(), 24u);
   for (size_t i = 0; i < padded.seqs.size(); ++i) {
-    EXPECT_EQ(padded.seqs[i].graph_filler, i >= 17) << i;
+    EXPECT_EQ(padded.seqs[i].kind == models::RowKind::kGraphFiller, i >= 17) << i;
     EXPECT_EQ(padded.seqs[i].context_before_tokens, i >= 17 ? 0 : 4096) << i;
   }
   // 16 is a captured size: no padding.
