@@ -458,8 +458,8 @@ void Builder::DenseFfnLayers(int64_t tokens, int64_t tokens_global,
                  "dense TP must be 1, the attention TP or all GPUs");
   const bool gathered = tp > l_.attn_tp;
   const int64_t tf = gathered ? tokens_global : tokens;
-  const int64_t shard_bytes =
-      CeilDiv(tokens_global, l_.attn_dp) * h * kBf16Bytes;
+  // Every GPU of the gather ends with all DP ranks' tokens: each sends 1/tp.
+  const int64_t shard_bytes = CeilDiv(tokens_global, tp) * h * kBf16Bytes;
   if (gathered)
     Collective("dense_all_gather", "all_gather", tp, shard_bytes, layers);
   const int64_t w = spec_.dense_intermediate_size() / tp;
@@ -491,8 +491,11 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
         static_cast<double>(tokens) * e * kFp32Bytes, ph, layers);
   }
   int64_t moe_tokens = tokens;
-  const int64_t shard_bytes =
-      CeilDiv(tokens_global, l_.attn_dp) * h * kBf16Bytes;
+  // Every GPU of the gather ends with all DP ranks' tokens, each sending an
+  // equal share: a DP rank's tokens among its DP peers (vLLM), a rank's
+  // tokens split over its attention-TP GPUs across the whole group (SGLang,
+  // whose attention-TP group reduce-scatters before it gathers).
+  const int64_t shard_bytes = CeilDiv(tokens_global, MoeGatherGpus(group)) * h * kBf16Bytes;
   switch (l_.moe_comm) {
     case ParallelLayout::MoeComm::kAllReduce:
       SERVESIM_CHECK(
@@ -625,7 +628,7 @@ void Builder::Head(const AttentionWork& w, int64_t tokens) {
     const int64_t rows_global = rows * l_.attn_dp;
     const int64_t n = CeilDiv(v, l_.gpus);
     PerRow(Collective("lm_head_hidden_all_gather", "all_gather", l_.gpus,
-                      rows * h * kBf16Bytes, 1));
+                      CeilDiv(rows_global, l_.gpus) * h * kBf16Bytes, 1));
     PerRow(Gemm("lm_head", n, h, rows_global, lm_q, OpPhase::kHead, 1));
     PerRow(Collective("logits_all_gather", "all_gather", l_.gpus,
                       rows_global * n * kBf16Bytes, 1));

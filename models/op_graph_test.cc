@@ -189,6 +189,21 @@ TEST(OpGraphTest, SglangDpAttentionGathersAroundDenseAndMoe) {
             (std::vector<OpKeyDim>{{"k", 1536}, {"n", 128 * 192}}));
 }
 
+// With attention TP 4 in 2 DP ranks, each GPU still ends every gather with
+// all ranks' tokens (2 x 10 here), so it sends an eighth of them, not its
+// rank's whole 10 (an audit found the gathers 4x too large at --dp 2).
+TEST(OpGraphTest, SglangDpAttentionGathersAnEighthPerGpuWithAttentionTp) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  const auto ops = BuildRankIterationOps(spec, Must(SglangLayout(spec, 8, 2, true, 1, 0, 8)),
+                                         Decodes(10, 1000), 20, {});
+  const double shard = std::ceil(20.0 / 8) * kHiddenBytes;  // 3 of the 20 tokens
+  for (const char* gather : {"moe_all_gather", "moe_reduce_scatter", "dense_all_gather",
+                             "dense_reduce_scatter", "lm_head_hidden_all_gather"}) {
+    EXPECT_EQ(Find(ops, gather)->comm_bytes, shard) << gather;
+  }
+  EXPECT_EQ(Find(ops, "experts_gate_up")->x, 20 * 8);
+}
+
 // FlashMLA sparse decode supports 64 or 128 heads: TP8's 16 heads pad to 64.
 TEST(OpGraphTest, SparseDecodePadsHeads) {
   const ModelSpec spec = Load("deepseek_v32.textproto");
