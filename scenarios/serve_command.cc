@@ -1,5 +1,6 @@
 #include "scenarios/serve_command.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -30,6 +31,38 @@ absl::Status CheckPort(const workload::ParsedFlags& flags) {
   ASSIGN_OR_RETURN(int64_t port, flags.GetIntOr("--port", 8000));
   if (port < 0 || port > 65535) {
     return absl::InvalidArgumentError(absl::StrCat("--port: expected 0..65535, got ", port));
+  }
+  return absl::OkStatus();
+}
+
+void AppendUnmodelledFlagSpecs(const std::vector<UnmodelledFlag>& flags,
+                               std::vector<workload::FlagSpec>* specs) {
+  for (const UnmodelledFlag& f : flags) specs->push_back({f.name, {}, f.takes_value});
+}
+
+absl::Status CheckUnmodelledFlags(const workload::ParsedFlags& parsed,
+                                  const std::vector<UnmodelledFlag>& flags, std::string_view engine,
+                                  EngineConfig* config) {
+  for (const std::string& given : parsed.given()) {
+    for (const UnmodelledFlag& f : flags) {
+      if (given != f.name) continue;
+      std::string value;
+      if (f.takes_value) {
+        ASSIGN_OR_RETURN(value, parsed.GetString(f.name));
+      }
+      if (std::find(f.inert_values.begin(), f.inert_values.end(), value) != f.inert_values.end()) {
+        config->add_ignored_flags(f.name);
+        continue;
+      }
+      if (!f.inert_values.empty()) {
+        return absl::UnimplementedError(absl::StrCat("--serve: ", f.name, " ", value,
+                                                     " is not modelled (",
+                                                     absl::StrJoin(f.inert_values, ", "), ")"));
+      }
+      return absl::UnimplementedError(
+          absl::StrCat("--serve: ", f.name, " is not modelled (servesim does not model this ",
+                       std::string(engine), " flag; docs/engines.md lists the flags it reads)"));
+    }
   }
   return absl::OkStatus();
 }

@@ -102,6 +102,30 @@ absl::Status CheckDraftTokensPerStep(int64_t k, std::string_view where);
 // number: InvalidArgument when the serve command's is none.
 absl::Status CheckPort(const workload::ParsedFlags& flags);
 
+// A real flag of an engine that servesim does not model. It is read, so that
+// a command carrying it is refused as a feature servesim lacks
+// (Unimplemented, naming the flag) rather than as an unknown flag, which reads
+// as a typo. Given one of `inert_values` (what the engine does anyway, e.g.
+// --dtype auto on a BF16 checkpoint) it changes nothing modelled and is
+// listed among the flags without effect.
+struct UnmodelledFlag {
+  std::string name;
+  bool takes_value = true;
+  std::vector<std::string> inert_values;
+};
+
+// The FlagSpecs ParseFlags needs to read `flags`.
+void AppendUnmodelledFlagSpecs(const std::vector<UnmodelledFlag>& flags,
+                               std::vector<workload::FlagSpec>* specs);
+
+// Unimplemented for the first of `flags` the command gives with a value that
+// is not inert ("--serve: --enable-eplb is not modelled (a vLLM flag ...)");
+// the inert ones are added to `config`'s ignored flags. `engine` names the
+// engine in the message ("vLLM").
+absl::Status CheckUnmodelledFlags(const workload::ParsedFlags& parsed,
+                                  const std::vector<UnmodelledFlag>& flags, std::string_view engine,
+                                  EngineConfig* config);
+
 // Mean accepted drafts per step: --mtp-acceptance where given (no more than
 // the step's num_draft_tokens: error), else the published acceptance of
 // DeepSeek's MTP on chat text, a far lower one on random tokens.

@@ -250,6 +250,27 @@ TEST(VllmServeTest, WholePromptSchedulingIsNamedAsNotModelled) {
   EXPECT_TRUE(ParseV32ServeCommand(std::string(kVllmTp8) + " --enable-chunked-prefill").ok());
 }
 
+// Real vLLM flags servesim does not model are named as such (Unimplemented),
+// also in vLLM's underscore spelling; with the value the engine uses anyway
+// (--dtype auto: the checkpoint's BF16) they change nothing and are listed.
+TEST(VllmServeTest, UnmodelledFlagsAreNamedAndInertValuesListed) {
+  auto eplb = ParseV32ServeCommand(std::string(kVllmTp8) + " --enable_eplb");
+  EXPECT_EQ(eplb.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(eplb.status().message(),
+            "--serve: --enable-eplb is not modelled (servesim does not model this vLLM "
+            "flag; docs/engines.md lists the flags it reads)");
+  auto fp16 = ParseV32ServeCommand(std::string(kVllmTp8) + " --dtype float16");
+  EXPECT_EQ(fp16.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(fp16.status().message(), "--serve: --dtype float16 is not modelled (auto, bfloat16)");
+  auto inert = ParseV32ServeCommand(std::string(kVllmTp8) + " --dtype auto --seed 7");
+  ASSERT_TRUE(inert.ok()) << inert.status();
+  EXPECT_EQ(absl::StrJoin(inert->ignored_flags(), " "),
+            "--tokenizer-mode --reasoning-parser --seed --dtype");
+  // The first unmodelled flag given is the one named.
+  auto two = ParseV32ServeCommand(std::string(kVllmTp8) + " --api-server-count 4 --enable-dbo");
+  EXPECT_NE(two.status().message().find("--api-server-count"), std::string::npos) << two.status();
+}
+
 // vLLM's --block-size is one of its choices (argparse refuses others);
 // FlashMLA sparse then forces 64 whatever it was.
 TEST(VllmServeTest, BlockSizeMustBeAChoiceAndIsForcedTo64) {

@@ -23,15 +23,53 @@ const std::vector<std::string>& SglangIgnoredFlags() {
   static const auto* kFlags = new std::vector<std::string>{
       "--model-path", "--host", "--port", "--chat-template", "--reasoning-parser",
       "--tool-call-parser", "--trust-remote-code", "--served-model-name", "--api-key",
-      "--tokenizer-path", "--log-level", "--log-requests", "--enable-metrics",
-      "--random-seed", "--watchdog-timeout", "--skip-server-warmup", "--download-dir",
-      "--tokenizer-mode", "--node-rank", "--dist-init-addr"};
+      "--tokenizer-path", "--log-level", "--log-requests", "--enable-metrics", "--random-seed",
+      "--watchdog-timeout", "--skip-server-warmup", "--download-dir", "--tokenizer-mode",
+      "--node-rank", "--dist-init-addr", "--log-level-http", "--enable-cache-report",
+      "--decode-log-interval", "--revision",
+      // Used only by requests that constrain their output (the bench sends none).
+      "--grammar-backend"};
+  return *kFlags;
+}
+
+// SGLang v0.5.6 flags that change what the GPUs run or when, which servesim
+// does not model [U: names from the v0.5.6 server_args as recalled]. --dtype
+// auto is the checkpoint's BF16; --quantization fp8 its own; round_robin the
+// DP controller servesim models.
+const std::vector<UnmodelledFlag>& SglangUnmodelledFlags() {
+  static const auto* kFlags = new std::vector<UnmodelledFlag>{
+      {"--dtype", true, {"auto", "bfloat16"}},
+      {"--quantization", true, {"fp8"}},
+      {"--load-balance-method", true, {"round_robin"}},
+      {"--enable-eplb", false},
+      {"--ep-num-redundant-experts"},
+      {"--moe-a2a-backend"},
+      {"--deepep-mode"},
+      {"--moe-runner-backend"},
+      {"--enable-two-batch-overlap", false},
+      {"--enable-single-batch-overlap", false},
+      {"--enable-dp-lm-head", false},
+      {"--enable-torch-compile", false},
+      {"--torch-compile-max-bs"},
+      {"--max-total-tokens"},
+      {"--tokenizer-worker-num"},
+      {"--enable-deterministic-inference", false},
+      {"--num-continuous-decode-steps"},
+      {"--disable-shared-experts-fusion", false},
+      {"--disable-chunked-prefix-cache", false},
+      {"--enable-hierarchical-cache", false},
+      {"--enable-nccl-nvls", false},
+      {"--enable-symm-mem", false},
+      {"--disable-custom-all-reduce", false},
+      {"--stream-interval"},
+      {"--sampling-backend"},
+  };
   return *kFlags;
 }
 
 bool IsSwitch(const std::string& flag) {
-  return flag == "--trust-remote-code" || flag == "--log-requests" ||
-         flag == "--enable-metrics" || flag == "--skip-server-warmup";
+  return flag == "--trust-remote-code" || flag == "--log-requests" || flag == "--enable-metrics" ||
+         flag == "--skip-server-warmup" || flag == "--enable-cache-report";
 }
 
 std::vector<FlagSpec> SglangFlagSpecs() {
@@ -66,6 +104,7 @@ std::vector<FlagSpec> SglangFlagSpecs() {
       {"--disable-radix-cache", {}, false},
   };
   for (const std::string& f : SglangIgnoredFlags()) specs.push_back({f, {}, !IsSwitch(f)});
+  AppendUnmodelledFlagSpecs(SglangUnmodelledFlags(), &specs);
   return specs;
 }
 
@@ -134,6 +173,7 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   auto note_default = [&](const std::string& flag, const std::string& what) {
     if (!flags.Has(flag)) c.add_defaults_applied(what);
   };
+  RETURN_IF_ERROR(CheckUnmodelledFlags(flags, SglangUnmodelledFlags(), "SGLang", &c));
 
   // Environment. DeepSeek-V3.2's indexer logits kernels (fp8_mqa_logits,
   // fp8_paged_mqa_logits) come from DeepGEMM: SGLang cannot serve the model

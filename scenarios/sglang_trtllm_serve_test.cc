@@ -1,14 +1,14 @@
 // The SGLang and TensorRT-LLM launch commands: every one recorded in
 // shared/validation parses (or is refused with the engine's reason), with the
 // engines' documented defaults.
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <fstream>
 #include <string>
 
-#include <gtest/gtest.h>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-
 #include "scenarios/serve_command_for_test.h"
 
 namespace servesim::scenarios {
@@ -207,6 +207,31 @@ class TrtllmYamlTest : public ::testing::Test {
     return path;
   }
 };
+
+// SGLang's DP controller is round robin unless --load-balance-method says
+// otherwise; other methods, and real flags such as --enable-dp-lm-head, are
+// named as not modelled rather than unknown.
+TEST(SglangServeTest, UnmodelledFlagsAreNamedAndInertValuesListed) {
+  const std::string base =
+      "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 "
+      "--dp-size 8 --enable-dp-attention ";
+  auto rr = ParseV32ServeCommand(base + "--load-balance-method round_robin");
+  ASSERT_TRUE(rr.ok()) << rr.status();
+  EXPECT_NE(
+      std::find(rr->ignored_flags().begin(), rr->ignored_flags().end(), "--load-balance-method"),
+      rr->ignored_flags().end());
+  auto sq = ParseV32ServeCommand(base + "--load-balance-method shortest_queue");
+  EXPECT_EQ(sq.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(sq.status().message(),
+            "--serve: --load-balance-method shortest_queue is not modelled (round_robin)");
+  auto lm = ParseV32ServeCommand(base + "--enable-dp-lm-head");
+  EXPECT_EQ(lm.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(lm.status().message(),
+            "--serve: --enable-dp-lm-head is not modelled (servesim does not model this SGLang "
+            "flag; docs/engines.md lists the flags it reads)");
+  EXPECT_EQ(ParseV32ServeCommand(base + "--frobnicate").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
 
 // SGLang's pipeline parallelism is a real flag servesim does not model: named
 // as such, not as an unknown flag; --pp-size 1 is the default, accepted.

@@ -84,12 +84,51 @@ absl::StatusOr<int64_t> HumanReadableIntOr(const workload::ParsedFlags& flags,
 const std::vector<std::string>& VllmIgnoredFlags() {
   static const auto* kFlags = new std::vector<std::string>{
       "--host", "--port", "--tokenizer-mode", "--reasoning-parser", "--tool-call-parser",
-      "--enable-auto-tool-choice", "--chat-template", "--trust-remote-code",
-      "--served-model-name", "--api-key", "--disable-log-requests", "--disable-log-stats",
-      "--uvicorn-log-level", "--tokenizer", "--download-dir", "--load-format",
-      "--disable-uvicorn-access-log", "--enable-log-requests", "--model",
-      "--data-parallel-address", "--data-parallel-rpc-port", "--data-parallel-start-rank",
-      "--headless"};
+      "--enable-auto-tool-choice", "--chat-template", "--trust-remote-code", "--served-model-name",
+      "--api-key", "--disable-log-requests", "--disable-log-stats", "--uvicorn-log-level",
+      "--tokenizer", "--download-dir", "--load-format", "--disable-uvicorn-access-log",
+      "--enable-log-requests", "--model", "--data-parallel-address", "--data-parallel-rpc-port",
+      "--data-parallel-start-rank", "--headless", "--seed", "--max-log-len", "--revision",
+      "--tokenizer-revision", "--max-logprobs", "--response-role", "--root-path", "--ssl-keyfile",
+      "--ssl-certfile", "--allowed-origins", "--disable-fastapi-docs",
+      "--enable-prompt-tokens-details", "--enable-force-include-usage",
+      "--enable-request-id-headers", "--max-parallel-loading-workers",
+      // V1 preempts by recomputation and never swaps to CPU (servesim's vLLM
+      // scheduler); the swap space is allocated and unused.
+      "--swap-space"};
+  return *kFlags;
+}
+
+// vLLM v0.13 flags that change what the GPUs run or when, which servesim does
+// not model [U: names from the v0.13 argument list as recalled]. --dtype auto
+// is the checkpoint's BF16; --quantization fp8 its own; mp is the executor on
+// one node; fcfs the default policy.
+const std::vector<UnmodelledFlag>& VllmUnmodelledFlags() {
+  static const auto* kFlags = new std::vector<UnmodelledFlag>{
+      {"--dtype", true, {"auto", "bfloat16"}},
+      {"--quantization", true, {"fp8"}},
+      {"--distributed-executor-backend", true, {"mp"}},
+      {"--scheduling-policy", true, {"fcfs"}},
+      {"--enable-eplb", false},
+      {"--eplb-config"},
+      {"--all2all-backend"},
+      {"--compilation-config"},
+      {"--cuda-graph-sizes"},
+      {"--kv-cache-memory-bytes"},
+      {"--num-gpu-blocks-override"},
+      {"--cpu-offload-gb"},
+      {"--kv-transfer-config"},
+      {"--enable-dbo", false},
+      {"--api-server-count"},
+      {"--max-num-partial-prefills"},
+      {"--max-long-partial-prefills"},
+      {"--long-prefill-token-threshold"},
+      {"--hf-overrides"},
+      {"--enable-lora", false},
+      {"--data-parallel-hybrid-lb", false},
+      {"--data-parallel-external-lb", false},
+      {"--data-parallel-backend"},
+  };
   return *kFlags;
 }
 
@@ -97,7 +136,9 @@ bool IsSwitch(const std::string& flag) {
   return flag == "--enable-auto-tool-choice" || flag == "--trust-remote-code" ||
          flag == "--disable-log-requests" || flag == "--disable-log-stats" ||
          flag == "--disable-uvicorn-access-log" || flag == "--enable-log-requests" ||
-         flag == "--headless";
+         flag == "--headless" || flag == "--disable-fastapi-docs" ||
+         flag == "--enable-prompt-tokens-details" || flag == "--enable-force-include-usage" ||
+         flag == "--enable-request-id-headers";
 }
 
 std::vector<FlagSpec> VllmFlagSpecs() {
@@ -127,6 +168,7 @@ std::vector<FlagSpec> VllmFlagSpecs() {
     // --served-model-name takes several names (nargs="+"): the server answers to each.
     specs.push_back({f, {}, !IsSwitch(f), f == "--served-model-name"});
   }
+  AppendUnmodelledFlagSpecs(VllmUnmodelledFlags(), &specs);
   return specs;
 }
 
@@ -219,6 +261,7 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
     if (!flags.Has(flag)) c.add_defaults_applied(what);
   };
 
+  RETURN_IF_ERROR(CheckUnmodelledFlags(flags, VllmUnmodelledFlags(), "vLLM", &c));
   RETURN_IF_ERROR(CheckPort(flags));
   ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tensor-parallel-size", 1));
   ASSIGN_OR_RETURN(int64_t dp, flags.GetIntOr("--data-parallel-size", 1));
