@@ -46,7 +46,8 @@ std::string Version(int v) { return std::to_string(v / 1000) + "." + std::to_str
 int Usage(const char* msg) {
   std::fprintf(stderr,
                "servesim_calibrate: %s\nusage: servesim_calibrate --out PATH.textproto [--quick] "
-               "[--suites copy,ceilings,small,sampler,attention,indexer,gemm,grouped,collectives]\n",
+               "[--suites copy,ceilings,small,sampler,attention,indexer,gemm,grouped,collectives] "
+               "[--fp8-per-tensor]\n",
                msg);
   return 2;
 }
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
   setenv("NCCL_NVLS_ENABLE", "0", 1);
   std::string out_path;
   bool quick = false;
+  bool fp8_per_tensor = false;
   std::set<std::string> suites = {"copy", "ceilings", "small", "sampler", "attention", "indexer", "gemm", "grouped",
                                   "collectives"};
   std::string command_line;
@@ -69,6 +71,8 @@ int main(int argc, char** argv) {
       out_path = argv[++i];
     } else if (a == "--quick") {
       quick = true;
+    } else if (a == "--fp8-per-tensor") {
+      fp8_per_tensor = true;
     } else if (a == "--suites" && i + 1 < argc) {
       std::set<std::string> chosen;
       std::stringstream ss(argv[++i]);
@@ -143,6 +147,7 @@ int main(int argc, char** argv) {
   ctx.arena = &arena;
   ctx.rec = &rec;
   ctx.cfg.quick = quick;
+  ctx.cfg.fp8_per_tensor = fp8_per_tensor;
   ctx.cfg.l2_bytes = prop.l2CacheSize;
   CUDA_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
   CUBLAS_CHECK(cublasLtCreate(&ctx.lt));

@@ -174,8 +174,8 @@ bool TimeGemm(Context& ctx, const Regions& r, bool fp8, int64_t m, int64_t n, in
   sets = std::max(sets, 1);
   const Scaling order_fp8[] = {Scaling::kBlock, Scaling::kVec128, Scaling::kTensor};
   const Scaling order_bf16[] = {Scaling::kNone};
-  const Scaling* order = fp8 ? order_fp8 : order_bf16;
-  const int n_modes = fp8 ? 3 : 1;
+  const Scaling* order = fp8 ? (ctx.cfg.fp8_per_tensor ? order_fp8 + 2 : order_fp8) : order_bf16;
+  const int n_modes = fp8 ? (ctx.cfg.fp8_per_tensor ? 1 : 3) : 1;
   for (int i = 0; i < n_modes; ++i) {
     Plan plan;
     if (!MakePlan(ctx, order[i], m, n, k, batch, r.w_scale, r.x_scale, r.w, r.x, r.d, &plan)) continue;
