@@ -119,9 +119,10 @@ void AppendUnmodelledFlagSpecs(const std::vector<UnmodelledFlag>& flags,
                                std::vector<workload::FlagSpec>* specs);
 
 // Unimplemented for the first of `flags` the command gives with a value that
-// is not inert ("--serve: --enable-eplb is not modelled (a vLLM flag ...)");
-// the inert ones are added to `config`'s ignored flags. `engine` names the
-// engine in the message ("vLLM").
+// is not inert ("--serve: --enable-eplb is not modelled (servesim does not
+// model this vLLM flag; ...)", "--serve: --dtype float16 is not modelled
+// (auto, bfloat16)"); the inert ones are added to `config`'s ignored flags.
+// `engine` names the engine in the message ("vLLM").
 absl::Status CheckUnmodelledFlags(const workload::ParsedFlags& parsed,
                                   const std::vector<UnmodelledFlag>& flags, std::string_view engine,
                                   EngineConfig* config);
