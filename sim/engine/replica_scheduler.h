@@ -20,6 +20,16 @@ class ReplicaScheduler {
   // nothing to run). Allocates the KV the batch needs, preempting or
   // retracting as the engine does.
   virtual void Schedule(RequestTable& requests, StepBatch* out) = 0;
+  // Schedule's two halves, for engines whose lockstep ranks must agree on a
+  // step's phase (serving::EngineTopology::ranks_agree_on_phase): a prefill
+  // batch into `out` if one forms (true), and the decode batch. Each clears
+  // `out` first. Engines that set that flag override both; for the others
+  // the first is all of Schedule and the second runs nothing.
+  virtual bool SchedulePrefillOnly(RequestTable& requests, StepBatch* out) {
+    Schedule(requests, out);
+    return !out->empty();
+  }
+  virtual void ScheduleDecodeOnly(RequestTable& /*requests*/, StepBatch* out) { out->clear(); }
   // Applies the finished step: tokens, finished requests, freed KV.
   virtual void Complete(const StepBatch& batch, RequestTable& requests, StepOutcome* out) = 0;
 

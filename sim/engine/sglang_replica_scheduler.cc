@@ -40,10 +40,19 @@ int64_t SglangReplicaScheduler::ClippedMaxNewTokens(const Request& r) const {
 }
 
 void SglangReplicaScheduler::Schedule(RequestTable& requests, StepBatch* out) {
-  out->clear();
   // Prefill priority (get_next_batch_to_run): a new prefill batch whenever one
   // can be formed, else one decode step of the whole running batch.
-  if (SchedulePrefill(requests, out)) return;
+  if (SchedulePrefillOnly(requests, out)) return;
+  ScheduleDecodeOnly(requests, out);
+}
+
+bool SglangReplicaScheduler::SchedulePrefillOnly(RequestTable& requests, StepBatch* out) {
+  out->clear();
+  return SchedulePrefill(requests, out);
+}
+
+void SglangReplicaScheduler::ScheduleDecodeOnly(RequestTable& requests, StepBatch* out) {
+  out->clear();
   ScheduleDecode(requests, out);
 }
 

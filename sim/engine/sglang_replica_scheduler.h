@@ -47,6 +47,8 @@ class SglangReplicaScheduler : public ReplicaScheduler {
 
   void Enqueue(RequestId id, RequestTable& requests) override;
   void Schedule(RequestTable& requests, StepBatch* out) override;
+  bool SchedulePrefillOnly(RequestTable& requests, StepBatch* out) override;
+  void ScheduleDecodeOnly(RequestTable& requests, StepBatch* out) override;
   void Complete(const StepBatch& batch, RequestTable& requests, StepOutcome* out) override;
   // self_check_during_idle resets new_token_ratio to its initial value:
   // admission after a lull starts conservative again.

@@ -67,6 +67,12 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
   // ones with an empty batch. The data-parallel controller deals requests
   // round robin (load_balance_method default).
   s.topology.lockstep = ranks > 1;
+  // With speculative decoding, get_next_batch_to_run syncs the ranks
+  // (prepare_mlp_sync_batch) before it decodes: "prefill and decode batches
+  // will not be mixed when spec and dp-attn is enabled"; a rank without a
+  // prefill runs an idle batch while another prefills [U: recalled, not read
+  // at v0.5.6.post2].
+  s.topology.ranks_agree_on_phase = ranks > 1 && config.num_speculative_tokens() > 0;
   s.topology.router = serving::RouterPolicy::kRoundRobin;
   // serving_chat.py _generate_chat_stream: a role message before the first
   // content, and after the last a finish_reason message of its own (empty delta).

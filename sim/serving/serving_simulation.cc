@@ -237,12 +237,24 @@ void Simulation::WakeInstance(int instance, SimTime now) {
 absl::Status Simulation::StartStep(int instance, SimTime now) {
   Instance& inst = instances_[instance];
   bool any_work = false, any_batch = false;
-  for (size_t i = 0; i < inst.ranks.size(); ++i) {
-    engine::ReplicaScheduler& s = *schedulers_[inst.ranks[i]];
-    any_work |= s.HasWork();
-    s.Schedule(requests_, &inst.batches[i]);
-    any_batch |= !inst.batches[i].empty();
+  if (topology_.ranks_agree_on_phase) {
+    bool any_prefill = false;
+    for (size_t i = 0; i < inst.ranks.size(); ++i) {
+      engine::ReplicaScheduler& s = *schedulers_[inst.ranks[i]];
+      any_work |= s.HasWork();
+      any_prefill |= s.SchedulePrefillOnly(requests_, &inst.batches[i]);
+    }
+    for (size_t i = 0; i < inst.ranks.size() && !any_prefill; ++i) {
+      schedulers_[inst.ranks[i]]->ScheduleDecodeOnly(requests_, &inst.batches[i]);
+    }
+  } else {
+    for (size_t i = 0; i < inst.ranks.size(); ++i) {
+      engine::ReplicaScheduler& s = *schedulers_[inst.ranks[i]];
+      any_work |= s.HasWork();
+      s.Schedule(requests_, &inst.batches[i]);
+    }
   }
+  for (const engine::StepBatch& b : inst.batches) any_batch |= !b.empty();
   if (!any_batch) {
     inst.busy = false;
     if (any_work) {

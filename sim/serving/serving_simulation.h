@@ -79,6 +79,10 @@ struct EngineTopology {
   // Ranks step together (the MoE spans them; idle ranks run dummy batches).
   // Otherwise each rank is an independent engine instance.
   bool lockstep = false;
+  // Lockstep ranks run the same phase: a step prefills on every rank that
+  // can, and the others run idle batches; only when no rank can prefill do
+  // they all decode (SGLang with speculative decoding under DP attention).
+  bool ranks_agree_on_phase = false;
   RouterPolicy router = RouterPolicy::kLeastLoaded;
   std::function<std::unique_ptr<engine::ReplicaScheduler>(int rank, size_t num_requests)>
       make_scheduler;

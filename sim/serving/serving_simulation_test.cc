@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/engine/sglang_replica_scheduler.h"
 #include "sim/engine/vllm_v1_replica_scheduler.h"
 
 namespace servesim::serving {
@@ -290,6 +291,41 @@ TEST(ServingSimulationTest, RanksInLockstepIdleOnlyTogether) {
     // Lockstep: both ranks idle once, at the end. Independent: rank 0 also
     // idles between its two requests.
     EXPECT_EQ(idles, (std::vector<int>{lockstep ? 1 : 2, 1})) << "lockstep " << lockstep;
+  }
+}
+
+// SGLang under DP attention with speculative decoding runs one phase per
+// step on every rank: while rank 1 prefills its late request, rank 0 runs an
+// idle batch instead of decoding its own (prepare_mlp_sync_batch); without
+// the rule rank 0 decodes beside rank 1's prefill.
+TEST(ServingSimulationTest, RanksThatAgreeOnPhaseIdleWhileAnotherPrefills) {
+  for (bool agree : {true, false}) {
+    auto predictor = Fake();
+    EngineTopology t = VllmTopology(2, true, 1000);
+    t.router = RouterPolicy::kRoundRobin;
+    t.ranks_agree_on_phase = agree;
+    t.make_scheduler = [](int, size_t n) {
+      engine::SglangSchedulerConfig c;
+      c.kv_blocks = 1000;
+      c.page_size_tokens = 16;
+      c.spec = {1, 0.5};
+      return std::make_unique<engine::SglangReplicaScheduler>(c, n);
+    };
+    SimulationInput in;
+    in.record_steps = true;
+    in.requests.push_back({20, 50, 0, sim::SimTime::Zero()});
+    in.requests.push_back({20, 5, 0, sim::Microseconds(5000)});  // rank 1, rank 0 decoding
+    auto result = RunServingSimulation(t, predictor, in);
+    ASSERT_TRUE(result.ok()) << result.status();
+    int mixed = 0, prefill_steps_on_rank1 = 0;
+    for (const StepRecord& step : result->step_records) {
+      if (step.ranks[1].prefill_seqs == 0) continue;
+      ++prefill_steps_on_rank1;
+      if (step.ranks[0].decode_seqs > 0) ++mixed;
+    }
+    EXPECT_EQ(prefill_steps_on_rank1, 1) << "agree " << agree;
+    EXPECT_EQ(mixed, agree ? 0 : 1) << "agree " << agree;
+    EXPECT_EQ(result->records[0].output_tokens, 50);
   }
 }
 
