@@ -236,23 +236,20 @@ void Simulation::WakeInstance(int instance, SimTime now) {
 
 absl::Status Simulation::StartStep(int instance, SimTime now) {
   Instance& inst = instances_[instance];
-  bool any_work = false, any_batch = false;
-  if (topology_.ranks_agree_on_phase) {
-    bool any_prefill = false;
-    for (size_t i = 0; i < inst.ranks.size(); ++i) {
-      engine::ReplicaScheduler& s = *schedulers_[inst.ranks[i]];
-      any_work |= s.HasWork();
+  const bool agree = topology_.ranks_agree_on_phase;
+  bool any_work = false, any_prefill = false, any_batch = false;
+  for (size_t i = 0; i < inst.ranks.size(); ++i) {
+    engine::ReplicaScheduler& s = *schedulers_[inst.ranks[i]];
+    any_work |= s.HasWork();
+    if (agree) {
       any_prefill |= s.SchedulePrefillOnly(requests_, &inst.batches[i]);
-    }
-    for (size_t i = 0; i < inst.ranks.size() && !any_prefill; ++i) {
-      schedulers_[inst.ranks[i]]->ScheduleDecodeOnly(requests_, &inst.batches[i]);
-    }
-  } else {
-    for (size_t i = 0; i < inst.ranks.size(); ++i) {
-      engine::ReplicaScheduler& s = *schedulers_[inst.ranks[i]];
-      any_work |= s.HasWork();
+    } else {
       s.Schedule(requests_, &inst.batches[i]);
     }
+  }
+  // Ranks that agree on the phase decode only when none of them prefills.
+  for (size_t i = 0; i < inst.ranks.size() && agree && !any_prefill; ++i) {
+    schedulers_[inst.ranks[i]]->ScheduleDecodeOnly(requests_, &inst.batches[i]);
   }
   for (const engine::StepBatch& b : inst.batches) any_batch |= !b.empty();
   if (!any_batch) {
