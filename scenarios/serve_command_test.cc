@@ -265,7 +265,7 @@ TEST(VllmServeTest, UnmodelledFlagsAreNamedAndInertValuesListed) {
   auto inert = ParseV32ServeCommand(std::string(kVllmTp8) + " --dtype auto --seed 7");
   ASSERT_TRUE(inert.ok()) << inert.status();
   EXPECT_EQ(absl::StrJoin(inert->ignored_flags(), " "),
-            "--tokenizer-mode --reasoning-parser --seed --dtype");
+            "--dtype --tokenizer-mode --reasoning-parser --seed");
   // The first unmodelled flag given is the one named.
   auto two = ParseV32ServeCommand(std::string(kVllmTp8) + " --api-server-count 4 --enable-dbo");
   EXPECT_NE(two.status().message().find("--api-server-count"), std::string::npos) << two.status();

@@ -159,6 +159,8 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   EngineConfig c;
   c.set_engine(SGLANG);
   c.set_engine_version("SGLang v0.5.6.post2");
+  // Before the other checks: a flag servesim does not model is the answer.
+  RETURN_IF_ERROR(CheckUnmodelledFlags(flags, SglangUnmodelledFlags(), "SGLang", &c));
   if (!flags.Has("--model-path")) {
     return absl::InvalidArgumentError("--serve: --model-path is required");
   }
@@ -173,7 +175,6 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   auto note_default = [&](const std::string& flag, const std::string& what) {
     if (!flags.Has(flag)) c.add_defaults_applied(what);
   };
-  RETURN_IF_ERROR(CheckUnmodelledFlags(flags, SglangUnmodelledFlags(), "SGLang", &c));
 
   // Environment. DeepSeek-V3.2's indexer logits kernels (fp8_mqa_logits,
   // fp8_paged_mqa_logits) come from DeepGEMM: SGLang cannot serve the model

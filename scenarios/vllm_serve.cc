@@ -234,6 +234,8 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   EngineConfig c;
   c.set_engine(VLLM);
   c.set_engine_version("vLLM v0.13.0");
+  // Before the other checks: a flag servesim does not model is the answer.
+  RETURN_IF_ERROR(CheckUnmodelledFlags(flags, VllmUnmodelledFlags(), "vLLM", &c));
   if (flags.positionals().size() > 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--serve: unexpected argument \"", flags.positionals()[1], "\" after the model"));
@@ -261,7 +263,6 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
     if (!flags.Has(flag)) c.add_defaults_applied(what);
   };
 
-  RETURN_IF_ERROR(CheckUnmodelledFlags(flags, VllmUnmodelledFlags(), "vLLM", &c));
   RETURN_IF_ERROR(CheckPort(flags));
   ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tensor-parallel-size", 1));
   ASSIGN_OR_RETURN(int64_t dp, flags.GetIntOr("--data-parallel-size", 1));
