@@ -173,6 +173,15 @@ TEST(EngineSetupTest, WhereTheLmHeadRunsAndWhoChoosesDenseMhaPerBatch) {
 // DeepSeek-V3.2's generation_config sets top_p 0.95: vLLM's sampler sorts
 // the vocabulary under the defaults, not with vLLM's own sampling defaults
 // or FlashInfer's sampler; SGLang samples without a sort.
+// vLLM's DP ranks pad to the largest rank's tokens only for CUDA graphs;
+// under --enforce-eager each gathers its own (get_dp_padding's early exit).
+TEST(EngineSetupTest, VllmPadsDpRanksToTheLargestOnlyWithCudaGraphs) {
+  const std::string dp8 =
+      "vllm serve deepseek-ai/DeepSeek-V3.2 -dp 8 --enable-expert-parallel --max-model-len 32768";
+  EXPECT_TRUE(SetupOf(dp8).predictor.pad_moe_tokens_to_max_rank);
+  EXPECT_FALSE(SetupOf(dp8 + " --enforce-eager").predictor.pad_moe_tokens_to_max_rank);
+}
+
 TEST(EngineSetupTest, VllmSortsForTopPFromTheGenerationConfig) {
   EXPECT_TRUE(GraphOf("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8").sampler_sorts_vocab);
   EXPECT_FALSE(GraphOf("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --generation-config vllm")
