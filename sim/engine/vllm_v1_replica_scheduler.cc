@@ -71,7 +71,13 @@ void VllmV1ReplicaScheduler::Schedule(RequestTable& requests, StepBatch* out) {
          static_cast<int64_t>(running_.size()) < config_.max_num_seqs) {
     const RequestId id = waiting_.front();
     Request& r = requests[id];
-    const int64_t hit = kv_.ReusablePrefixTokens(id, r.known_tokens());
+    int64_t hit = kv_.ReusablePrefixTokens(id, r.known_tokens());
+    // The MTP drafter needs the hidden state of the last matched token, so
+    // vLLM gives back the last matched block under speculative decoding
+    // (find_longest_cache_hit pops it when use_eagle, which method mtp is).
+    if (config_.spec.num_draft_tokens > 0) {
+      hit = std::max<int64_t>(0, hit - config_.block_size_tokens);
+    }
     const int64_t tokens = std::min(r.known_tokens() - hit, budget);
     if (!kv_.ReclaimAndGrowTo(id, hit, hit + tokens)) break;
     r.computed_tokens = hit;

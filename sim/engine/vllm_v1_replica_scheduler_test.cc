@@ -187,6 +187,22 @@ TEST(VllmV1ReplicaSchedulerTest, RequestsOfAPrefixGroupReuseItsFullBlocks) {
   }
 }
 
+// Under MTP the second prompt matches one block less (3 of the 4 shared):
+// vLLM pops the last matched block so the drafter sees its hidden state.
+TEST(VllmV1ReplicaSchedulerTest, MtpGivesBackTheLastMatchedBlock) {
+  RequestTable reqs = MakeRequestsSharingAPrefix({{100, 4}, {100, 4}}, 70);
+  VllmSchedulerConfig c = Config(1000, 100);
+  c.spec = {1, 0.5};
+  VllmV1ReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  s.Enqueue(1, reqs);
+  StepBatch b;
+  s.Schedule(reqs, &b);
+  ASSERT_EQ(b.seqs.size(), 2u);
+  EXPECT_EQ(b.seqs[1].context_before, 48);
+  EXPECT_EQ(b.seqs[1].query_tokens, 100 - 48);
+}
+
 // Runs request 0 alone with `spec` until it finishes; `on_step(batch, i)`
 // sees each step's batch. Returns the steps taken.
 int StepsOfALoneRequest(RequestTable& reqs, SpeculativeConfig spec,
