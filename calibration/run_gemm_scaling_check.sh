@@ -7,7 +7,8 @@
 # machine or the day. The copy suite comes first: its log lines set
 # cudaMemcpyAsync beside an SM copy kernel at each size (the 1 GB point).
 # Writes $OUT/gemm_per_tensor.textproto, $OUT/gemm_block.textproto,
-# $OUT/copy.textproto and $OUT/gemm_scaling_check.log.
+# $OUT/copy.textproto, $OUT/gemm_scaling_check.log and $OUT/build.log.
+# calibration/gemm_scaling_compare.py sets the two GEMM files side by side.
 set -uo pipefail
 : "${OUT:?set OUT to the output folder}"
 LOG="$OUT/gemm_scaling_check.log"

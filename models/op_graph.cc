@@ -494,7 +494,9 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
   // Every GPU of the gather ends with all DP ranks' tokens, each sending an
   // equal share: a DP rank's tokens among its DP peers (vLLM), a rank's
   // tokens split over its attention-TP GPUs across the whole group (SGLang,
-  // whose attention-TP group reduce-scatters before it gathers).
+  // whose attention-TP group reduce-scatters before it gathers and
+  // all-gathers after the MoE; charged as the attention all-reduce, the same
+  // bytes).
   const int64_t shard_bytes = CeilDiv(tokens_global, MoeGatherGpus(group)) * h * kBf16Bytes;
   switch (l_.moe_comm) {
     case ParallelLayout::MoeComm::kAllReduce:

@@ -41,8 +41,8 @@ void AppendUnmodelledFlagSpecs(const std::vector<UnmodelledFlag>& flags,
 }
 
 absl::Status CheckUnmodelledFlags(const workload::ParsedFlags& parsed,
-                                  const std::vector<UnmodelledFlag>& flags, std::string_view engine,
-                                  EngineConfig* config) {
+                                  const std::vector<UnmodelledFlag>& flags,
+                                  std::string_view engine) {
   for (const std::string& given : parsed.given()) {
     for (const UnmodelledFlag& f : flags) {
       if (given != f.name) continue;
@@ -51,7 +51,6 @@ absl::Status CheckUnmodelledFlags(const workload::ParsedFlags& parsed,
         ASSIGN_OR_RETURN(value, parsed.GetString(f.name));
       }
       if (std::find(f.inert_values.begin(), f.inert_values.end(), value) != f.inert_values.end()) {
-        config->add_ignored_flags(f.name);
         continue;
       }
       if (!f.inert_values.empty()) {
@@ -65,6 +64,11 @@ absl::Status CheckUnmodelledFlags(const workload::ParsedFlags& parsed,
     }
   }
   return absl::OkStatus();
+}
+
+bool IsUnmodelledFlag(const std::vector<UnmodelledFlag>& flags, const std::string& flag) {
+  return std::any_of(flags.begin(), flags.end(),
+                     [&](const UnmodelledFlag& f) { return f.name == flag; });
 }
 
 absl::StatusOr<double> MeanAcceptedDrafts(int num_draft_tokens, const ServeContext& context) {

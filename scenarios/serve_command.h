@@ -121,11 +121,15 @@ void AppendUnmodelledFlagSpecs(const std::vector<UnmodelledFlag>& flags,
 // Unimplemented for the first of `flags` the command gives with a value that
 // is not inert ("--serve: --enable-eplb is not modelled (servesim does not
 // model this vLLM flag; ...)", "--serve: --dtype float16 is not modelled
-// (auto, bfloat16)"); the inert ones are added to `config`'s ignored flags.
-// `engine` names the engine in the message ("vLLM").
+// (auto, bfloat16)"); OK when every one given is inert. `engine` names the
+// engine in the message ("vLLM").
 absl::Status CheckUnmodelledFlags(const workload::ParsedFlags& parsed,
-                                  const std::vector<UnmodelledFlag>& flags, std::string_view engine,
-                                  EngineConfig* config);
+                                  const std::vector<UnmodelledFlag>& flags,
+                                  std::string_view engine);
+
+// Whether `flag` is one of `flags` (once CheckUnmodelledFlags passed, one
+// given with an inert value: a flag without effect).
+bool IsUnmodelledFlag(const std::vector<UnmodelledFlag>& flags, const std::string& flag);
 
 // Mean accepted drafts per step: --mtp-acceptance where given (no more than
 // the step's num_draft_tokens: error), else the published acceptance of

@@ -265,7 +265,9 @@ TEST(VllmServeTest, UnmodelledFlagsAreNamedAndInertValuesListed) {
   auto inert = ParseV32ServeCommand(std::string(kVllmTp8) + " --dtype auto --seed 7");
   ASSERT_TRUE(inert.ok()) << inert.status();
   EXPECT_EQ(absl::StrJoin(inert->ignored_flags(), " "),
-            "--dtype --tokenizer-mode --reasoning-parser --seed");
+            "--tokenizer-mode --reasoning-parser --dtype --seed");
+  // A flag's own default changes nothing either.
+  EXPECT_TRUE(ParseV32ServeCommand(std::string(kVllmTp8) + " --data-parallel-backend mp").ok());
   // The first unmodelled flag given is the one named.
   auto two = ParseV32ServeCommand(std::string(kVllmTp8) + " --api-server-count 4 --enable-dbo");
   EXPECT_NE(two.status().message().find("--api-server-count"), std::string::npos) << two.status();

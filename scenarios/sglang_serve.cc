@@ -33,35 +33,36 @@ const std::vector<std::string>& SglangIgnoredFlags() {
 }
 
 // SGLang v0.5.6 flags that change what the GPUs run or when, which servesim
-// does not model [U: names from the v0.5.6 server_args as recalled]. --dtype
-// auto is the checkpoint's BF16; --quantization fp8 its own; round_robin the
-// DP controller servesim models.
+// does not model [U: names from the v0.5.6 server_args as recalled]. The
+// inert values are what SGLang runs here anyway: --dtype auto is the
+// checkpoint's BF16, --quantization fp8 its own, round_robin the DP
+// controller servesim models, the others the flags' defaults [U].
 const std::vector<UnmodelledFlag>& SglangUnmodelledFlags() {
   static const auto* kFlags = new std::vector<UnmodelledFlag>{
       {"--dtype", true, {"auto", "bfloat16"}},
       {"--quantization", true, {"fp8"}},
       {"--load-balance-method", true, {"round_robin"}},
       {"--enable-eplb", false},
-      {"--ep-num-redundant-experts"},
-      {"--moe-a2a-backend"},
-      {"--deepep-mode"},
-      {"--moe-runner-backend"},
+      {"--ep-num-redundant-experts", true, {"0"}},
+      {"--moe-a2a-backend", true, {"none"}},
+      {"--deepep-mode", true, {"auto"}},
+      {"--moe-runner-backend", true, {"auto"}},
       {"--enable-two-batch-overlap", false},
       {"--enable-single-batch-overlap", false},
       {"--enable-dp-lm-head", false},
       {"--enable-torch-compile", false},
       {"--torch-compile-max-bs"},
       {"--max-total-tokens"},
-      {"--tokenizer-worker-num"},
+      {"--tokenizer-worker-num", true, {"1"}},
       {"--enable-deterministic-inference", false},
-      {"--num-continuous-decode-steps"},
+      {"--num-continuous-decode-steps", true, {"1"}},
       {"--disable-shared-experts-fusion", false},
       {"--disable-chunked-prefix-cache", false},
       {"--enable-hierarchical-cache", false},
       {"--enable-nccl-nvls", false},
       {"--enable-symm-mem", false},
       {"--disable-custom-all-reduce", false},
-      {"--stream-interval"},
+      {"--stream-interval", true, {"1"}},
       {"--sampling-backend"},
   };
   return *kFlags;
@@ -160,7 +161,7 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   c.set_engine(SGLANG);
   c.set_engine_version("SGLang v0.5.6.post2");
   // Before the other checks: a flag servesim does not model is the answer.
-  RETURN_IF_ERROR(CheckUnmodelledFlags(flags, SglangUnmodelledFlags(), "SGLang", &c));
+  RETURN_IF_ERROR(CheckUnmodelledFlags(flags, SglangUnmodelledFlags(), "SGLang"));
   if (!flags.Has("--model-path")) {
     return absl::InvalidArgumentError("--serve: --model-path is required");
   }
@@ -168,7 +169,8 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   c.set_model(model);
   for (const std::string& f : flags.given()) {
     if (std::find(SglangIgnoredFlags().begin(), SglangIgnoredFlags().end(), f) !=
-        SglangIgnoredFlags().end()) {
+            SglangIgnoredFlags().end() ||
+        IsUnmodelledFlag(SglangUnmodelledFlags(), f)) {
       c.add_ignored_flags(f);
     }
   }

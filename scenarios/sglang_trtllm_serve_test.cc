@@ -229,6 +229,7 @@ TEST(SglangServeTest, UnmodelledFlagsAreNamedAndInertValuesListed) {
   EXPECT_EQ(lm.status().message(),
             "--serve: --enable-dp-lm-head is not modelled (servesim does not model this SGLang "
             "flag; docs/engines.md lists the flags it reads)");
+  EXPECT_TRUE(ParseV32ServeCommand(base + "--moe-a2a-backend none").ok());  // its default
   EXPECT_EQ(ParseV32ServeCommand(base + "--frobnicate").status().code(),
             absl::StatusCode::kInvalidArgument);
 }

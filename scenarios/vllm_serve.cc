@@ -100,9 +100,9 @@ const std::vector<std::string>& VllmIgnoredFlags() {
 }
 
 // vLLM v0.13 flags that change what the GPUs run or when, which servesim does
-// not model [U: names from the v0.13 argument list as recalled]. --dtype auto
-// is the checkpoint's BF16; --quantization fp8 its own; mp is the executor on
-// one node; fcfs the default policy.
+// not model [U: names from the v0.13 argument list as recalled]. The inert
+// values are what vLLM runs here anyway: --dtype auto is the checkpoint's
+// BF16, --quantization fp8 its own, and the others the flags' defaults [U].
 const std::vector<UnmodelledFlag>& VllmUnmodelledFlags() {
   static const auto* kFlags = new std::vector<UnmodelledFlag>{
       {"--dtype", true, {"auto", "bfloat16"}},
@@ -111,23 +111,23 @@ const std::vector<UnmodelledFlag>& VllmUnmodelledFlags() {
       {"--scheduling-policy", true, {"fcfs"}},
       {"--enable-eplb", false},
       {"--eplb-config"},
-      {"--all2all-backend"},
+      {"--all2all-backend", true, {"allgather_reducescatter"}},
       {"--compilation-config"},
       {"--cuda-graph-sizes"},
       {"--kv-cache-memory-bytes"},
       {"--num-gpu-blocks-override"},
-      {"--cpu-offload-gb"},
+      {"--cpu-offload-gb", true, {"0"}},
       {"--kv-transfer-config"},
       {"--enable-dbo", false},
-      {"--api-server-count"},
-      {"--max-num-partial-prefills"},
-      {"--max-long-partial-prefills"},
-      {"--long-prefill-token-threshold"},
+      {"--api-server-count", true, {"1"}},
+      {"--max-num-partial-prefills", true, {"1"}},
+      {"--max-long-partial-prefills", true, {"1"}},
+      {"--long-prefill-token-threshold", true, {"0"}},
       {"--hf-overrides"},
       {"--enable-lora", false},
       {"--data-parallel-hybrid-lb", false},
       {"--data-parallel-external-lb", false},
-      {"--data-parallel-backend"},
+      {"--data-parallel-backend", true, {"mp"}},
   };
   return *kFlags;
 }
@@ -235,7 +235,7 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   c.set_engine(VLLM);
   c.set_engine_version("vLLM v0.13.0");
   // Before the other checks: a flag servesim does not model is the answer.
-  RETURN_IF_ERROR(CheckUnmodelledFlags(flags, VllmUnmodelledFlags(), "vLLM", &c));
+  RETURN_IF_ERROR(CheckUnmodelledFlags(flags, VllmUnmodelledFlags(), "vLLM"));
   if (flags.positionals().size() > 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--serve: unexpected argument \"", flags.positionals()[1], "\" after the model"));
@@ -255,7 +255,8 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   }
   for (const std::string& f : flags.given()) {
     if (std::find(VllmIgnoredFlags().begin(), VllmIgnoredFlags().end(), f) !=
-        VllmIgnoredFlags().end()) {
+            VllmIgnoredFlags().end() ||
+        IsUnmodelledFlag(VllmUnmodelledFlags(), f)) {
       c.add_ignored_flags(f);
     }
   }

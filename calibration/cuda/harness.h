@@ -57,9 +57,11 @@ struct RunConfig {
   int repeats = 25;           // timed graph replays per point (>= 20)
   double replay_target_us = 200;  // each replay holds enough launches to last about this long
   int64_t l2_bytes = 60 << 20;
-  // Time every single FP8 GEMM with per-tensor scaling (SCALAR_32F), not
-  // DeepSeek's block scaling where cuBLASLt offers it (m >= 4): one kernel
-  // family at every m, as the engines' DeepGEMM is (docs/calibration.md).
+  // Time every FP8 GEMM with per-tensor scaling (SCALAR_32F), not DeepSeek's
+  // block scaling where cuBLASLt offers it (single GEMMs at m >= 4; the
+  // batched ones of the grouped tables get none and are per-tensor anyway):
+  // one kernel family at every m, as the engines' DeepGEMM is
+  // (docs/calibration.md).
   bool fp8_per_tensor = false;
 };
 

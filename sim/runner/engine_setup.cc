@@ -87,7 +87,7 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
   // all-gather and splits them back by reduce-scatter (vLLM -dp N, SGLang
   // --enable-dp-attention --dp-size N, TensorRT-LLM enable_attention_dp: the
   // layout's MoE communication, as each engine's layout rules set it),
-  // every layer of every step (vLLM pads each rank to the largest; SGLang and
+  // every layer of every step (vLLM with CUDA graphs pads each rank to the largest; SGLang and
   // TensorRT-LLM gather each rank's own tokens: pad_moe_tokens_to_max_rank). Those
   // collectives run on the roofline (one H200 cannot measure them; their
   // small-message latency on 8 x H200 was not found, model-and-kernels.md

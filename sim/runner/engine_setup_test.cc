@@ -170,9 +170,6 @@ TEST(EngineSetupTest, WhereTheLmHeadRunsAndWhoChoosesDenseMhaPerBatch) {
   EXPECT_FALSE(trtllm.dense_mha_prefill_whole_batch);
 }
 
-// DeepSeek-V3.2's generation_config sets top_p 0.95: vLLM's sampler sorts
-// the vocabulary under the defaults, not with vLLM's own sampling defaults
-// or FlashInfer's sampler; SGLang samples without a sort.
 // vLLM's DP ranks pad to the largest rank's tokens only for CUDA graphs;
 // under --enforce-eager each gathers its own (get_dp_padding's early exit).
 TEST(EngineSetupTest, VllmPadsDpRanksToTheLargestOnlyWithCudaGraphs) {
@@ -182,6 +179,23 @@ TEST(EngineSetupTest, VllmPadsDpRanksToTheLargestOnlyWithCudaGraphs) {
   EXPECT_FALSE(SetupOf(dp8 + " --enforce-eager").predictor.pad_moe_tokens_to_max_rank);
 }
 
+// SGLang's DP-attention ranks agree on a step's phase only under
+// speculative decoding, and only with more than one rank.
+TEST(EngineSetupTest, SglangRanksAgreeOnThePhaseOnlyWithSpeculationAndDpAttention) {
+  const std::string tp8 =
+      "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8";
+  const std::string eagle =
+      " --speculative-algorithm EAGLE --speculative-num-steps 1 --speculative-eagle-topk 1 "
+      "--speculative-num-draft-tokens 2";
+  const std::string dp8 = tp8 + " --dp-size 8 --enable-dp-attention";
+  EXPECT_TRUE(SetupOf(dp8 + eagle).topology.ranks_agree_on_phase);
+  EXPECT_FALSE(SetupOf(dp8).topology.ranks_agree_on_phase);
+  EXPECT_FALSE(SetupOf(tp8 + eagle).topology.ranks_agree_on_phase);
+}
+
+// DeepSeek-V3.2's generation_config sets top_p 0.95: vLLM's sampler sorts
+// the vocabulary under the defaults, not with vLLM's own sampling defaults
+// or FlashInfer's sampler; SGLang samples without a sort.
 TEST(EngineSetupTest, VllmSortsForTopPFromTheGenerationConfig) {
   EXPECT_TRUE(GraphOf("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8").sampler_sorts_vocab);
   EXPECT_FALSE(GraphOf("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --generation-config vllm")

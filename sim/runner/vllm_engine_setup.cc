@@ -96,8 +96,9 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   p.graphs_cover_mixed_batches = true;  // FULL_AND_PIECEWISE
   p.graph_sizes_count_tokens = true;    // cudagraph_capture_sizes are token counts
   // DP ranks pad their tokens to the largest rank's (num_tokens_across_dp) so
-  // that each can replay a CUDA graph; with --enforce-eager they do not
-  // (get_dp_padding returns early for enforce_eager) and gather their own.
+  // that each can replay a CUDA graph; with --enforce-eager, which leaves no
+  // capture sizes, they do not (get_dp_padding returns early for
+  // enforce_eager) and gather their own.
   p.pad_moe_tokens_to_max_rank = !config.cuda_graph_sizes().empty();
 
   std::string sampler = "no top-p (no sort)";

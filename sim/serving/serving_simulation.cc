@@ -248,8 +248,10 @@ absl::Status Simulation::StartStep(int instance, SimTime now) {
     }
   }
   // Ranks that agree on the phase decode only when none of them prefills.
-  for (size_t i = 0; i < inst.ranks.size() && agree && !any_prefill; ++i) {
-    schedulers_[inst.ranks[i]]->ScheduleDecodeOnly(requests_, &inst.batches[i]);
+  if (agree && !any_prefill) {
+    for (size_t i = 0; i < inst.ranks.size(); ++i) {
+      schedulers_[inst.ranks[i]]->ScheduleDecodeOnly(requests_, &inst.batches[i]);
+    }
   }
   for (const engine::StepBatch& b : inst.batches) any_batch |= !b.empty();
   if (!any_batch) {
