@@ -1,9 +1,10 @@
 #include "sim/engine/vllm_v1_replica_scheduler.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <functional>
-
-#include <gtest/gtest.h>
+#include <utility>
 
 #include "sim/engine/request_table_for_test.h"
 
@@ -164,43 +165,47 @@ TEST(VllmV1ReplicaSchedulerTest, PrefixCachingResumesAPreemptedRequestFromItsSur
   EXPECT_EQ(recomputed.query_tokens, 33);
 }
 
-// Two prompts of 100 tokens that share their first 70: the first computes
-// the 4 full shared blocks, and the second, scheduled after it in the same
-// step, finds them cached (vLLM caches a block's hash when it allocates it)
-// and computes only the rest. Without prefix caching both prefill in full.
+// Two prompts of 100 tokens that share their first 70, scheduled in one
+// step by a scheduler configured as `c`: the step's batch, and the blocks
+// used after it.
+std::pair<StepBatch, int64_t> FirstStepOfTwoSharingAPrefix(const VllmSchedulerConfig& c) {
+  RequestTable reqs = MakeRequestsSharingAPrefix({{100, 4}, {100, 4}}, 70);
+  VllmV1ReplicaScheduler s(c, reqs.size());
+  s.Enqueue(0, reqs);
+  s.Enqueue(1, reqs);
+  StepBatch b;
+  s.Schedule(reqs, &b);
+  return {b, s.kv_cache().used_blocks()};
+}
+
+// The first computes the 4 full shared blocks, and the second, scheduled
+// after it in the same step, finds them cached (vLLM caches a block's hash
+// when it allocates it) and computes only the rest. Without prefix caching
+// both prefill in full.
 TEST(VllmV1ReplicaSchedulerTest, RequestsOfAPrefixGroupReuseItsFullBlocks) {
   for (bool caching : {true, false}) {
-    RequestTable reqs = MakeRequestsSharingAPrefix({{100, 4}, {100, 4}}, 70);
     VllmSchedulerConfig c = Config(1000, 100);
     c.prefix_caching = caching;
-    VllmV1ReplicaScheduler s(c, reqs.size());
-    s.Enqueue(0, reqs);
-    s.Enqueue(1, reqs);
-    StepBatch b;
-    s.Schedule(reqs, &b);
+    auto [b, used_blocks] = FirstStepOfTwoSharingAPrefix(c);
     ASSERT_EQ(b.seqs.size(), 2u);
     EXPECT_EQ(b.seqs[0].query_tokens, 100);
     EXPECT_EQ(b.seqs[1].query_tokens, caching ? 100 - 64 : 100);
     EXPECT_EQ(b.seqs[1].context_before, caching ? 64 : 0);
     // 7 blocks each, the 4 shared ones once.
-    EXPECT_EQ(s.kv_cache().used_blocks(), caching ? 7 + 3 : 14);
+    EXPECT_EQ(used_blocks, caching ? 7 + 3 : 14);
   }
 }
 
 // Under MTP the second prompt matches one block less (3 of the 4 shared):
 // vLLM pops the last matched block so the drafter sees its hidden state.
 TEST(VllmV1ReplicaSchedulerTest, MtpGivesBackTheLastMatchedBlock) {
-  RequestTable reqs = MakeRequestsSharingAPrefix({{100, 4}, {100, 4}}, 70);
   VllmSchedulerConfig c = Config(1000, 100);
   c.spec = {1, 0.5};
-  VllmV1ReplicaScheduler s(c, reqs.size());
-  s.Enqueue(0, reqs);
-  s.Enqueue(1, reqs);
-  StepBatch b;
-  s.Schedule(reqs, &b);
+  auto [b, used_blocks] = FirstStepOfTwoSharingAPrefix(c);
   ASSERT_EQ(b.seqs.size(), 2u);
   EXPECT_EQ(b.seqs[1].context_before, 48);
   EXPECT_EQ(b.seqs[1].query_tokens, 100 - 48);
+  EXPECT_EQ(used_blocks, 7 + 4);  // the given-back block is computed again in a block of its own
 }
 
 // Runs request 0 alone with `spec` until it finishes; `on_step(batch, i)`
