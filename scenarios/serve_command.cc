@@ -37,7 +37,7 @@ absl::Status CheckPort(const workload::ParsedFlags& flags) {
 
 void AppendUnmodelledFlagSpecs(const std::vector<UnmodelledFlag>& flags,
                                std::vector<workload::FlagSpec>* specs) {
-  for (const UnmodelledFlag& f : flags) specs->push_back({f.name, {}, f.takes_value});
+  for (const UnmodelledFlag& f : flags) specs->push_back({f.name, f.aliases, f.takes_value});
 }
 
 absl::Status CheckUnmodelledFlags(const workload::ParsedFlags& parsed,

@@ -112,6 +112,7 @@ struct UnmodelledFlag {
   std::string name;
   bool takes_value = true;
   std::vector<std::string> inert_values;
+  std::vector<std::string> aliases;  // other spellings ("-q")
 };
 
 // The FlagSpecs ParseFlags needs to read `flags`.

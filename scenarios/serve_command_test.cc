@@ -259,6 +259,9 @@ TEST(VllmServeTest, UnmodelledFlagsAreNamedAndInertValuesListed) {
   EXPECT_EQ(eplb.status().message(),
             "--serve: --enable-eplb is not modelled (servesim does not model this vLLM "
             "flag; docs/engines.md lists the flags it reads)");
+  // vLLM's -q is --quantization, named by its long name.
+  auto awq = ParseV32ServeCommand(std::string(kVllmTp8) + " -q awq");
+  EXPECT_EQ(awq.status().message(), "--serve: --quantization awq is not modelled (fp8)");
   auto fp16 = ParseV32ServeCommand(std::string(kVllmTp8) + " --dtype float16");
   EXPECT_EQ(fp16.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_EQ(fp16.status().message(), "--serve: --dtype float16 is not modelled (auto, bfloat16)");

@@ -106,7 +106,7 @@ const std::vector<std::string>& VllmIgnoredFlags() {
 const std::vector<UnmodelledFlag>& VllmUnmodelledFlags() {
   static const auto* kFlags = new std::vector<UnmodelledFlag>{
       {"--dtype", true, {"auto", "bfloat16"}},
-      {"--quantization", true, {"fp8"}},
+      {"--quantization", true, {"fp8"}, {"-q"}},
       {"--distributed-executor-backend", true, {"mp"}},
       {"--scheduling-policy", true, {"fcfs"}},
       {"--enable-eplb", false},
