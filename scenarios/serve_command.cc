@@ -40,35 +40,42 @@ void AppendUnmodelledFlagSpecs(const std::vector<UnmodelledFlag>& flags,
   for (const UnmodelledFlag& f : flags) specs->push_back({f.name, f.aliases, f.takes_value});
 }
 
+namespace {
+
+const UnmodelledFlag* FindUnmodelledFlag(const std::vector<UnmodelledFlag>& flags,
+                                         const std::string& flag) {
+  auto it = std::find_if(flags.begin(), flags.end(),
+                         [&](const UnmodelledFlag& f) { return f.name == flag; });
+  return it == flags.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
 absl::Status CheckUnmodelledFlags(const workload::ParsedFlags& parsed,
                                   const std::vector<UnmodelledFlag>& flags,
                                   std::string_view engine) {
   for (const std::string& given : parsed.given()) {
-    for (const UnmodelledFlag& f : flags) {
-      if (given != f.name) continue;
-      std::string value;
-      if (f.takes_value) {
-        ASSIGN_OR_RETURN(value, parsed.GetString(f.name));
-      }
-      if (std::find(f.inert_values.begin(), f.inert_values.end(), value) != f.inert_values.end()) {
-        continue;
-      }
-      if (!f.inert_values.empty()) {
-        return absl::UnimplementedError(absl::StrCat("--serve: ", f.name, " ", value,
-                                                     " is not modelled (",
-                                                     absl::StrJoin(f.inert_values, ", "), ")"));
-      }
-      return absl::UnimplementedError(
-          absl::StrCat("--serve: ", f.name, " is not modelled (servesim does not model this ",
-                       std::string(engine), " flag; docs/engines.md lists the flags it reads)"));
+    const UnmodelledFlag* f = FindUnmodelledFlag(flags, given);
+    if (f == nullptr) continue;
+    std::string value;
+    if (f->takes_value) {
+      ASSIGN_OR_RETURN(value, parsed.GetString(f->name));
     }
+    const std::vector<std::string>& inert = f->inert_values;
+    if (std::find(inert.begin(), inert.end(), value) != inert.end()) continue;
+    if (!inert.empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "--serve: ", f->name, " ", value, " is not modelled (", absl::StrJoin(inert, ", "), ")"));
+    }
+    return absl::UnimplementedError(
+        absl::StrCat("--serve: ", f->name, " is not modelled (servesim does not model this ",
+                     std::string(engine), " flag; docs/engines.md lists the flags it reads)"));
   }
   return absl::OkStatus();
 }
 
 bool IsUnmodelledFlag(const std::vector<UnmodelledFlag>& flags, const std::string& flag) {
-  return std::any_of(flags.begin(), flags.end(),
-                     [&](const UnmodelledFlag& f) { return f.name == flag; });
+  return FindUnmodelledFlag(flags, flag) != nullptr;
 }
 
 absl::StatusOr<double> MeanAcceptedDrafts(int num_draft_tokens, const ServeContext& context) {
