@@ -190,6 +190,14 @@ double Curve::Us(double x) const {
   return std::exp(log_us_[i - 1] + (std::log(x) - log_x_[i - 1]) * log_slope_[i - 1]);
 }
 
+double Curve::FastestX() const {
+  size_t best = 0;
+  for (size_t i = 1; i < x_.size(); ++i) {
+    if (x_[i] / us_[i] > x_[best] / us_[best]) best = i;
+  }
+  return x_[best];
+}
+
 absl::StatusOr<Profile> Profile::Load(const std::string& path) {
   ASSIGN_OR_RETURN(Format format, FormatFor(path));
   ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));

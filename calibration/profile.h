@@ -35,6 +35,9 @@ class Curve {
   double Us(double x) const;
   // The first sample point's x.
   double first_x() const { return x_.front(); }
+  // The sample point's x with the most work per microsecond (x / us); the
+  // first of equals.
+  double FastestX() const;
 
  private:
   std::vector<double> x_;

@@ -102,7 +102,7 @@ int64_t WeightBytesPerGpu(const ModelSpec& spec, const ParallelLayout& layout,
                           bool with_mtp) {
   int64_t total = 0;
   for (const WeightTensor& t : WeightInventory(spec)) {
-    if (t.mtp && !with_mtp) continue;
+    if ((t.mtp && !with_mtp) || t.shares_target_copy) continue;
     const int ways = ShardWays(t.shard, layout);
     const int64_t rows = t.shard_cols ? t.rows : CeilDiv(t.rows, ways);
     const int64_t cols = t.shard_cols ? CeilDiv(t.cols, ways) : t.cols;

@@ -675,9 +675,21 @@ std::vector<Op> BuildRankIterationOps(const ModelSpec& spec,
 void BuildMtpDraftOps(const ModelSpec& spec, const ParallelLayout& layout,
                       const RankBatch& mine, int64_t moe_tokens_global,
                       const OpGraphOptions& options, std::vector<Op>& ops) {
-  const AttentionWork w = SummarizeBatch(spec, mine, options);
+  AttentionWork w = SummarizeBatch(spec, mine, options);
   SERVESIM_CHECK(moe_tokens_global >= w.tokens,
                  "moe_tokens_global must count at least this rank's tokens");
+  // The proposer takes draft logits at one position per request, its last
+  // accepted token (vLLM's EagleProposer last_token_indices; SGLang's logits
+  // processor keeps the last row of each extend [U: recalled]), not at each
+  // of a verified decode's 1 + k rows.
+  w.head_rows = 0;
+  w.sampled_rows = 0;
+  for (const SequenceWork& s : mine.seqs) {
+    if (s.kind == RowKind::kWeightReading) continue;
+    const bool filler = s.kind == RowKind::kGraphFiller;
+    if (!filler) ++w.sampled_rows;
+    if (!filler || options.lm_head_in_graph) ++w.head_rows;
+  }
   const int n = spec.num_mtp_layers();
   // Drafts are the argmax of the draft logits (vLLM's and SGLang's MTP
   // proposers): no nucleus sort, whatever the target sampler does.
@@ -689,7 +701,9 @@ void BuildMtpDraftOps(const ModelSpec& spec, const ParallelLayout& layout,
     b.Embedding(w.tokens);
     b.Norm("mtp_enorm", h, w.tokens, OpPhase::kOther, n);
     b.Norm("mtp_hnorm", h, w.tokens, OpPhase::kOther, n);
-    b.Gemm("mtp_eh_proj", h, 2 * h, w.tokens, true, OpPhase::kOther, n);
+    // eh_proj is a plain BF16 linear in the engines' MTP modules (vLLM's and
+    // SGLang's nn.Linear [U: recalled]).
+    b.Gemm("mtp_eh_proj", h, 2 * h, w.tokens, false, OpPhase::kOther, n);
     b.AttentionLayers(w, n);
     b.MoeLayers(w.tokens, moe_tokens_global, n);
     b.Head(w, w.tokens);

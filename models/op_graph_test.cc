@@ -548,9 +548,27 @@ TEST(OpGraphTest, MtpDraftRunsOneMoeLayer) {
       spec, Must(VllmLayout(spec, 8, 1, false, 8)), Decodes(4, 100), 4, {});
   EXPECT_EQ(Find(ops, "mtp_eh_proj")->key,
             (std::vector<OpKeyDim>{{"k", 14336}, {"n", 7168}}));
+  EXPECT_EQ(Find(ops, "mtp_eh_proj")->kind, "gemm_bf16");
   EXPECT_EQ(Find(ops, "o_proj")->repeat, 1);
   EXPECT_EQ(Find(ops, "experts_gate_up")->repeat, 1);
   EXPECT_EQ(Find(ops, "dense_gate_up_proj"), nullptr);
+}
+
+// The draft pass runs the MTP layer over every verified row (4 decodes x
+// 1 + k = 2 rows), but takes logits at one row per request.
+TEST(OpGraphTest, MtpDraftTakesLogitsAtOneRowPerRequest) {
+  const ModelSpec spec = Load("deepseek_v32.textproto");
+  OpGraphOptions options;
+  options.num_speculative_tokens = 1;
+  RankBatch b;
+  for (int i = 0; i < 4; ++i) b.seqs.push_back({2, 100});
+  const ParallelLayout tp8 = Must(VllmLayout(spec, 8, 1, false, 8));
+  const auto draft = BuildMtpDraftOps(spec, tp8, b, 8, options);
+  EXPECT_EQ(Find(draft, "o_proj")->x, 8);
+  EXPECT_EQ(Find(draft, "lm_head")->x, 4);
+  EXPECT_EQ(Find(draft, "sampling")->x, 4);
+  const auto target = BuildRankIterationOps(spec, tp8, b, 8, options);
+  EXPECT_EQ(Find(target, "lm_head")->x, 8);
 }
 
 // Every FP8 GEMM's input is quantized in a pass of its own: read BF16, write

@@ -120,8 +120,11 @@ std::vector<WeightTensor> WeightInventory(const ModelSpec& spec) {
   if (n_mtp > 0) {
     // Each MTP module: a full MoE decoder layer, enorm/hnorm, eh_proj mapping
     // [embedding; hidden] (2*hidden) to hidden, and its own embedding and head
-    // copies (model-and-kernels.md §1.1). eh_proj is not in the unquantised
-    // classes, so it is stored quantised; vLLM keeps it replicated.
+    // copies (model-and-kernels.md §1.1). eh_proj is a plain BF16 linear,
+    // replicated (vLLM's and SGLang's nn.Linear [U: recalled]). The engines
+    // share the target model's embedding and head with the MTP module
+    // (vLLM's EagleProposer.load_model, SGLang's set_embed_and_head [U:
+    // recalled]): the checkpoint's copies are counted, not held.
     AddDecoderLayer(spec, n_mtp, /*moe=*/true, /*mtp=*/true, out);
     const int64_t h = spec.hidden_size();
     const bool norm_q = !Unquantized(spec, NORM);
@@ -129,9 +132,14 @@ std::vector<WeightTensor> WeightInventory(const ModelSpec& spec) {
                                ShardRule::kReplicated, false, true, false});
     out.push_back(WeightTensor{"mtp.hnorm", h, 1, n_mtp, norm_q,
                                ShardRule::kReplicated, false, true, false});
-    out.push_back(WeightTensor{"mtp.eh_proj", h, 2 * h, n_mtp, true,
-                               ShardRule::kReplicated, false, true, false});
+    out.push_back(WeightTensor{"mtp.eh_proj", h, 2 * h, n_mtp, false, ShardRule::kReplicated, false,
+                               true, false});
+    const size_t first_shared = out.size();
     AddEmbeddingAndHead(spec, n_mtp, /*mtp=*/true, out);
+    for (size_t i = first_shared; i < out.size(); ++i) {
+      // The shared head's final norm is the module's own.
+      out[i].shares_target_copy = out[i].name != "norm";
+    }
   }
   return out;
 }

@@ -35,6 +35,9 @@ struct WeightTensor {
       false;         // the split dimension is `cols` (row-parallel linear)
   bool mtp = false;  // belongs to the MTP modules
   bool embedding = false;  // a lookup table, not a matmul (not "active")
+  // In the checkpoint, but the engines point the MTP module at the target
+  // model's copy instead of loading this one: no GPU holds it.
+  bool shares_target_copy = false;
 };
 
 // Every weight tensor of `spec` (main model and MTP modules). Spec must be

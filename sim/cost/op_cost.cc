@@ -26,13 +26,16 @@ double WireBytesPerX(const std::string& kind, int gpus) {
 // costs at least what a device copy moving the same bytes costs (its op x is
 // that copy's size); the engine's own speed relative to it is a fitted
 // backend factor (docs/fitting.md).
+// Memory-bound passes without a table of their own (models/op_graph.cc,
+// StreamingPass): a device copy of the same traffic.
+bool IsStreamingStandIn(const std::string& kind) {
+  return kind == "kv_cache_quantize" || kind == "act_quant_fp8" || kind == "moe_topk_reduce" ||
+         kind == "indexer_logits_clean";
+}
+
 const std::string& TableKind(const std::string& kind) {
   static const std::string kCopy = "copy_d2d";
-  // Memory-bound passes without a table of their own (models/op_graph.cc,
-  // StreamingPass): a device copy of the same traffic.
-  const bool streaming = kind == "kv_cache_quantize" || kind == "act_quant_fp8" ||
-                         kind == "moe_topk_reduce" || kind == "indexer_logits_clean";
-  return streaming ? kCopy : kind;
+  return IsStreamingStandIn(kind) ? kCopy : kind;
 }
 
 bool IsGroupedGemm(const std::string& kind) {
@@ -89,6 +92,9 @@ const ProfileOpCost::Resolved& ProfileOpCost::Resolve(const models::Op& op) {
         if (name == "experts") it->second.grouped_experts = static_cast<double>(value);
       }
     }
+    if (it->second.curve != nullptr && IsStreamingStandIn(op.kind)) {
+      it->second.linear_past_x = it->second.curve->FastestX();
+    }
     if (op.kind == kTopk) {
       it->second.row_floor = profile_.FindCurve(kTopkRow, op.key);
       if (it->second.row_floor == nullptr) {
@@ -126,7 +132,9 @@ double ProfileOpCost::TimeUs(const models::Op& op, const Resolved& r) {
   if (op.x <= 0) return 0;  // no work of this kind in the batch
   if (r.curve == nullptr) return roofline_.OpUs(op);
   if (IsCollective(op.kind) && op.comm_group_gpus <= 1) return 0;
-  double us = r.curve->Us(op.x);
+  double us = r.linear_past_x > 0 && op.x > r.linear_past_x
+                  ? r.curve->Us(r.linear_past_x) * op.x / r.linear_past_x
+                  : r.curve->Us(op.x);
   if (r.grouped_experts > 0) us = GroupedGemmUs(op, *r.curve, r.grouped_experts);
   if (op.longest_row > 0 && op.kind == kTopk) {
     // One block selects a row: the op lasts at least as long as its longest

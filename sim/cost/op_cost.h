@@ -122,6 +122,11 @@ class ProfileOpCost : public OpCost {
     // Expert GEMMs: the local experts of the table's key (0 for other ops),
     // resolved once so the step's hot path compares no strings.
     double grouped_experts = 0;
+    // Streaming stand-ins: the copy size that moved bytes fastest. A larger
+    // pass moves at that rate: the slower copies past it (1 GB on the H200
+    // profile) are cudaMemcpyAsync's own, which an SM copy kernel does not
+    // share (docs/calibration.md, "Ceilings measured"). 0 for other ops.
+    double linear_past_x = 0;
   };
   const Resolved& Resolve(const models::Op& op);
   double TimeUs(const models::Op& op, const Resolved& r);

@@ -141,6 +141,28 @@ TEST(ProfileOpCostTest, KvCacheQuantizeIsPricedAsADeviceCopy) {
   EXPECT_TRUE(cost.fallbacks().empty());
 }
 
+// The H200 profile's 1 GB copy is slower per byte than its 256 MB one, a
+// property of cudaMemcpyAsync that an SM copy kernel does not share (H100
+// check, docs/calibration.md): a streaming pass past the fastest copy keeps
+// that copy's rate, while a copy itself keeps the table.
+TEST(ProfileOpCostTest, AStreamingPassPastTheFastestCopyKeepsItsRate) {
+  calibration::Profile profile =
+      OneTableProfile("copy_d2d", {}, {{1e6, 2.0}, {2.5e8, 125.0}, {1e9, 800.0}});
+  ProfileOpCost cost(profile, GpuRates{});
+  models::Op clean;
+  clean.kind = "indexer_logits_clean";
+  clean.x = 1e9;
+  clean.hbm_bytes = 2e9;
+  EXPECT_DOUBLE_EQ(cost.OpUs(clean), 500.0);  // 125 us x 4
+  clean.x = 1e8;                              // below the fastest point: the table
+  EXPECT_NEAR(cost.OpUs(clean),
+              125.0 * std::exp(std::log(0.4) * std::log(125.0 / 2.0) / std::log(250.0)), 1e-9);
+  models::Op copy;
+  copy.kind = "copy_d2d";
+  copy.x = 1e9;
+  EXPECT_DOUBLE_EQ(cost.OpUs(copy), 800.0);
+}
+
 // A production factor prices a kernel at its published compute rate; the
 // keys it reads still take their bytes at the copy ceiling (found by an
 // audit: vLLM TP8's long-context decode attention came out faster than HBM).

@@ -209,6 +209,7 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
     // eager_launch_us: PrepareRun, from the profile's measurement.
     p.prefill_time_scale = PrefillTimeScale(params);
     p.overheads.overlap_cpu = config.overlap_schedule();
+    setup->topology.schedules_one_step_ahead = config.overlap_schedule();
     // vLLM's EngineCore launches the forward itself only without tensor or
     // pipeline parallelism (one process); SGLang's and TRT-LLM's schedulers
     // always do.

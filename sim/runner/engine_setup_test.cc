@@ -193,6 +193,24 @@ TEST(EngineSetupTest, SglangRanksAgreeOnThePhaseOnlyWithSpeculationAndDpAttentio
   EXPECT_FALSE(SetupOf(tp8 + eagle).topology.ranks_agree_on_phase);
 }
 
+// Overlap schedulers form the next batch one step ahead: SGLang without
+// speculative decoding (_handle_speculative_decoding turns it off), and
+// TensorRT-LLM by default; vLLM v0.13 only with --async-scheduling.
+TEST(EngineSetupTest, OverlapSchedulersScheduleOneStepAhead) {
+  const std::string sglang =
+      "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8";
+  EXPECT_TRUE(SetupOf(sglang).topology.schedules_one_step_ahead);
+  EXPECT_FALSE(SetupOf(sglang + " --disable-overlap-schedule").topology.schedules_one_step_ahead);
+  EXPECT_FALSE(SetupOf(sglang + " --speculative-algorithm EAGLE --speculative-num-steps 1 "
+                                "--speculative-eagle-topk 1 --speculative-num-draft-tokens 2")
+                   .topology.schedules_one_step_ahead);
+  EXPECT_TRUE(SetupOf("trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8")
+                  .topology.schedules_one_step_ahead);
+  const std::string vllm = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8";
+  EXPECT_FALSE(SetupOf(vllm).topology.schedules_one_step_ahead);
+  EXPECT_TRUE(SetupOf(vllm + " --async-scheduling").topology.schedules_one_step_ahead);
+}
+
 // DeepSeek-V3.2's generation_config sets top_p 0.95: vLLM's sampler sorts
 // the vocabulary under the defaults, not with vLLM's own sampling defaults
 // or FlashInfer's sampler; SGLang samples without a sort.

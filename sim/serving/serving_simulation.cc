@@ -40,6 +40,8 @@ class Simulation {
   int PickNode();
   int PickRank(int node);
   void WakeInstance(int instance, SimTime now);
+  bool FormBatches(Instance& inst, bool* any_work);
+  bool RevealUnseen(const Instance& inst);
   absl::Status StartStep(int instance, SimTime now);
   void FinishStep(int instance, SimTime now);
   void ReleaseClientSlot(SimTime now);
@@ -54,6 +56,9 @@ class Simulation {
   engine::RequestTable requests_;
   std::vector<std::unique_ptr<engine::ReplicaScheduler>> schedulers_;
   std::vector<int> instance_of_rank_;
+  // Per rank: requests that reached it while its instance stepped, which an
+  // engine that schedules one step ahead has not yet seen (arrival order).
+  std::vector<std::vector<RequestId>> unseen_;
   std::vector<Instance> instances_;
   SimulationResult result_;
   std::deque<RequestId> client_backlog_;  // waiting for a concurrency slot
@@ -90,6 +95,7 @@ absl::StatusOr<SimulationResult> Simulation::Run() {
       }
     }
   }
+  unseen_.resize(schedulers_.size());
   round_robin_next_.assign(nodes, 0);
   node_outstanding_.assign(nodes, 0);
   frontend_free_.assign(nodes, SimTime::Zero());
@@ -199,6 +205,10 @@ void Simulation::Send(RequestId id, SimTime now) {
 
 void Simulation::ReachEngine(RequestId id, SimTime now) {
   const int rank = PickRank(node_of_request_[id]);
+  if (topology_.schedules_one_step_ahead && instances_[instance_of_rank_[rank]].busy) {
+    unseen_[rank].push_back(id);  // the next batch is already formed
+    return;
+  }
   schedulers_[rank]->Enqueue(id, requests_);
   WakeInstance(instance_of_rank_[rank], now);
 }
@@ -222,7 +232,9 @@ int Simulation::PickRank(int node) {
   }
   std::vector<RankLoad> loads;
   for (int r = first; r < first + d; ++r) {
-    loads.push_back({schedulers_[r]->num_waiting(), schedulers_[r]->num_running()});
+    // The router counts what it sent, seen by the engine or not.
+    loads.push_back({schedulers_[r]->num_waiting() + static_cast<int64_t>(unseen_[r].size()),
+                     schedulers_[r]->num_running()});
   }
   return first + LeastLoadedRank(loads);
 }
@@ -234,13 +246,14 @@ void Simulation::WakeInstance(int instance, SimTime now) {
   events_.Push(MakeEvent(EventType::kScheduleStep, now, instance));
 }
 
-absl::Status Simulation::StartStep(int instance, SimTime now) {
-  Instance& inst = instances_[instance];
+// Forms every rank's batch of the instance's next step; true if any is not
+// empty. `any_work`: some rank had queued or running requests.
+bool Simulation::FormBatches(Instance& inst, bool* any_work) {
   const bool agree = topology_.ranks_agree_on_phase;
-  bool any_work = false, any_prefill = false, any_batch = false;
+  bool any_prefill = false, any_batch = false;
   for (size_t i = 0; i < inst.ranks.size(); ++i) {
     engine::ReplicaScheduler& s = *schedulers_[inst.ranks[i]];
-    any_work |= s.HasWork();
+    *any_work |= s.HasWork();
     if (agree) {
       any_prefill |= s.SchedulePrefillOnly(requests_, &inst.batches[i]);
     } else {
@@ -254,6 +267,30 @@ absl::Status Simulation::StartStep(int instance, SimTime now) {
     }
   }
   for (const engine::StepBatch& b : inst.batches) any_batch |= !b.empty();
+  return any_batch;
+}
+
+// Hands the engine the requests that reached the instance's ranks while it
+// stepped; true if there were any.
+bool Simulation::RevealUnseen(const Instance& inst) {
+  bool any = false;
+  for (int rank : inst.ranks) {
+    for (RequestId id : unseen_[rank]) schedulers_[rank]->Enqueue(id, requests_);
+    any |= !unseen_[rank].empty();
+    unseen_[rank].clear();
+  }
+  return any;
+}
+
+absl::Status Simulation::StartStep(int instance, SimTime now) {
+  Instance& inst = instances_[instance];
+  bool any_work = false;
+  // One step ahead, this batch was formed when the step just ended began:
+  // what reached the engine since then waits for the next one. An engine
+  // with nothing to run waits for the step's results and reads its queue
+  // afresh.
+  bool any_batch = FormBatches(inst, &any_work);
+  if (RevealUnseen(inst) && !any_batch) any_batch = FormBatches(inst, &any_work);
   if (!any_batch) {
     inst.busy = false;
     if (any_work) {

@@ -83,6 +83,12 @@ struct EngineTopology {
   // can, and the others run idle batches; only when no rank can prefill do
   // they all decode (SGLang with speculative decoding under DP attention).
   bool ranks_agree_on_phase = false;
+  // The engine forms batch N + 1 while batch N runs, before N's results
+  // (SGLang's and TensorRT-LLM's overlap schedulers, vLLM's async
+  // scheduling): a request that reaches a busy instance is first scheduled
+  // in the step after next, unless that batch would be empty (the engine
+  // then waits for N's results and takes its queue afresh).
+  bool schedules_one_step_ahead = false;
   RouterPolicy router = RouterPolicy::kLeastLoaded;
   std::function<std::unique_ptr<engine::ReplicaScheduler>(int rank, size_t num_requests)>
       make_scheduler;

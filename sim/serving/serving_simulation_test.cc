@@ -77,6 +77,45 @@ TEST(ServingSimulationTest, ChatStreamMessagesAreTimedAsChunks) {
   }
 }
 
+// Under an overlap scheduler the batch after the running one is formed as it
+// starts: a request that arrives during step 1 is first scheduled in step 3
+// (its first token comes with A's third), not step 2. Steps last at least
+// 1 ms, so t = 0.5 ms is inside step 1.
+TEST(ServingSimulationTest, OneStepAheadSchedulesALateArrivalInTheStepAfterNext) {
+  SimulationInput in;
+  in.requests.push_back({20, 10, 0, sim::SimTime::Zero()});
+  in.requests.push_back({20, 3, 0, sim::Microseconds(500)});
+  for (bool ahead : {false, true}) {
+    auto predictor = Fake();
+    EngineTopology topology = VllmTopology(1, false, 600);
+    topology.schedules_one_step_ahead = ahead;
+    auto result = RunServingSimulation(topology, predictor, in);
+    ASSERT_TRUE(result.ok()) << result.status();
+    const auto& a = result->records[0].chunk_times;
+    const auto& b = result->records[1].chunk_times;
+    ASSERT_GE(a.size(), 3u);
+    EXPECT_EQ(b.front(), a[ahead ? 2 : 1]) << "ahead " << ahead;
+    EXPECT_EQ(result->records[1].output_tokens, 3);
+  }
+}
+
+// When the batch formed ahead would be empty, the engine waits for the
+// running step's results and then reads its queue: a request that arrives
+// during the last step of the only other one is not held back.
+TEST(ServingSimulationTest, OneStepAheadDoesNotHoldBackAnArrivalAtAnIdleEngine) {
+  SimulationInput in;
+  in.requests.push_back({20, 1, 0, sim::SimTime::Zero()});
+  in.requests.push_back({20, 2, 0, sim::Microseconds(500)});
+  auto plain = Fake(), overlapped = Fake();
+  EngineTopology topology = VllmTopology(1, false, 600);
+  auto base = RunServingSimulation(topology, plain, in);
+  topology.schedules_one_step_ahead = true;
+  auto ahead = RunServingSimulation(topology, overlapped, in);
+  ASSERT_TRUE(base.ok() && ahead.ok());
+  EXPECT_EQ(ahead->records[1].chunk_times, base->records[1].chunk_times);
+  EXPECT_EQ(ahead->steps, base->steps);
+}
+
 // A predictor that gives no time (StepPredictor's answer to a step past a
 // day) is an error naming the cause, not an abort (found by fuzzing
 // profiles of absurd times).
