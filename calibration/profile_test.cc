@@ -429,6 +429,18 @@ TEST(ProfileTest, CommittedProfilesLoad) {
 namespace servesim::calibration {
 namespace {
 
+// The streaming stand-ins keep the rate of the fastest copy past it
+// (sim/cost/op_cost.cc): on the committed profile that is the 256 MB copy,
+// far past the H200's 60 MB L2 (docs/calibration.md), not an L2-resident one.
+TEST(CommittedH200ProfileTest, TheFastestCopyIsThe256MbOne) {
+  auto profile =
+      Profile::Load(std::string(SERVESIM_SOURCE_DIR) + "/calibration/profiles/h200.textproto");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  const Curve* copy = profile->FindCurve("copy_d2d", {});
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->FastestX(), 268435456.0);
+}
+
 // The committed H200 profile: loads, and holds the tables the op graph asks
 // for (docs/profile-tables.md) with ceilings under the H200 datasheet figures
 // (reference §2: 4.8 TB/s HBM, 989.5 dense BF16 and 1979 dense FP8 TFLOP/s).

@@ -123,8 +123,9 @@ std::vector<WeightTensor> WeightInventory(const ModelSpec& spec) {
     // copies (model-and-kernels.md §1.1). eh_proj is a plain BF16 linear,
     // replicated (vLLM's and SGLang's nn.Linear [U: recalled]). The engines
     // share the target model's embedding and head with the MTP module
-    // (vLLM's EagleProposer.load_model, SGLang's set_embed_and_head [U:
-    // recalled]): the checkpoint's copies are counted, not held.
+    // (vLLM's EagleProposer.load_model, SGLang's set_embed_and_head,
+    // TensorRT-LLM's MTP layers [U: recalled]): the checkpoint's copies are
+    // counted, not held.
     AddDecoderLayer(spec, n_mtp, /*moe=*/true, /*mtp=*/true, out);
     const int64_t h = spec.hidden_size();
     const bool norm_q = !Unquantized(spec, NORM);

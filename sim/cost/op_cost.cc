@@ -20,12 +20,6 @@ double WireBytesPerX(const std::string& kind, int gpus) {
   return 1;
 }
 
-// The profile table that prices an op kind. An op with no kernel of its own
-// in the profile is priced by a measured stand-in at equal work: SGLang's
-// whole-cache KV quantization is one elementwise pass over memory, which
-// costs at least what a device copy moving the same bytes costs (its op x is
-// that copy's size); the engine's own speed relative to it is a fitted
-// backend factor (docs/fitting.md).
 // Memory-bound passes without a table of their own (models/op_graph.cc,
 // StreamingPass): a device copy of the same traffic.
 bool IsStreamingStandIn(const std::string& kind) {
@@ -33,6 +27,12 @@ bool IsStreamingStandIn(const std::string& kind) {
          kind == "indexer_logits_clean";
 }
 
+// The profile table that prices an op kind. An op with no kernel of its own
+// in the profile is priced by a measured stand-in at equal work: SGLang's
+// whole-cache KV quantization is one elementwise pass over memory, which
+// costs at least what a device copy moving the same bytes costs (its op x is
+// that copy's size); the engine's own speed relative to it is a fitted
+// backend factor (docs/fitting.md).
 const std::string& TableKind(const std::string& kind) {
   static const std::string kCopy = "copy_d2d";
   return IsStreamingStandIn(kind) ? kCopy : kind;

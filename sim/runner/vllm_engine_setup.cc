@@ -42,6 +42,9 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   // rank runs a dummy batch (vLLM's DP coordinator).
   s.topology.lockstep = ranks > 1;
   s.topology.router = serving::RouterPolicy::kLeastLoaded;
+  // Under --async-scheduling the scheduler counts the tokens in flight, so a
+  // request at its max_tokens is not scheduled again [U: recalled, AsyncScheduler].
+  s.topology.sees_length_stops_ahead = true;
   // serving_chat.py chat_completion_stream_generator: the role message on the
   // first iteration; the finish_reason rides on the last token's message.
   s.topology.chat_stream = {.role_message_first = true, .finish_message_last = false};

@@ -46,6 +46,7 @@ class Simulation {
   void FinishStep(int instance, SimTime now);
   void ReleaseClientSlot(SimTime now);
   void RecordStep(int instance, SimTime now, SimTime dt);
+  void QueueFinishedRerun(int rank, const engine::StepBatch& batch);
 
   const EngineTopology& topology_;
   cost::ExecutionTimePredictor& predictor_;
@@ -59,6 +60,11 @@ class Simulation {
   // Per rank: requests that reached it while its instance stepped, which an
   // engine that schedules one step ahead has not yet seen (arrival order).
   std::vector<std::vector<RequestId>> unseen_;
+  // Per rank, one step ahead: decode rows of the requests that finished in
+  // the step that just ended, which the batch formed ahead still runs.
+  std::vector<std::vector<engine::ScheduledSeq>> finished_rerun_;
+  // Per rank: how many of those rows the running step's batch ends with.
+  std::vector<size_t> rerun_rows_;
   std::vector<Instance> instances_;
   SimulationResult result_;
   std::deque<RequestId> client_backlog_;  // waiting for a concurrency slot
@@ -96,6 +102,8 @@ absl::StatusOr<SimulationResult> Simulation::Run() {
     }
   }
   unseen_.resize(schedulers_.size());
+  finished_rerun_.resize(schedulers_.size());
+  rerun_rows_.assign(schedulers_.size(), 0);
   round_robin_next_.assign(nodes, 0);
   node_outstanding_.assign(nodes, 0);
   frontend_free_.assign(nodes, SimTime::Zero());
@@ -286,10 +294,18 @@ absl::Status Simulation::StartStep(int instance, SimTime now) {
   Instance& inst = instances_[instance];
   bool any_work = false;
   // One step ahead, this batch was formed when the step just ended began:
-  // what reached the engine since then waits for the next one. An engine
-  // with nothing to run waits for the step's results and reads its queue
-  // afresh.
+  // it still decodes what that step finished, and what reached the engine
+  // since then waits for the next one. An engine with nothing to run waits
+  // for the step's results and reads its queue afresh.
   bool any_batch = FormBatches(inst, &any_work);
+  for (size_t i = 0; i < inst.ranks.size(); ++i) {
+    std::vector<engine::ScheduledSeq>& rerun = finished_rerun_[inst.ranks[i]];
+    auto& seqs = inst.batches[i].seqs;
+    seqs.insert(seqs.end(), rerun.begin(), rerun.end());
+    rerun_rows_[inst.ranks[i]] = rerun.size();
+    any_batch |= !rerun.empty();
+    rerun.clear();
+  }
   if (RevealUnseen(inst) && !any_batch) any_batch = FormBatches(inst, &any_work);
   if (!any_batch) {
     inst.busy = false;
@@ -318,9 +334,14 @@ absl::Status Simulation::StartStep(int instance, SimTime now) {
 void Simulation::FinishStep(int instance, SimTime now) {
   Instance& inst = instances_[instance];
   for (size_t i = 0; i < inst.ranks.size(); ++i) {
-    engine::ReplicaScheduler& s = *schedulers_[inst.ranks[i]];
+    const int rank = inst.ranks[i];
+    engine::ReplicaScheduler& s = *schedulers_[rank];
+    // Rows of requests that had already finished: their tokens are dropped.
+    engine::StepBatch& batch = inst.batches[i];
+    batch.seqs.resize(batch.seqs.size() - rerun_rows_[rank]);
+    rerun_rows_[rank] = 0;
     outcome_.clear();
-    s.Complete(inst.batches[i], requests_, &outcome_);
+    s.Complete(batch, requests_, &outcome_);
     for (const engine::TokenEmission& t : outcome_.emitted) {
       metrics::RequestRecord& record = result_.records[t.id];
       if (record.chunk_times.empty() && chat_stream_.role_message_first) {
@@ -329,6 +350,7 @@ void Simulation::FinishStep(int instance, SimTime now) {
       record.chunk_times.push_back(now);
       record.output_tokens += t.tokens;
     }
+    if (topology_.schedules_one_step_ahead) QueueFinishedRerun(rank, batch);
     for (RequestId id : outcome_.finished) {
       if (chat_stream_.finish_message_last) result_.records[id].chunk_times.push_back(now);
       result_.records[id].success = true;
@@ -338,6 +360,22 @@ void Simulation::FinishStep(int instance, SimTime now) {
     }
   }
   inst.busy = false;
+}
+
+// The decode rows that the batch formed ahead of `batch`'s results gives the
+// requests `batch` finished (outcome_.finished): one token past what each
+// has computed.
+void Simulation::QueueFinishedRerun(int rank, const engine::StepBatch& batch) {
+  for (RequestId id : outcome_.finished) {
+    const engine::Request& r = requests_[id];
+    const bool length_stop = r.eos_output_tokens == 0 || r.eos_output_tokens >= r.max_output_tokens;
+    if (topology_.sees_length_stops_ahead && length_stop) continue;
+    for (const engine::ScheduledSeq& q : batch.seqs) {
+      if (q.id != id) continue;
+      finished_rerun_[rank].push_back({id, 1, q.context_before + q.query_tokens, true});
+      break;
+    }
+  }
 }
 
 void Simulation::RecordStep(int instance, SimTime now, SimTime dt) {

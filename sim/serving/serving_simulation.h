@@ -86,9 +86,15 @@ struct EngineTopology {
   // The engine forms batch N + 1 while batch N runs, before N's results
   // (SGLang's and TensorRT-LLM's overlap schedulers, vLLM's async
   // scheduling): a request that reaches a busy instance is first scheduled
-  // in the step after next, unless that batch would be empty (the engine
-  // then waits for N's results and takes its queue afresh).
+  // in the step after next, and a request that finished in N is decoded
+  // once more in N + 1, its token thrown away. Only when N + 1 would hold
+  // nothing does the engine wait for N's results and read its queue afresh.
   bool schedules_one_step_ahead = false;
+  // With schedules_one_step_ahead: a request that stops at its max_tokens
+  // is known to stop before its last step's results (vLLM's async scheduler
+  // counts the tokens in flight), so only one that stops at EOS is decoded
+  // once more.
+  bool sees_length_stops_ahead = false;
   RouterPolicy router = RouterPolicy::kLeastLoaded;
   std::function<std::unique_ptr<engine::ReplicaScheduler>(int rank, size_t num_requests)>
       make_scheduler;

@@ -99,21 +99,61 @@ TEST(ServingSimulationTest, OneStepAheadSchedulesALateArrivalInTheStepAfterNext)
   }
 }
 
-// When the batch formed ahead would be empty, the engine waits for the
-// running step's results and then reads its queue: a request that arrives
-// during the last step of the only other one is not held back.
-TEST(ServingSimulationTest, OneStepAheadDoesNotHoldBackAnArrivalAtAnIdleEngine) {
+// Lockstep DP ranks: both late arrivals wait for step 3, and the router
+// counts the one it sent but the engine has not seen: B (rank 1, idle)
+// then C to rank 0 (one running, against B waiting on rank 1).
+TEST(ServingSimulationTest, OneStepAheadOnLockstepRanksCountsUnseenRequests) {
   SimulationInput in;
-  in.requests.push_back({20, 1, 0, sim::SimTime::Zero()});
+  in.requests.push_back({20, 10, 0, sim::SimTime::Zero()});
+  in.requests.push_back({20, 3, 0, sim::Microseconds(500)});
+  in.requests.push_back({20, 3, 0, sim::Microseconds(600)});
+  in.record_steps = true;
+  auto predictor = Fake();
+  EngineTopology topology = VllmTopology(2, true, 600);
+  topology.schedules_one_step_ahead = true;
+  auto result = RunServingSimulation(topology, predictor, in);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const auto& a = result->records[0].chunk_times;
+  ASSERT_GE(a.size(), 3u);
+  EXPECT_EQ(result->records[1].chunk_times.front(), a[2]);
+  EXPECT_EQ(result->records[2].chunk_times.front(), a[2]);
+  ASSERT_GE(result->step_records.size(), 3u);
+  const StepRecord& third = result->step_records[2];
+  EXPECT_EQ(third.ranks[0].prefill_seqs, 1);  // C
+  EXPECT_EQ(third.ranks[1].prefill_seqs, 1);  // B
+}
+
+// The batch formed ahead still decodes a request that finished in the
+// running step (SGLang's overlap loop frees its delayed token later): A
+// stops at EOS in step 1, step 2 reruns it alone (1 ms + 10 us + 5 us), and
+// B, which arrived during step 1, is prefilled in step 3. Where the engine
+// knows a length stop ahead (vLLM's async scheduler), a request at its
+// max_tokens is not rerun; and an engine with nothing to run reads its
+// queue afresh, so B goes in step 2.
+TEST(ServingSimulationTest, OneStepAheadDecodesAFinishedRequestOnceMore) {
+  SimulationInput in;
+  in.requests.push_back({20, 1, 50, sim::SimTime::Zero()});  // EOS after 1 of 50
   in.requests.push_back({20, 2, 0, sim::Microseconds(500)});
-  auto plain = Fake(), overlapped = Fake();
+  auto plain = Fake(), overlapped = Fake(), length_aware = Fake();
   EngineTopology topology = VllmTopology(1, false, 600);
   auto base = RunServingSimulation(topology, plain, in);
   topology.schedules_one_step_ahead = true;
   auto ahead = RunServingSimulation(topology, overlapped, in);
   ASSERT_TRUE(base.ok() && ahead.ok());
-  EXPECT_EQ(ahead->records[1].chunk_times, base->records[1].chunk_times);
-  EXPECT_EQ(ahead->steps, base->steps);
+  EXPECT_EQ(ahead->steps, base->steps + 2);  // A's rerun, and B's after its last token
+  EXPECT_EQ(ahead->records[0].chunk_times, base->records[0].chunk_times);
+  const sim::SimTime rerun = sim::Microseconds(1000 + 10 + 5);
+  EXPECT_EQ(ahead->records[1].chunk_times.front(), base->records[1].chunk_times.front() + rerun);
+  EXPECT_EQ(ahead->records[0].output_tokens, 1);
+
+  in.requests[0].max_output_tokens = 0;  // now a length stop: max_tokens 1
+  topology.sees_length_stops_ahead = true;
+  auto plain_again = Fake();
+  auto base_length = RunServingSimulation(VllmTopology(1, false, 600), plain_again, in);
+  auto known = RunServingSimulation(topology, length_aware, in);
+  ASSERT_TRUE(base_length.ok() && known.ok());
+  EXPECT_EQ(known->records[1].chunk_times, base_length->records[1].chunk_times);
+  EXPECT_EQ(known->steps, base_length->steps);
 }
 
 // A predictor that gives no time (StepPredictor's answer to a step past a
