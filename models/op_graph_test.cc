@@ -569,6 +569,16 @@ TEST(OpGraphTest, MtpDraftTakesLogitsAtOneRowPerRequest) {
   EXPECT_EQ(Find(draft, "sampling")->x, 4);
   const auto target = BuildRankIterationOps(spec, tp8, b, 8, options);
   EXPECT_EQ(Find(target, "lm_head")->x, 8);
+  // CUDA-graph filler rows are never sampled; they reach the LM head only
+  // where the graph captures it.
+  for (int i = 0; i < 3; ++i) b.seqs.push_back({1, 0, RowKind::kGraphFiller});
+  const auto padded = BuildMtpDraftOps(spec, tp8, b, 11, options);
+  EXPECT_EQ(Find(padded, "lm_head")->x, 4);
+  EXPECT_EQ(Find(padded, "sampling")->x, 4);
+  options.lm_head_in_graph = true;
+  const auto captured = BuildMtpDraftOps(spec, tp8, b, 11, options);
+  EXPECT_EQ(Find(captured, "lm_head")->x, 7);
+  EXPECT_EQ(Find(captured, "sampling")->x, 4);
 }
 
 // Every FP8 GEMM's input is quantized in a pass of its own: read BF16, write
