@@ -368,7 +368,7 @@ void Simulation::FinishStep(int instance, SimTime now) {
 void Simulation::QueueFinishedRerun(int rank, const engine::StepBatch& batch) {
   for (RequestId id : outcome_.finished) {
     const engine::Request& r = requests_[id];
-    const bool length_stop = r.eos_output_tokens == 0 || r.eos_output_tokens >= r.max_output_tokens;
+    const bool length_stop = r.final_output_tokens() >= r.max_output_tokens;
     if (topology_.sees_length_stops_ahead && length_stop) continue;
     for (const engine::ScheduledSeq& q : batch.seqs) {
       if (q.id != id) continue;
