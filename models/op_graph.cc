@@ -53,6 +53,14 @@ struct AttentionWork {
   int64_t dense_prefill_kv_tokens = 0;  // context + chunk, expanded by kv_b
 };
 
+// Adds a sequence's `rows` rows of logits: a CUDA-graph filler's are never
+// sampled, and reach the LM head only where the graph captures it.
+void AddLogitRows(RowKind kind, int64_t rows, const OpGraphOptions& o, AttentionWork& w) {
+  const bool filler = kind == RowKind::kGraphFiller;
+  if (!filler) w.sampled_rows += rows;
+  if (!filler || o.lm_head_in_graph) w.head_rows += rows;
+}
+
 AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
                              const OpGraphOptions& o) {
   const bool sparse = spec.has_indexer();
@@ -81,9 +89,7 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
     // Token-linear work only, as padding tokens: no attention, no sampled row.
     if (s.kind == RowKind::kWeightReading) continue;
     if (q <= 1 + o.num_speculative_tokens) {
-      const bool filler = s.kind == RowKind::kGraphFiller;
-      if (!filler) w.sampled_rows += q;
-      if (!filler || o.lm_head_in_graph) w.head_rows += q;
+      AddLogitRows(s.kind, q, o, w);
       w.decode_rows += q;
       // Row i of the sequence scores c + i + 1 keys.
       const int64_t keys = CausalPairs(q, c);
@@ -101,8 +107,7 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
       }
       continue;
     }
-    w.sampled_rows += 1;
-    w.head_rows += 1;
+    AddLogitRows(s.kind, 1, o, w);
     if (!sparse || (dense_batch && c + q <= o.dense_mha_prefill_max_tokens)) {
       w.dense_prefill_tokens += q;
       w.dense_prefill_pairs += CausalPairs(q, c);
@@ -685,10 +690,7 @@ void BuildMtpDraftOps(const ModelSpec& spec, const ParallelLayout& layout,
   w.head_rows = 0;
   w.sampled_rows = 0;
   for (const SequenceWork& s : mine.seqs) {
-    if (s.kind == RowKind::kWeightReading) continue;
-    const bool filler = s.kind == RowKind::kGraphFiller;
-    if (!filler) ++w.sampled_rows;
-    if (!filler || options.lm_head_in_graph) ++w.head_rows;
+    if (s.kind != RowKind::kWeightReading) AddLogitRows(s.kind, 1, options, w);
   }
   const int n = spec.num_mtp_layers();
   // Drafts are the argmax of the draft logits (vLLM's and SGLang's MTP
