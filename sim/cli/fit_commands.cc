@@ -341,6 +341,13 @@ int FitCommand(const CliArgs& args) {
                "a backend factor a fold does not list is at 1 in its prediction):\n",
                stdout);
     std::fputs(fit::FormatFoldParameters(folds).c_str(), stdout);
+    absl::StatusOr<std::string> reach = fit::FormatSearchReach(*context, *runs, folds);
+    if (!reach.ok()) return ReportError(reach.status());
+    std::fputs(
+        "\nthe searches' reach (each fit's objective on its own runs, at its own point and "
+        "at the lowest of its engine's other fits' points):\n",
+        stdout);
+    std::fputs(reach->c_str(), stdout);
   } else {
     std::string text;
     google::protobuf::TextFormat::PrintToString(params, &text);

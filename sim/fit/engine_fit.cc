@@ -1,6 +1,8 @@
 #include "sim/fit/engine_fit.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -178,6 +180,27 @@ absl::StatusOr<scenarios::FitCoverage> CoverageOf(const runner::PredictionContex
   return coverage;
 }
 
+absl::StatusOr<FitResiduals> ResidualsAt(const runner::PredictionContext& context,
+                                         const std::vector<LiveRun>& runs,
+                                         const scenarios::EngineParams& params) {
+  const runner::PredictionContext c = runner::WithEngineParams(context, params);
+  FitResiduals out;
+  for (const LiveRun& r : runs) {
+    ASSIGN_OR_RETURN(CaseResult result, ValidateRun(c, r));
+    if (result.refused || result.not_modelled) {  // a fit must not make a live run refuse
+      return FitResiduals{.robust_loss = kRefusedLoss};
+    }
+    for (const std::string& key : FittedMetrics()) {
+      if (!r.measured.count(key) || r.measured.at(key) <= 0) continue;
+      const double e = std::log(result.predicted.at(key) / r.measured.at(key));
+      out.robust_loss += RobustLoss(e * e);
+      out.squared_sum += e * e;
+      ++out.count;
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContext& context,
                                                   const std::vector<LiveRun>& runs,
                                                   scenarios::EngineKind engine,
@@ -230,29 +253,15 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
     return ParamsAt(engine, specs, values);
   };
   absl::Status failure = absl::OkStatus();
-  int residual_count = 0;
-  double squared_sum = 0;  // plain sum of squared log errors, for the RMS
+  FitResiduals last;  // of the latest evaluation, for the RMS
   auto loss_on = [&](const std::vector<double>& theta, const std::vector<LiveRun>& on) {
-    const runner::PredictionContext c = runner::WithEngineParams(context, to_params(theta));
-    double sum = 0;
-    residual_count = 0;
-    squared_sum = 0;
-    for (const LiveRun& r : on) {
-      absl::StatusOr<CaseResult> result = ValidateRun(c, r);
-      if (!result.ok()) {
-        failure = result.status();
-        return 1e30;
-      }
-      if (result->refused || result->not_modelled) return 1e30;  // a fit must not make a live run refuse
-      for (const std::string& key : FittedMetrics()) {
-        if (!r.measured.count(key) || r.measured.at(key) <= 0) continue;
-        const double e = std::log(result->predicted.at(key) / r.measured.at(key));
-        sum += RobustLoss(e * e);
-        squared_sum += e * e;
-        ++residual_count;
-      }
+    absl::StatusOr<FitResiduals> r = ResidualsAt(context, on, to_params(theta));
+    if (!r.ok()) {
+      failure = r.status();
+      return kRefusedLoss;
     }
-    return sum;
+    last = *r;
+    return r->robust_loss;
   };
   auto objective = [&](const std::vector<double>& theta) { return loss_on(theta, runs); };
   std::vector<double> start, step, lower, upper;
@@ -289,9 +298,10 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   }
   search.screen_points = options.max_evaluations / kScreenDivisor;
   search.screened_starts = 4;
+  search.polished_ends = 3;
   search.evaluations_per_search =
       options.max_evaluations /
-      static_cast<int>(search.fixed_starts.size() + search.screened_starts);
+      static_cast<int>(search.fixed_starts.size() + search.screened_starts + search.polished_ends);
   search.max_polishes = 4;
   search.tolerance = 1e-4;  // of the robust loss, ~0.1 % of its value
   NelderMeadResult best = MinimizeFromManyStarts(objective, search, step, lower, upper);
@@ -314,7 +324,7 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   for (const std::string& name : not_fitted) params.add_not_fitted(name);
   for (const LiveRun& r : runs) params.add_fitted_on(r.name);
   objective(best.x);
-  params.set_rms_log_error(residual_count ? std::sqrt(squared_sum / residual_count) : 0);
+  params.set_rms_log_error(last.count ? std::sqrt(last.squared_sum / last.count) : 0);
   ASSIGN_OR_RETURN(*params.mutable_coverage(),
                    CoverageOf(runner::WithEngineParams(context, params), runs));
   return params;
@@ -340,6 +350,45 @@ std::string FormatFoldParameters(const scenarios::FoldFits& folds) {
                               p.step_cpu_us() / 1000.0, p.per_seq_cpu_us(),
                               p.frontend_request_us(), p.prefill_time_scale(), p.rms_log_error(),
                               factors.empty() ? "-" : absl::StrJoin(factors, ", ")));
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> FormatSearchReach(const runner::PredictionContext& context,
+                                              const std::vector<LiveRun>& runs,
+                                              const scenarios::FoldFits& folds) {
+  std::string out = absl::StrFormat("%-7s %-28s %10s %10s  %s\n", "engine", "held out", "own point",
+                                    "best other", "at the point of the fit without");
+  for (const scenarios::FoldFit& f : folds.folds()) {
+    const scenarios::EngineParams& own = f.params();
+    std::vector<LiveRun> on;
+    for (const std::string& name : own.fitted_on()) {
+      auto it =
+          std::find_if(runs.begin(), runs.end(), [&](const LiveRun& r) { return r.name == name; });
+      if (it == runs.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("a fit was made on run ", name, ", which the runs do not hold"));
+      }
+      on.push_back(*it);
+    }
+    ASSIGN_OR_RETURN(FitResiduals at_own, ResidualsAt(context, on, own));
+    double best = std::numeric_limits<double>::infinity();
+    std::string best_name = "-";
+    for (const scenarios::FoldFit& g : folds.folds()) {
+      if (&g == &f || g.params().engine() != own.engine()) continue;
+      ASSIGN_OR_RETURN(FitResiduals at_other, ResidualsAt(context, on, g.params()));
+      if (at_other.robust_loss < best) {
+        best = at_other.robust_loss;
+        best_name = g.held_out().empty() ? "(every run)" : g.held_out();
+      }
+    }
+    absl::StrAppend(
+        &out,
+        absl::StrFormat("%-7s %-28s %10.4f %10.4f  %s%s\n",
+                        absl::AsciiStrToLower(scenarios::EngineKind_Name(own.engine())),
+                        f.held_out().empty() ? "- (fit on every run)" : f.held_out(),
+                        at_own.robust_loss, best, best_name,
+                        best < at_own.robust_loss ? "  (lower: the search stopped short)" : ""));
   }
   return out;
 }

@@ -40,6 +40,22 @@ absl::StatusOr<bool> FactorMovesPredictions(const runner::PredictionContext& con
                                             const std::string& backend, double lower,
                                             double upper);
 
+// The loss of a parameter point that makes a live run refuse: no fit may.
+inline constexpr double kRefusedLoss = 1e30;
+
+// What a parameter point leaves of the fitted figures of `runs`: the sum of
+// RobustLoss over every log error (the fit's objective), the plain sum of
+// squared log errors and their count (for the RMS). A run the point makes
+// refuse gives kRefusedLoss and no residuals.
+struct FitResiduals {
+  double robust_loss = 0;
+  double squared_sum = 0;
+  int count = 0;
+};
+absl::StatusOr<FitResiduals> ResidualsAt(const runner::PredictionContext& context,
+                                         const std::vector<LiveRun>& runs,
+                                         const scenarios::EngineParams& params);
+
 struct EngineFitOptions {
   int max_evaluations = 80;
 };
@@ -67,6 +83,15 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
 // run moves the fit, which the held-out errors alone do not show.
 std::string FormatFoldParameters(const scenarios::FoldFits& folds);
 
+// How far each fit's search reached: its objective (the sum of RobustLoss
+// over its own runs) at its own point and at the lowest of its engine's other
+// fits' points, one row per fit. The fits share an objective but for one run,
+// so a lower value at another fit's point says this fit's search stopped in
+// a shallower valley than one another search found. `runs` holds every run
+// the fits name in fitted_on.
+absl::StatusOr<std::string> FormatSearchReach(const runner::PredictionContext& context,
+                                              const std::vector<LiveRun>& runs,
+                                              const scenarios::FoldFits& folds);
 
 }  // namespace servesim::fit
 

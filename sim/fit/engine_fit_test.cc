@@ -5,7 +5,9 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "sim/fit/validation.h"
 #include "sim/runner/repo_context_for_test.h"
 
 namespace servesim::fit {
@@ -177,6 +179,51 @@ TEST(FitEngineTest, NonFiniteFigureIsAnErrorAndInfiniteLossNoCrash) {
                 scenarios::VLLM, options);
   ASSERT_TRUE(zero_predicted.ok()) << zero_predicted.status();
   EXPECT_TRUE(std::isinf(zero_predicted->rms_log_error()));
+}
+
+// Two fits on one run, the run's figures being what the first fit's point
+// predicts: the first fit's loss is 0 at its own point, so the second,
+// whose host work per step is ten times as much, is marked as stopped
+// short, with the first's point as the better one; the first is not.
+TEST(FormatSearchReachTest, MarksAFitBeatenAtAnotherFitsPoint) {
+  const runner::PredictionContext& context = runner::RepoPredictionContext();
+  const scenarios::EngineParams* committed =
+      runner::FindEngineParams(context.params, scenarios::VLLM);
+  ASSERT_NE(committed, nullptr);
+  scenarios::EngineParams exact = *committed;
+  exact.clear_fitted_on();
+  exact.add_fitted_on("small");
+  scenarios::EngineParams slow = exact;
+  slow.set_step_cpu_us(10 * exact.step_cpu_us());
+  LiveRun run = SmallVllmRun({});
+  absl::StatusOr<CaseResult> at_exact = ValidateRun(runner::WithEngineParams(context, exact), run);
+  ASSERT_TRUE(at_exact.ok()) << at_exact.status();
+  for (const std::string& key : FittedMetrics()) run.measured[key] = at_exact->predicted.at(key);
+  scenarios::FoldFits folds;
+  *folds.add_folds()->mutable_params() = exact;
+  scenarios::FoldFit* second = folds.add_folds();
+  second->set_held_out("other");
+  *second->mutable_params() = slow;
+  absl::StatusOr<std::string> text = FormatSearchReach(context, {run}, folds);
+  ASSERT_TRUE(text.ok()) << text.status();
+  const std::vector<std::string> lines = absl::StrSplit(*text, '\n');
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_NE(lines[1].find("0.0000"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[1].find("stopped short"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("(every run)  (lower: the search stopped short)"), std::string::npos)
+      << lines[2];
+}
+
+// A fit made on a run the caller does not pass is an error, not a skipped row.
+TEST(FormatSearchReachTest, AFitOnAnUnknownRunIsAnError) {
+  scenarios::FoldFits folds;
+  scenarios::EngineParams* p = folds.add_folds()->mutable_params();
+  p->set_engine(scenarios::VLLM);
+  p->add_fitted_on("missing");
+  absl::StatusOr<std::string> text =
+      FormatSearchReach(runner::RepoPredictionContext(), {SmallVllmRun({})}, folds);
+  ASSERT_FALSE(text.ok());
+  EXPECT_NE(text.status().message().find("missing"), std::string::npos);
 }
 
 }  // namespace

@@ -56,19 +56,28 @@ NelderMeadResult MinimizeFromManyStarts(
   for (std::vector<double>& from : LowestPoints(f, screen, search.screened_starts)) {
     starts.push_back(std::move(from));
   }
-  NelderMeadResult best;
-  best.value = std::numeric_limits<double>::infinity();
+  std::vector<NelderMeadResult> ends;
   for (const std::vector<double>& from : starts) {
-    NelderMeadResult r = MinimizeNelderMead(f, from, step, lower, upper,
-                                            search.evaluations_per_search, search.tolerance);
-    if (best.x.empty() || r.value < best.value) best = std::move(r);
+    ends.push_back(MinimizeNelderMead(f, from, step, lower, upper, search.evaluations_per_search,
+                                      search.tolerance));
   }
-  if (best.x.empty()) return best;  // no start: nothing to polish
-  for (int k = 0; k < search.max_polishes; ++k) {
-    NelderMeadResult r = MinimizeNelderMead(f, best.x, step, lower, upper,
-                                            search.evaluations_per_search, search.tolerance);
-    if (!(r.value < best.value - search.tolerance)) break;
-    best = std::move(r);
+  // Lowest first; equal values keep the starts' order, so the result does
+  // not depend on how the sort breaks ties.
+  std::stable_sort(
+      ends.begin(), ends.end(),
+      [](const NelderMeadResult& a, const NelderMeadResult& b) { return a.value < b.value; });
+  const size_t polished =
+      std::min(ends.size(), static_cast<size_t>(std::max(1, search.polished_ends)));
+  NelderMeadResult best;
+  for (size_t e = 0; e < polished; ++e) {
+    NelderMeadResult end = std::move(ends[e]);
+    for (int k = 0; k < search.max_polishes; ++k) {
+      NelderMeadResult r = MinimizeNelderMead(f, end.x, step, lower, upper,
+                                              search.evaluations_per_search, search.tolerance);
+      if (!(r.value < end.value - search.tolerance)) break;
+      end = std::move(r);
+    }
+    if (best.x.empty() || end.value < best.value) best = std::move(end);
   }
   return best;
 }

@@ -37,12 +37,16 @@ struct MultiStartSearch {
   int screened_starts = 0;
   int evaluations_per_search = 0;  // each search's budget, polishes too
   int max_polishes = 0;
+  // How many of the lowest end points are polished before the lowest of
+  // them is taken (at least one): searches stopped by their budget in
+  // different valleys rank by where they stopped, not by the valleys' floors.
+  int polished_ends = 1;
   double tolerance = 0;  // a polish that gains less than this ends them
 };
 
 // Runs a Nelder-Mead search (`step`, `lower`, `upper` as MinimizeNelderMead
 // takes them) from each fixed start, then from each of the screened_starts
-// lowest screen points; then polishes the best end point with fresh
+// lowest screen points; then polishes the polished_ends lowest end points with fresh
 // simplices of the starting size until one gains less than the tolerance,
 // as a simplex that has shrunk along a curved valley stops short of its
 // floor. Where every value is infinite the first search's end point stands.

@@ -67,6 +67,26 @@ TEST(MinimizeFromManyStartsTest, TheScreenFindsTheDeeperValley) {
   EXPECT_LT(r.value, 1e-6);
 }
 
+// Searches cut short by their budget rank by where they stopped: the one
+// started on the shallow valley's floor (0.3) ends below the one still
+// descending into the deep valley. Polishing only the lowest end keeps the
+// shallow floor; polishing the two lowest carries the other to the deep one.
+TEST(MinimizeFromManyStartsTest, PolishingMoreEndsReachesTheDeeperValley) {
+  MultiStartSearch s;
+  s.fixed_starts = {{-2, -1}, {3.5, 3.5}};
+  s.evaluations_per_search = 6;
+  s.max_polishes = 200;
+  s.tolerance = 1e-12;
+  s.polished_ends = 1;
+  const NelderMeadResult one = MinimizeFromManyStarts(TwoValleys, s, {1, 1}, {-4, -4}, {4, 4});
+  EXPECT_NEAR(one.value, 0.3, 1e-12);
+  s.polished_ends = 2;
+  const NelderMeadResult two = MinimizeFromManyStarts(TwoValleys, s, {1, 1}, {-4, -4}, {4, 4});
+  EXPECT_LT(two.value, 0.1);  // in the deep valley, short of its floor at this budget
+  EXPECT_NEAR(two.x[0], 1, 0.5);
+  EXPECT_NEAR(two.x[1], 1, 0.5);
+}
+
 // The screen's box is not the bounds: a bound narrowed where neither the
 // lowest screen points nor the searches go (x0 <= 2.5; the minimum is at
 // x0 = 1) leaves every start, and so the result, the same to the bit.
