@@ -42,7 +42,10 @@ def run(servesim, serve, bench, env, out):
     cmd = [servesim, "run", "--serve", serve, "--bench", bench, "--result-json", out]
     for kv in env.split():
         cmd += ["--env", kv]
-    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"reply_tail_sensitivity: servesim failed: "
+                 f"{(p.stderr.strip().splitlines() or ['?'])[-1]}")
     with open(out, encoding="utf-8") as f:
         return json.load(f)
 
