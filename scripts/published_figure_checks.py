@@ -13,14 +13,13 @@ is printed beside it. Nothing here was fitted: the figures were not in the data
 usage: python3 scripts/published_figure_checks.py [--servesim BIN] [--params FILE] [--folds FILE] > docs/published_figures.md
 """
 import argparse
-import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
 from random_workload_predictions import params_with_measured_prefill
+from servesim_result import run_result
 
 # The recipe's trtllm-bench flags, as trtllm-serve flags and its options file.
 TRT_R1_YAML = """enable_attention_dp: true
@@ -118,18 +117,10 @@ def trtllm_host_costs(params_path):
 
 def run(binary, serve, bench, spec, params, folds=None):
     """The run's --save-result figures (with servesim_spread over `folds`); exits on an error."""
-    with tempfile.TemporaryDirectory() as tmp:
-        result = os.path.join(tmp, "result.json")
-        cmd = [binary, "run", "--serve", serve, "--bench", bench, "--result-json", result,
-               "--model-spec", spec, "--params", params]
-        if folds:
-            cmd += ["--spread", "--folds", folds]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            sys.exit(f"published_figure_checks: servesim failed: "
-                     f"{(p.stderr.strip().splitlines() or ['?'])[-1]}")
-        with open(result, encoding="utf-8") as f:
-            values = json.load(f)
+    values, error = run_result(binary, serve, bench, model_spec=spec, params=params,
+                               spread=bool(folds), folds=folds)
+    if values is None:
+        sys.exit(f"published_figure_checks: servesim failed: {error}")
     values["per_user"] = 2048.0 / ((values["mean_ttft_ms"] + 2047.0 * values["mean_tpot_ms"])
                                    / 1000.0)
     return values

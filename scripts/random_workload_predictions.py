@@ -11,12 +11,12 @@ usage: python3 scripts/random_workload_predictions.py [--runs CSV] [--servesim B
 """
 import argparse
 import csv
-import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
+
+from servesim_result import run_result
 
 INTRO = """# Predictions for the random-dataset workloads of the live runs
 
@@ -123,16 +123,10 @@ SPREAD_FIGURES = [("total_token_throughput", "total tok/s"), ("mean_ttft_ms", "m
 
 def spread(binary, serve, env, i, o, n, params):
     """{key: (low, high)} from `servesim run --spread`'s result JSON, or None if refused."""
-    with tempfile.TemporaryDirectory() as tmp:
-        result = os.path.join(tmp, "result.json")
-        cmd = [binary, "run", "--serve", serve, "--bench", bench(i, o, n), "--params", params,
-               "--spread", "--result-json", result]
-        if env:
-            cmd += ["--env", env]
-        if subprocess.run(cmd, capture_output=True, text=True).returncode != 0:
-            return None
-        with open(result, encoding="utf-8") as f:
-            ranges = json.load(f)["servesim_spread"]
+    values, _ = run_result(binary, serve, bench(i, o, n), env, params=params, spread=True)
+    if values is None:
+        return None
+    ranges = values["servesim_spread"]
     return {key: (ranges[key]["low"], ranges[key]["high"]) for key, _ in SPREAD_FIGURES}
 
 
@@ -147,19 +141,7 @@ def params_with_measured_prefill(params_path, out_path):
 
 def predict(binary, serve, env, i, o, n, params=None, extra=""):
     """The run's --save-result figures, or (None, servesim's error line)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        result = os.path.join(tmp, "result.json")
-        cmd = [binary, "run", "--serve", serve, "--bench", bench(i, o, n, extra), "--result-json",
-               result]
-        if env:
-            cmd += ["--env", env]
-        if params:
-            cmd += ["--params", params]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            return None, (p.stderr.strip().splitlines() or ["failed"])[-1]
-        with open(result, encoding="utf-8") as f:
-            return json.load(f), ""
+    return run_result(binary, serve, bench(i, o, n, extra), env, params=params)
 
 
 def ran(rows, fitted):

@@ -20,11 +20,11 @@ usage: python3 scripts/reply_tail_sensitivity.py [--runs CSV] [--servesim BIN]
 """
 import argparse
 import csv
-import json
 import os
-import subprocess
 import sys
 import tempfile
+
+from servesim_result import run_result
 
 CASES = ["vllm-tp8-base", "vllm-dp8-ep", "sglang-tp8-base", "sglang-tp8-dp8-dpattn",
          "trtllm-tp8-ep8"]
@@ -38,16 +38,11 @@ SHAREGPT_BENCH = ("vllm bench serve --backend openai-chat --endpoint /v1/chat/co
                   "--num-prompts 1000")
 
 
-def run(servesim, serve, bench, env, out):
-    cmd = [servesim, "run", "--serve", serve, "--bench", bench, "--result-json", out]
-    for kv in env.split():
-        cmd += ["--env", kv]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"reply_tail_sensitivity: servesim failed: "
-                 f"{(p.stderr.strip().splitlines() or ['?'])[-1]}")
-    with open(out, encoding="utf-8") as f:
-        return json.load(f)
+def run(servesim, serve, bench, env):
+    values, error = run_result(servesim, serve, bench, env)
+    if values is None:
+        sys.exit(f"reply_tail_sensitivity: servesim failed: {error}")
+    return values
 
 
 def stretched(outputs, longest):
@@ -82,9 +77,8 @@ def main():
     with open(args.runs, encoding="utf-8") as f:
         live = {r["case"]: r for r in csv.DictReader(f)}
     with tempfile.TemporaryDirectory() as tmp:
-        result = os.path.join(tmp, "result.json")
         first = live[CASES[0]]
-        sample = run(args.servesim, first["serve_command"], SHAREGPT_BENCH, first["env"], result)
+        sample = run(args.servesim, first["serve_command"], SHAREGPT_BENCH, first["env"])
         inputs, outputs = sample["input_lens"], sample["output_lens"]
         variants = [(f"stand-in (longest {max(outputs)})", outputs)]
         variants += [(f"longest {m}", stretched(outputs, m)) for m in LONGEST]
@@ -108,7 +102,7 @@ def main():
             for path in traces:
                 bench = ("vllm bench serve --backend openai-chat --endpoint /v1/chat/completions "
                          f"--dataset-name trace --dataset-path {path} --num-prompts 1000")
-                predicted.append(run(args.servesim, r["serve_command"], bench, r["env"], result))
+                predicted.append(run(args.servesim, r["serve_command"], bench, r["env"]))
             for key, label in FIGURES:
                 measured = r["duration_s" if key == "duration" else key]
                 cells = [f"{p[key]:.1f}" for p in predicted]

@@ -11,11 +11,9 @@ usage: python3 scripts/spread_coverage.py [--runs CSV] [--servesim BIN]
 """
 import argparse
 import csv
-import json
-import os
-import subprocess
 import sys
-import tempfile
+
+from servesim_result import run_result
 
 FIGURES = ["total_token_throughput", "mean_ttft_ms", "mean_tpot_ms", "median_itl_ms"]
 
@@ -28,26 +26,20 @@ def main():
     within = {f: 0 for f in FIGURES}
     runs = 0
     print("case | " + " | ".join(f"{f}: live [low, high]" for f in FIGURES))
-    with tempfile.TemporaryDirectory() as tmp:
-        result = os.path.join(tmp, "result.json")
-        for r in csv.DictReader(open(args.runs, encoding="utf-8")):
-            cmd = [args.servesim, "run", "--serve", r["serve_command"],
-                   "--bench", r["bench_command"], "--spread", "--result-json", result]
-            if r["env"]:
-                cmd += ["--env", r["env"]]
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            if p.returncode != 0:
-                sys.exit(f"spread_coverage: {r['case']}: {p.stderr.strip()}")
-            with open(result, encoding="utf-8") as f:
-                spread = json.load(f)["servesim_spread"]
-            runs += 1
-            cells = []
-            for f in FIGURES:
-                live, low, high = float(r[f]), spread[f]["low"], spread[f]["high"]
-                inside = low <= live <= high
-                within[f] += inside
-                cells.append(f"{live:.1f} [{low:.1f}, {high:.1f}]{' within' if inside else ''}")
-            print(f"{r['case']} | " + " | ".join(cells))
+    for r in csv.DictReader(open(args.runs, encoding="utf-8")):
+        values, error = run_result(args.servesim, r["serve_command"], r["bench_command"], r["env"],
+                                   spread=True)
+        if values is None:
+            sys.exit(f"spread_coverage: {r['case']}: {error}")
+        spread = values["servesim_spread"]
+        runs += 1
+        cells = []
+        for f in FIGURES:
+            live, low, high = float(r[f]), spread[f]["low"], spread[f]["high"]
+            inside = low <= live <= high
+            within[f] += inside
+            cells.append(f"{live:.1f} [{low:.1f}, {high:.1f}]{' within' if inside else ''}")
+        print(f"{r['case']} | " + " | ".join(cells))
     print(f"live figures within their spread, of {runs} runs: " +
           ", ".join(f"{f} {within[f]}" for f in FIGURES))
 
