@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Bad input never crashes servesim: a property test over mutated input files.
 
-Every file servesim reads (the profile, fitted parameters and their folds,
-the model spec, the three trace formats, a results CSV, a TensorRT-LLM
-options file) is damaged at random, with a fixed seed, and fed to the
+Every kind of file servesim reads (the profile, fitted parameters and their
+folds, the model spec, four trace formats, a results CSV, a --save-result
+JSON and its .cmd, a TensorRT-LLM options file) is damaged at random, with a fixed seed, and fed to the
 command that reads it. Each run must end with a status servesim documents
 (0 ran, 1 the engine refuses, 2 bad input; never a signal, a sanitizer
 abort or a hang) and, when it fails, say why in exactly one line on stderr.
@@ -89,10 +89,36 @@ def read(path):
         return f.read()
 
 
-def sources(servesim):
+CMD = f"export VLLM_USE_DEEP_GEMM=1\n{VLLM}\n{RANDOM}\n"
+
+
+def result_json(servesim, tmp):
+    """A --save-result JSON of a run of CMD's commands, as servesim writes it."""
+    path = os.path.join(tmp, "result.json")
+    subprocess.run([servesim, "run", "--serve", VLLM, "--bench", RANDOM, "--result-json", path],
+                   check=True, capture_output=True, cwd=REPO)
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def beside(path, suffix, text):
+    """Writes `text` to `path` with its suffix replaced, and returns that file's path."""
+    other = os.path.splitext(path)[0] + suffix
+    with open(other, "w", encoding="utf-8") as f:
+        f.write(text)
+    return other
+
+
+def sources(servesim, tmp):
     """(name, original text, file suffix, command for a file holding it)."""
     def run(*extra, serve=VLLM, bench=RANDOM):
         return [servesim, "run", "--serve", serve, "--bench", bench, *extra]
+
+    saved = result_json(servesim, tmp)
+
+    def validate_json(f):
+        beside(f, ".cmd", CMD)
+        return [servesim, "validate", "--runs", f]
 
     def trace(f):
         return run(bench=BENCH + f" --dataset-name trace --dataset-path {f}")
@@ -111,6 +137,9 @@ def sources(servesim):
         ("mooncake trace", MOONCAKE, ".jsonl", trace),
         ("azure trace", AZURE, ".csv", trace),
         ("results csv", RESULTS, ".csv", lambda f: [servesim, "validate", "--runs", f]),
+        ("result json", saved, ".json", validate_json),
+        ("result .cmd", CMD, ".cmd",
+         lambda f: [servesim, "validate", "--runs", beside(f, ".json", saved)]),
         ("trtllm options", TRT_OPTIONS, ".yml",
          lambda f: run(serve=f"{TRTLLM} --extra_llm_api_options {f}")),
     ]
@@ -141,7 +170,7 @@ def main():
     runs = 0
     exits = {}  # exit status -> runs
     with tempfile.TemporaryDirectory() as tmp:
-        for name, text, suffix, command in sources(args.servesim):
+        for name, text, suffix, command in sources(args.servesim, tmp):
             # The unmutated file must run, or the mutations only test the refusal of
             # something else on the command line.
             path = os.path.join(tmp, f"original{suffix}")
