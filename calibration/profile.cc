@@ -4,9 +4,10 @@
 #include <cmath>
 #include <fstream>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/match.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "base/decimal.h"
 #include "base/read_file.h"
 #include "base/status_macros.h"
 #include "base/text_proto.h"
@@ -100,8 +101,8 @@ absl::Status CheckCeilings(const ProfileProto& p, const std::string& origin) {
       {"fp8_gemm_tflops", p.ceilings().fp8_gemm_tflops()}};
   for (const auto& [name, value] : rates) {
     if (!(PositiveFinite(value) && value <= kMaxRate)) {
-      return absl::InvalidArgumentError(absl::StrCat(origin, ": ceilings.", name,
-                                                     ": must be in (0, 1e6], got ", value));
+      return absl::InvalidArgumentError(absl::StrCat(
+          origin, ": ceilings.", name, ": must be in (0, 1e6], got ", FormatDecimal(value)));
     }
   }
   return absl::OkStatus();
@@ -248,37 +249,42 @@ absl::StatusOr<Profile> Profile::FromProto(ProfileProto proto, std::string_view 
       // with x scaled by 1e-300 extrapolated to infinite steps).
       if (!PositiveFinite(pt.x()) || pt.x() < 1 || pt.x() > kMaxPointX) {
         return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": x must be in [1, ",
-                                                       kMaxPointX, "], got ", pt.x()));
+                                                       kMaxPointX, "], got ",
+                                                       FormatDecimal(pt.x())));
       }
       if (pt.median_us() > kMaxPointUs || pt.p90_us() > kMaxPointUs ||
           pt.p10_us() < kMinPointUs) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": times must be in [",
-                                                       kMinPointUs, ", ", kMaxPointUs, "] us, got ",
-                                                       pt.median_us(), " (p10 ", pt.p10_us(), ", p90 ",
-                                                       pt.p90_us(), ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": point ", pi, ": times must be in [", kMinPointUs, ", ",
+                         kMaxPointUs, "] us, got ", FormatDecimal(pt.median_us()), " (p10 ",
+                         FormatDecimal(pt.p10_us()), ", p90 ", FormatDecimal(pt.p90_us()), ")"));
       }
       if (pi > 0 && !(pt.x() > t.points(pi - 1).x())) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": x not strictly ascending at point ", pi, " (",
-                                                       pt.x(), " after ", t.points(pi - 1).x(), ")"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": x not strictly ascending at point ", pi, " (", FormatDecimal(pt.x()),
+            " after ", FormatDecimal(t.points(pi - 1).x()), ")"));
       }
       if (!PositiveFinite(pt.median_us())) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where, ": point ", pi, ": median_us must be > 0, got ", pt.median_us()));
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": point ", pi, ": median_us must be > 0, got ", FormatDecimal(pt.median_us())));
       }
       const std::pair<const char*, double> rates[] = {{"achieved_tflops", pt.achieved_tflops()},
                                                       {"achieved_gbps", pt.achieved_gbps()}};
       for (const auto& [name, value] : rates) {
         if (!(std::isfinite(value) && value >= 0)) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              where, ": point ", pi, ": ", name, " must be a finite number >= 0, got ", value));
+          return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": ", name,
+                                                         " must be a finite number >= 0, got ",
+                                                         FormatDecimal(value)));
         }
       }
       if (pt.samples() < 1) {
         return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": samples must be >= 1"));
       }
       if (!(pt.p10_us() > 0 && pt.p10_us() <= pt.median_us() && pt.median_us() <= pt.p90_us())) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": point ", pi, ": want 0 < p10 <= median <= p90, got ",
-                                                       pt.p10_us(), ", ", pt.median_us(), ", ", pt.p90_us()));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": point ", pi, ": want 0 < p10 <= median <= p90, got ",
+                         FormatDecimal(pt.p10_us()), ", ", FormatDecimal(pt.median_us()), ", ",
+                         FormatDecimal(pt.p90_us())));
       }
       xs.push_back(pt.x());
       us.push_back(pt.median_us());

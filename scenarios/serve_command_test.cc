@@ -111,6 +111,14 @@ TEST(VllmServeTest, RefusesATokenBudgetBelowTheSequenceLimit) {
             "max_num_seqs (1024).");
 }
 
+TEST(VllmServeTest, MemoryFractionOutOfRangeIsPrintedAsGiven) {
+  // Six significant digits would print 1.0000001 as 1, which the range allows.
+  auto c = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --gpu-memory-utilization 1.0000001"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(),
+            "--serve: --gpu-memory-utilization: must be in (0, 1], got 1.0000001");
+}
+
 TEST(VllmServeTest, PrefixCachingIsOnUnlessDisabled) {
   auto on = ParseV32ServeCommand(kVllmTp8);
   ASSERT_TRUE(on.ok()) << on.status();

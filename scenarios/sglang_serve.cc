@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/decimal.h"
 #include "base/status_macros.h"
 #include "scenarios/serve_command.h"
 #include "sim/workload/command_line.h"
@@ -470,8 +471,8 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   // the setup (models::SglangMemFractionStatic), 0 here.
   ASSIGN_OR_RETURN(double fraction, flags.GetDoubleOr("--mem-fraction-static", 0));
   if (flags.Has("--mem-fraction-static") && !(fraction > 0 && fraction <= 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--serve: --mem-fraction-static: must be in (0, 1], got ", fraction));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: --mem-fraction-static: must be in (0, 1], got ", FormatDecimal(fraction)));
   }
   c.set_gpu_memory_fraction(fraction);
 

@@ -381,8 +381,9 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
     }
   }
   if (!(free_fraction > 0 && free_fraction <= 1)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--serve: free_gpu_memory_fraction: must be in (0, 1], got ", free_fraction));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--serve: free_gpu_memory_fraction: must be in (0, 1], got ",
+                     FormatDecimal(free_fraction)));
   }
   if (max_seq_len > context.max_position_embeddings) {
     return absl::FailedPreconditionError(absl::StrCat(

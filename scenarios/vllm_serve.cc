@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "base/decimal.h"
 #include "base/status_macros.h"
 #include "scenarios/flat_json.h"
 #include "scenarios/serve_command.h"
@@ -377,8 +378,8 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
                absl::StrCat("gpu_memory_utilization=", kDefaultGpuMemoryUtilization,
                             " (of total GPU memory)"));
   if (!(util > 0 && util <= 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--serve: --gpu-memory-utilization: must be in (0, 1], got ", util));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: --gpu-memory-utilization: must be in (0, 1], got ", FormatDecimal(util)));
   }
   c.set_gpu_memory_fraction(util);
 

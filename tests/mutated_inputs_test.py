@@ -3,7 +3,8 @@
 
 Every kind of file servesim reads (the profile, fitted parameters and their
 folds, the model spec, four trace formats, a results CSV, a --save-result
-JSON and its .cmd, a TensorRT-LLM options file) is damaged at random, with a fixed seed, and fed to the
+JSON and its .cmd, a TensorRT-LLM options file), and the serve and bench
+commands themselves, are damaged at random, with a fixed seed, and fed to the
 command that reads it. Each run must end with a status servesim documents
 (0 ran, 1 the engine refuses, 2 bad input; never a signal, a sanitizer
 abort or a hang) and, when it fails, say why in exactly one line on stderr.
@@ -25,6 +26,20 @@ BENCH = ("vllm bench serve --model deepseek-ai/DeepSeek-V3.2 --backend openai-ch
 RANDOM = BENCH + " --dataset-name random --random-input-len 200 --random-output-len 10"
 VLLM = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8"
 TRTLLM = "trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8 --ep_size 8"
+
+# Commands with many flags, each flag's value a place to damage.
+VLLM_FLAGS = (VLLM + " -dp 1 --max-num-seqs 256 --max-num-batched-tokens 4096 --max-model-len 32768"
+              " --gpu-memory-utilization 0.85 --kv-cache-dtype fp8 --block-size 64"
+              " --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 1}'")
+SGLANG_FLAGS = ("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8"
+                " --dp-size 8 --enable-dp-attention --chunked-prefill-size 4096"
+                " --max-running-requests 512 --mem-fraction-static 0.8 --context-length 32768"
+                " --cuda-graph-max-bs 256 --page-size 64 --schedule-conservativeness 0.5")
+TRTLLM_FLAGS = (TRTLLM + " --max_batch_size 128 --max_num_tokens 4096 --max_seq_len 8192"
+                " --kv_cache_free_gpu_memory_fraction 0.8")
+BENCH_FLAGS = (RANDOM + " --request-rate 4 --burstiness 0.5 --max-concurrency 16 --seed 7"
+               " --random-range-ratio 0.3 --top-p 0.9 --temperature 0.6"
+               " --goodput ttft:500 tpot:50 --metric-percentiles 50,90,99")
 
 # Each trace holds the 20 requests the bench command asks for.
 MOONCAKE = "".join(
@@ -120,6 +135,11 @@ def sources(servesim, tmp):
         beside(f, ".cmd", CMD)
         return [servesim, "validate", "--runs", f]
 
+    def command_in(f):
+        # An argument cannot hold a NUL byte; every other damage reaches servesim.
+        with open(f, encoding="utf-8", errors="surrogateescape") as text:
+            return text.read().replace("\x00", "")
+
     def trace(f):
         return run(bench=BENCH + f" --dataset-name trace --dataset-path {f}")
 
@@ -140,6 +160,10 @@ def sources(servesim, tmp):
         ("result json", saved, ".json", validate_json),
         ("result .cmd", CMD, ".cmd",
          lambda f: [servesim, "validate", "--runs", beside(f, ".json", saved)]),
+        ("vllm serve command", VLLM_FLAGS, ".txt", lambda f: run(serve=command_in(f))),
+        ("sglang serve command", SGLANG_FLAGS, ".txt", lambda f: run(serve=command_in(f))),
+        ("trtllm serve command", TRTLLM_FLAGS, ".txt", lambda f: run(serve=command_in(f))),
+        ("bench command", BENCH_FLAGS, ".txt", lambda f: run(bench=command_in(f))),
         ("trtllm options", TRT_OPTIONS, ".yml",
          lambda f: run(serve=f"{TRTLLM} --extra_llm_api_options {f}")),
     ]

@@ -48,7 +48,7 @@ bool StartsWith(const std::vector<std::string>& words, std::initializer_list<con
 absl::Status CheckFigure(const std::string& key, double value) {
   if (std::isfinite(value) && value >= 0) return absl::OkStatus();
   return absl::InvalidArgumentError(
-      absl::StrCat(key, ": expected a finite number >= 0, got ", value));
+      absl::StrCat(key, ": expected a finite number >= 0, got ", FormatDecimal(value)));
 }
 
 }  // namespace

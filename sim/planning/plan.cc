@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/decimal.h"
 #include "base/status_macros.h"
 #include "sim/runner/fit_coverage.h"
 
@@ -570,7 +571,7 @@ absl::StatusOr<std::string> TraceBenchCommand(const std::string& trace_path, dou
                                               int64_t num_prompts) {
   if (!(rate_scale > 0) || !std::isfinite(rate_scale)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--rate-scale: must be a finite number > 0, got ", rate_scale));
+        absl::StrCat("--rate-scale: must be a finite number > 0, got ", FormatDecimal(rate_scale)));
   }
   if (num_prompts < 1) {
     return absl::InvalidArgumentError(

@@ -6,11 +6,12 @@
 #include <optional>
 #include <set>
 
-#include "absl/strings/match.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/decimal.h"
 #include "base/read_file.h"
 #include "base/status_macros.h"
 #include "base/text_proto.h"
@@ -32,13 +33,13 @@ constexpr double kMaxScale = 1000;
 absl::Status CheckCost(const std::string& where, const char* field, double us) {
   if (std::isfinite(us) && us >= 0 && us <= kMaxCostUs) return absl::OkStatus();
   return absl::InvalidArgumentError(
-      absl::StrCat(where, field, ": must be in [0, 1e7] us (10 s), got ", us));
+      absl::StrCat(where, field, ": must be in [0, 1e7] us (10 s), got ", FormatDecimal(us)));
 }
 
 absl::Status CheckScale(const std::string& where, const char* field, double scale) {
   if (std::isfinite(scale) && scale > 0 && scale <= kMaxScale) return absl::OkStatus();
   return absl::InvalidArgumentError(
-      absl::StrCat(where, field, ": must be in (0, 1000], got ", scale));
+      absl::StrCat(where, field, ": must be in (0, 1000], got ", FormatDecimal(scale)));
 }
 
 absl::Status CheckBackendName(const std::string& where, const char* field,
@@ -101,7 +102,7 @@ absl::Status ValidateEngineParams(const scenarios::EngineParams& e, const std::s
   // Informational; a fit that predicted some figure as 0 writes inf.
   if (!(e.rms_log_error() >= 0)) {
     return absl::InvalidArgumentError(
-        absl::StrCat(where, "rms_log_error: must be >= 0, got ", e.rms_log_error()));
+        absl::StrCat(where, "rms_log_error: must be >= 0, got ", FormatDecimal(e.rms_log_error())));
   }
   return absl::OkStatus();
 }

@@ -127,7 +127,8 @@ absl::Status RefuseUnmodelledGeneration(const ParsedFlags& flags) {
         {"--repetition-penalty", 1.0}}) {
     if (!flags.Has(flag)) continue;
     ASSIGN_OR_RETURN(double value, flags.GetDouble(flag));
-    if (!std::isfinite(value)) return Bad(flag, absl::StrCat("must be finite, got ", value));
+    if (!std::isfinite(value))
+      return Bad(flag, absl::StrCat("must be finite, got ", FormatDecimal(value)));
     if (value != neutral) {
       return NotModelled(flag, absl::StrCat("other than ", neutral, " (the sampler's penalties)"));
     }
@@ -290,7 +291,7 @@ absl::Status ReadDataset(const ParsedFlags& flags, BenchConfig& config) {
   ASSIGN_OR_RETURN(config.random_range_ratio, flags.GetDoubleOr("--random-range-ratio", 0.0));
   if (!(config.random_range_ratio >= 0.0 && config.random_range_ratio < 1.0)) {
     return Bad("--random-range-ratio",
-               absl::StrCat("must be in [0, 1), got ", config.random_range_ratio));
+               absl::StrCat("must be in [0, 1), got ", FormatDecimal(config.random_range_ratio)));
   }
   if (flags.Has("--sharegpt-output-len")) {
     int64_t len = 0;
@@ -311,12 +312,14 @@ absl::Status ReadArrivals(const ParsedFlags& flags, BenchConfig& config) {
   ASSIGN_OR_RETURN(config.request_rate,
                    flags.GetDoubleOr("--request-rate", config.request_rate));
   if (std::isnan(config.request_rate) || config.request_rate <= 0.0) {
-    return Bad("--request-rate", absl::StrCat("must be > 0 or inf, got ", config.request_rate));
+    return Bad("--request-rate",
+               absl::StrCat("must be > 0 or inf, got ", FormatDecimal(config.request_rate)));
   }
   ASSIGN_OR_RETURN(config.burstiness, flags.GetDoubleOr("--burstiness", 1.0));
   config.burstiness_given = flags.Has("--burstiness");
   if (!(config.burstiness > 0.0) || std::isinf(config.burstiness)) {
-    return Bad("--burstiness", absl::StrCat("must be finite and > 0, got ", config.burstiness));
+    return Bad("--burstiness",
+               absl::StrCat("must be finite and > 0, got ", FormatDecimal(config.burstiness)));
   }
   RETURN_IF_ERROR(ReadRampUp(flags, config));
   if (flags.Has("--max-concurrency")) {
@@ -331,7 +334,8 @@ absl::Status ReadArrivals(const ParsedFlags& flags, BenchConfig& config) {
 absl::Status ReadSampling(const ParsedFlags& flags, BenchConfig& config) {
   if (flags.Has("--top-p")) {
     ASSIGN_OR_RETURN(double p, flags.GetDouble("--top-p"));
-    if (!(p > 0.0 && p <= 1.0)) return Bad("--top-p", absl::StrCat("must be in (0, 1], got ", p));
+    if (!(p > 0.0 && p <= 1.0))
+      return Bad("--top-p", absl::StrCat("must be in (0, 1], got ", FormatDecimal(p)));
     config.top_p = p;
   }
   if (flags.Has("--top-k")) {
@@ -341,13 +345,14 @@ absl::Status ReadSampling(const ParsedFlags& flags, BenchConfig& config) {
   }
   if (flags.Has("--min-p")) {
     ASSIGN_OR_RETURN(double p, flags.GetDouble("--min-p"));
-    if (!(p >= 0.0 && p <= 1.0)) return Bad("--min-p", absl::StrCat("must be in [0, 1], got ", p));
+    if (!(p >= 0.0 && p <= 1.0))
+      return Bad("--min-p", absl::StrCat("must be in [0, 1], got ", FormatDecimal(p)));
     config.min_p = p;
   }
   if (flags.Has("--temperature")) {
     ASSIGN_OR_RETURN(double t, flags.GetDouble("--temperature"));
     if (!(t >= 0.0) || std::isinf(t)) {
-      return Bad("--temperature", absl::StrCat("must be finite and >= 0, got ", t));
+      return Bad("--temperature", absl::StrCat("must be finite and >= 0, got ", FormatDecimal(t)));
     }
     config.temperature = t;
   }
@@ -531,8 +536,8 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
 
   ASSIGN_OR_RETURN(config.trace_time_scale, flags.GetDoubleOr("--trace-time-scale", 1.0));
   if (!(config.trace_time_scale > 0.0) || std::isinf(config.trace_time_scale)) {
-    return Bad("--trace-time-scale",
-               absl::StrCat("must be finite and > 0, got ", config.trace_time_scale));
+    return Bad("--trace-time-scale", absl::StrCat("must be finite and > 0, got ",
+                                                  FormatDecimal(config.trace_time_scale)));
   }
   if (flags.Has("--trace-time-scale")) {
     config.trace_time_scale_given = true;

@@ -238,6 +238,10 @@ TEST(ParseBenchCommandTest, EachBadFlagGivesOneLineNamingIt) {
        "tensorrt-llm, scalellm, llama.cpp)"},
       {"--temperature -0.5", "--bench: --temperature: must be finite and >= 0, got -0.5"},
       {"--top-p 0", "--bench: --top-p: must be in (0, 1], got 0"},
+      // The value as given: six significant digits would print it as 1, inside the range.
+      {"--top-p 1.0000001", "--bench: --top-p: must be in (0, 1], got 1.0000001"},
+      {"--random-range-ratio 1.0000001",
+       "--bench: --random-range-ratio: must be in [0, 1), got 1.0000001"},
       {"--top-k 0", "--bench: --top-k: must be -1 (off) or >= 1, got 0"},
       {"--min-p 1.5", "--bench: --min-p: must be in [0, 1], got 1.5"},
       {"--ramp-up-strategy step --ramp-up-start-rps 1 --ramp-up-end-rps 2",

@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/decimal.h"
 #include "base/read_file.h"
 #include "base/status_macros.h"
 #include "sim/workload/random_variates.h"
@@ -47,7 +48,7 @@ absl::StatusOr<std::vector<BenchRequest>> SampleRandom(const BenchConfig& config
   if (config.random_prefix_len + in_low < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--bench: --random-input-len: ", config.random_input_len, " with --random-range-ratio ",
-        r, " allows prompts of 0 tokens (vLLM reserves 1 for the BOS)"));
+        FormatDecimal(r), " allows prompts of 0 tokens (vLLM reserves 1 for the BOS)"));
   }
   std::mt19937_64 rng(static_cast<uint64_t>(config.seed));
   std::vector<BenchRequest> requests(config.num_prompts);

@@ -131,6 +131,11 @@ TEST(RandomDatasetTest, RangesThatAllowEmptyPromptsAreRejected) {
             "tokens (vLLM reserves 1 for the BOS)");
   // real 9, floor(9 * 0.1) = 0.
   EXPECT_FALSE(SampleRequests(RandomConfig(10, 10, 0.9, 10), kTracesDir, nullptr).ok());
+  // The ratio as given, not rounded to six digits (where it would read as 1).
+  EXPECT_EQ(
+      SampleRequests(RandomConfig(100, 10, 0.9999999, 10), kTracesDir, nullptr).status().message(),
+      "--bench: --random-input-len: 100 with --random-range-ratio 0.9999999 allows "
+      "prompts of 0 tokens (vLLM reserves 1 for the BOS)");
   BenchConfig with_prefix = RandomConfig(10, 10, 0.9, 10);
   with_prefix.random_prefix_len = 1;
   EXPECT_TRUE(SampleRequests(with_prefix, kTracesDir, nullptr).ok());
