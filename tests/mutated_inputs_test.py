@@ -110,8 +110,10 @@ CMD = f"export VLLM_USE_DEEP_GEMM=1\n{VLLM}\n{RANDOM}\n"
 def result_json(servesim, tmp):
     """A --save-result JSON of a run of CMD's commands, as servesim writes it."""
     path = os.path.join(tmp, "result.json")
-    subprocess.run([servesim, "run", "--serve", VLLM, "--bench", RANDOM, "--result-json", path],
-                   check=True, capture_output=True, cwd=REPO)
+    status, err, problem = check(
+        [servesim, "run", "--serve", VLLM, "--bench", RANDOM, "--result-json", path])
+    if status != 0:
+        sys.exit(f"mutated_inputs_test: servesim run --result-json failed: {problem or err[-1]}")
     with open(path, encoding="utf-8") as f:
         return f.read()
 
@@ -170,17 +172,18 @@ def sources(servesim, tmp):
 
 
 def check(command):
-    """(servesim's exit status, what is wrong with how it ended on `command` or None)."""
+    """(servesim's exit status or None if it hung, its stderr lines, what is wrong with how it
+    ended on `command` or None)."""
     try:
         p = subprocess.run(command, capture_output=True, timeout=120, cwd=REPO)
     except subprocess.TimeoutExpired:
-        return None, "no answer within 120 s"
+        return None, [], "no answer within 120 s"
     err = p.stderr.decode("utf-8", "replace").strip().splitlines()
     if p.returncode not in (0, 1, 2):
-        return p.returncode, f"exit {p.returncode}: {err[-3:]}"
+        return p.returncode, err, f"exit {p.returncode}: {err[-3:]}"
     if p.returncode != 0 and len(err) != 1:
-        return p.returncode, f"exit {p.returncode} with {len(err)} stderr lines: {err[:3]}"
-    return p.returncode, None
+        return p.returncode, err, f"exit {p.returncode} with {len(err)} stderr lines: {err[:3]}"
+    return p.returncode, err, None
 
 
 def main():
@@ -200,17 +203,17 @@ def main():
             path = os.path.join(tmp, f"original{suffix}")
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
-            p = subprocess.run(command(path), capture_output=True, timeout=120, cwd=REPO)
-            if p.returncode != 0:
-                failures.append(f"{name}: the unmutated input does not run (exit "
-                                f"{p.returncode}): {p.stderr.decode('utf-8', 'replace').strip()}")
+            status, err, problem = check(command(path))
+            if status != 0:
+                failures.append(f"{name}: the unmutated input does not run: "
+                                f"{problem or err[-1]}")
                 continue
             for case in range(args.cases):
                 path = os.path.join(tmp, f"input{runs}{suffix}")
                 with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
                     f.write(mutate(text, rng))
                 runs += 1
-                status, problem = check(command(path))
+                status, _, problem = check(command(path))
                 exits[status] = exits.get(status, 0) + 1
                 if problem:
                     keep = os.path.join(tempfile.gettempdir(), f"servesim_mutated_{runs}{suffix}")
