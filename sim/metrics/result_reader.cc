@@ -212,11 +212,12 @@ absl::StatusOr<std::map<std::string, double>> ReadBenchReportFigures(absl::strin
       return absl::InvalidArgumentError(
           absl::StrCat("the report's \"", label, "\" line has no number: '", value, "'"));
     }
-    // Two lines for one figure (a log edited or pasted together) would
-    // leave the later one standing unseen.
-    if (!figures.emplace(*key, v).second) {
+    // A percentile asked for twice (--metric-percentiles 99,99.0) prints
+    // its line twice with one value. Two lines that disagree (a log edited
+    // or pasted together) would leave the later one standing unseen.
+    if (auto [it, inserted] = figures.emplace(*key, v); !inserted && it->second != v) {
       return absl::InvalidArgumentError(
-          absl::StrCat("the report gives \"", label, "\" twice"));
+          absl::StrCat("the report gives \"", label, "\" twice, with different values"));
     }
   }
   if (blocks == 0) {

@@ -150,8 +150,9 @@ TEST(ResultReaderTest, RefusesWhatIsNotAResult) {
 }
 
 // A figure only the saved JSON holds (failed, num_prompts) may not be
-// another type either; and a console log that gives one figure twice is
-// refused rather than read as its later line.
+// another type either; and a console log that gives one figure twice with
+// two values is refused rather than read as its later line, while the same
+// line twice (a percentile asked for twice) is read.
 TEST(ResultReaderTest, RefusesAWronglyTypedOrRepeatedFigure) {
   for (const char* bad : {"\"abc\"", "[1]", "{\"a\": 1}", "true"}) {
     for (const char* key : {"failed", "num_prompts"}) {
@@ -173,7 +174,17 @@ TEST(ResultReaderTest, RefusesAWronglyTypedOrRepeatedFigure) {
                              "Mean TTFT (ms):                          999.0\n"
                              "==================================================\n");
   ASSERT_FALSE(twice.ok());
-  EXPECT_EQ(twice.status().message(), "the report gives \"Mean TTFT (ms):\" twice");
+  EXPECT_EQ(twice.status().message(),
+            "the report gives \"Mean TTFT (ms):\" twice, with different values");
+  absl::StatusOr<std::map<std::string, double>> repeated = ReadBenchReportFigures(
+      "============ Serving Benchmark Result ============\n"
+      "Successful requests:                     10\n"
+      "Benchmark duration (s):                  2.0\n"
+      "P99 TTFT (ms):                           273.42\n"
+      "P99 TTFT (ms):                           273.42\n"
+      "==================================================\n");
+  ASSERT_TRUE(repeated.ok()) << repeated.status();
+  EXPECT_EQ(repeated->at("p99_ttft_ms"), 273.42);
 }
 
 // Python writes NaN and Infinity into the JSON: a core figure written so is
