@@ -46,9 +46,13 @@ void VllmV1ReplicaScheduler::Schedule(RequestTable& requests, StepBatch* out) {
     const RequestId id = running_[i];
     Request& r = requests[id];
     const int64_t tokens = std::min(WantedTokens(r), budget);
+    // Under MTP a running request also holds slots for the next step's
+    // drafts (allocate_slots' num_lookahead_tokens = k when use_eagle) [U:
+    // recalled; vLLM caps the slots at max_model_len, which this does not].
+    const int64_t lookahead = config_.spec.num_draft_tokens;
     bool scheduled = false;
     while (true) {
-      if (kv_.GrowTo(id, r.computed_tokens + tokens)) {
+      if (kv_.GrowTo(id, r.computed_tokens + tokens + lookahead)) {
         scheduled = true;
         break;
       }

@@ -208,6 +208,29 @@ TEST(VllmV1ReplicaSchedulerTest, MtpGivesBackTheLastMatchedBlock) {
   EXPECT_EQ(used_blocks, 7 + 4);  // the given-back block is computed again in a block of its own
 }
 
+// Under MTP a running request also holds KV slots for the next step's k
+// drafts (vLLM's num_lookahead_tokens): a 14-token prompt's first decode
+// (1 + 1 draft, 16 tokens) fills its 16-token block, and the lookahead
+// takes a second block. A prefill from the waiting queue reserves none.
+TEST(VllmV1ReplicaSchedulerTest, MtpDecodeHoldsSlotsForTheNextDrafts) {
+  for (int drafts : {0, 1}) {
+    RequestTable reqs = MakeRequests({{14, 10}});
+    VllmSchedulerConfig c = Config(100, 10);
+    c.spec = {drafts, 0.5};
+    VllmV1ReplicaScheduler s(c, reqs.size());
+    s.Enqueue(0, reqs);
+    StepBatch b;
+    StepOutcome out;
+    s.Schedule(reqs, &b);
+    EXPECT_EQ(s.kv_cache().used_blocks(), 1) << drafts;
+    s.Complete(b, reqs, &out);
+    s.Schedule(reqs, &b);
+    ASSERT_EQ(b.seqs.size(), 1u);
+    EXPECT_EQ(b.seqs[0].query_tokens, 1 + drafts);
+    EXPECT_EQ(s.kv_cache().used_blocks(), drafts == 0 ? 1 : 2) << drafts;
+  }
+}
+
 // Runs request 0 alone with `spec` until it finishes; `on_step(batch, i)`
 // sees each step's batch. Returns the steps taken.
 int StepsOfALoneRequest(RequestTable& reqs, SpeculativeConfig spec,
