@@ -190,6 +190,20 @@ StepPredictor::GpuStep StepPredictor::MeasuredGpuStep(std::span<const models::Ra
       tokens += s.query_tokens;
     }
     run.graphed = Graphed(*run.batch, run.all_decode, tokens);
+    run.tokens = tokens;
+  }
+  if (config_.graph_choice_shared_by_ranks && runs.size() > 1) {
+    bool all = true;
+    for (const RankRun& run : runs) {
+      all = all && run.graphed &&
+            (!config_.graphs_exact_sizes_only ||
+             GraphSize(*run.batch, run.all_decode, run.tokens) ==
+                 GraphSize(*runs[0].batch, runs[0].all_decode, runs[0].tokens));
+    }
+    for (RankRun& run : runs) run.graphed = all;
+  }
+  for (RankRun& run : runs) {
+    int64_t tokens = run.tokens;
     // A baseline is no batch the engine runs: not padded to a graph's size.
     if (run.graphed && evaluation_ != 2) {
       bool padded = false;

@@ -53,6 +53,11 @@ struct StepPredictorConfig {
   // Graphs replay only batches of exactly a captured size (TensorRT-LLM
   // without cuda_graph_config.enable_padding); others run eagerly.
   bool graphs_exact_sizes_only = false;
+  // Attention-DP ranks replay their graphs together or not at all: a graph
+  // runs only when every rank's batch can (TensorRT-LLM's
+  // _maybe_get_cuda_graph gathers each rank's [can_run, batch_size]), and,
+  // with exact sizes only, when every rank's batch has the same size.
+  bool graph_choice_shared_by_ranks = false;
   // Tokens entering the MoE across DP ranks: every rank padded to the largest
   // rank's count (vLLM's DP padding), else the plain sum.
   bool pad_moe_tokens_to_max_rank = false;

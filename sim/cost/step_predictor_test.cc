@@ -602,5 +602,29 @@ TEST(StepPredictorTest, ExactSizeGraphsRunOtherBatchesEagerly) {
   EXPECT_GT(exact.PredictStep(Decodes(1, 40, 4096)), exact.PredictStep(Decodes(1, 64, 4096)));
 }
 
+// TensorRT-LLM's attention-DP ranks replay their graphs together: without
+// padding, only when every rank's batch is the same captured size. One rank
+// at 8 beside seven at 16 (both captured sizes, but unequal) and every rank
+// launches its kernels; decided per rank, every rank would replay.
+TEST(StepPredictorTest, SharedGraphChoiceRunsEveryRankEagerWhenOneCannotReplay) {
+  StepPredictorConfig c = Config(1, 8, true);
+  c.overheads.eager_launch_us = 25;
+  c.cuda_graph_sizes = {1, 2, 4, 8, 16, 32};
+  c.graphs_exact_sizes_only = true;
+  StepPredictor per_rank(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  c.graph_choice_shared_by_ranks = true;
+  StepPredictor shared(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  // Every rank at 16: both replay.
+  EXPECT_EQ(shared.PredictStep(Decodes(8, 16, 4096)), per_rank.PredictStep(Decodes(8, 16, 4096)));
+  // One rank at 8, the rest at 16: each size is captured, but they differ.
+  std::vector<engine::StepBatch> uneven = Decodes(8, 16, 4096);
+  uneven[5].seqs.resize(8);
+  EXPECT_GT(shared.PredictStep(uneven), per_rank.PredictStep(uneven));
+  // Eager on every rank is what the shared choice prices: no rank graphed.
+  c.cuda_graph_sizes.clear();
+  StepPredictor eager(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  EXPECT_EQ(shared.PredictStep(uneven), eager.PredictStep(uneven));
+}
+
 }  // namespace
 }  // namespace servesim::cost

@@ -114,6 +114,11 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
   p.graph.lm_head_in_graph = true;
   p.graphs_cover_mixed_batches = false;  // generation-only batches are captured
   p.graphs_exact_sizes_only = !config.cuda_graph_padding();
+  // Under attention DP the ranks gather [can_run_cuda_graph, batch_size] and
+  // replay only if all can and, without padding, all sizes are equal [U:
+  // model_engine's _maybe_get_cuda_graph, recalled]. With padding each rank
+  // pads to its own captured size here, not to the largest rank's.
+  p.graph_choice_shared_by_ranks = true;
   p.pad_moe_tokens_to_max_rank = false;
 
   s.notes.push_back(absl::StrCat(
