@@ -240,6 +240,10 @@ void SglangReplicaScheduler::MixWithRunning(RequestTable& requests, StepBatch* o
 }
 
 void SglangReplicaScheduler::ScheduleDecode(RequestTable& requests, StepBatch* out) {
+  // update_running_batch: filter_batch drops the finished requests, and a
+  // batch that lost requests is no longer full.
+  if (finished_since_decode_) batch_is_full_ = false;
+  finished_since_decode_ = false;
   if (running_.empty()) return;
   const int64_t page = config_.page_size_tokens;
   auto pages_needed = [&] {
@@ -302,8 +306,11 @@ void SglangReplicaScheduler::Complete(const StepBatch& batch, RequestTable& requ
                                       StepOutcome* out) {
   const size_t first_finished = out->finished.size();
   CompleteStep(batch, config_.spec, requests, kv_, running_, out);
-  // update_running_batch: a batch that lost requests is no longer full.
-  if (out->finished.size() > first_finished) batch_is_full_ = false;
+  // The batch is marked not full when update_running_batch filters these
+  // out, as it forms the next decode step (ScheduleDecode), not now: a
+  // prefill refused for room waits for that decode step, unless the batch
+  // is now empty (an idle loop, no step, clears it; RunningBatchAdmitsPrefill).
+  if (out->finished.size() > first_finished) finished_since_decode_ = true;
 }
 
 }  // namespace servesim::engine

@@ -111,8 +111,13 @@ class SglangReplicaScheduler : public ReplicaScheduler {
   RequestId chunked_ = -1;          // the partially prefilled request, if any
   double new_token_ratio_;
   // running_batch.batch_is_full: set when admission stops for KV room or the
-  // running cap; cleared when a request finishes or is retracted.
+  // running cap; cleared when the next decode step drops a finished request,
+  // on a retraction, or when the running batch empties.
   bool batch_is_full_ = false;
+  // Requests finished since the last decode step was formed: SGLang filters
+  // them out of the running batch (and clears batch_is_full_) only in
+  // update_running_batch, when it forms the next decode step.
+  bool finished_since_decode_ = false;
   int64_t num_retractions_ = 0;
 };
 

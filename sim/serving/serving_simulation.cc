@@ -74,6 +74,10 @@ class Simulation {
   std::vector<int64_t> node_outstanding_;  // sent to a node, not finished
   std::vector<int> node_of_request_;
   int64_t outstanding_ = 0;  // sent or pending, not yet finished
+  // When the last request ended (finished or rejected): vllm bench serve's
+  // duration. Not the last event: an engine that schedules one step ahead
+  // runs a step past its last finished request, whose tokens nobody reads.
+  SimTime last_request_end_ = SimTime::Zero();
   std::vector<SimTime> frontend_free_;  // per node: when its API server is next free
   engine::StepOutcome outcome_;
 };
@@ -132,10 +136,6 @@ absl::StatusOr<SimulationResult> Simulation::Run() {
   }
   outstanding_ = static_cast<int64_t>(n);
 
-  // vllm bench serve starts its clock before the first request's delay, so
-  // at a finite rate the duration includes the gap before the first send.
-  SimTime last_end = SimTime::Zero();
-
   while (!events_.empty()) {
     const Event e = events_.Pop();
     switch (e.type) {
@@ -167,12 +167,13 @@ absl::StatusOr<SimulationResult> Simulation::Run() {
         break;
       }
     }
-    last_end = std::max(last_end, e.time);
   }
   if (outstanding_ != 0) {
     return absl::InternalError(absl::StrCat(outstanding_, " requests never finished"));
   }
-  result_.duration = last_end;
+  // vllm bench serve starts its clock before the first request's delay, so
+  // at a finite rate the duration includes the gap before the first send.
+  result_.duration = last_request_end_;
   for (const engine::Request& r : requests_) result_.preempted_or_retracted += r.preemptions;
   return std::move(result_);
 }
@@ -191,6 +192,7 @@ void Simulation::Send(RequestId id, SimTime now) {
       ++result_.rejected;
       if (result_.first_reject_reason.empty()) result_.first_reject_reason = std::move(reason);
       --outstanding_;
+      last_request_end_ = std::max(last_request_end_, now);
       // Its slot is free again; ReleaseClientSlot refills it from the
       // backlog in a loop (a call back from here recursed once per rejected
       // request queued behind it, and overflowed the stack).
@@ -356,6 +358,7 @@ void Simulation::FinishStep(int instance, SimTime now) {
       result_.records[id].success = true;
       --node_outstanding_[node_of_request_[id]];
       --outstanding_;
+      last_request_end_ = std::max(last_request_end_, now);
       ReleaseClientSlot(now);
     }
   }

@@ -423,6 +423,22 @@ TEST(ServingSimulationTest, ALoneRequestsTokensFollowTheStepTimes) {
   EXPECT_EQ(result->duration, sim::Microseconds(3230));
 }
 
+// vllm bench serve's duration ends with the last stream. An engine that
+// schedules one step ahead runs one more decode of the finished request
+// (1015 us), whose token nobody reads: that step is not in the duration.
+TEST(ServingSimulationTest, DurationEndsAtTheLastStreamNotAtTheStepAfterIt) {
+  auto predictor = Fake();
+  SimulationInput in;
+  in.requests.push_back({20, 3, 0, sim::SimTime::Zero()});
+  EngineTopology topology = VllmTopology(1, false, 1000);
+  topology.schedules_one_step_ahead = true;
+  auto result = RunServingSimulation(topology, predictor, in);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->steps, 4);  // prefill, two decodes, the rerun
+  EXPECT_EQ(result->records[0].chunk_times.back(), sim::Microseconds(3230));
+  EXPECT_EQ(result->duration, sim::Microseconds(3230));
+}
+
 // Long and short requests alternate, one every 2 ms. Round robin over two
 // nodes sends every long one to node 0; least-outstanding sees node 1 drain
 // its short ones and sends it long ones too, so the run ends sooner.
