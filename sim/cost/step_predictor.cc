@@ -29,6 +29,7 @@ StepPredictor::StepPredictor(StepPredictorConfig config, std::unique_ptr<OpCost>
 
 StepPredictor::GpuStep StepPredictor::GpuStepParts(std::span<const models::RankBatch> ranks) {
   GpuStep full = MeasuredGpuStep(ranks);
+  step_moe_tokens_ = last_moe_tokens_;
   if (config_.prefill_time_scale == 1.0 && config_.prefill_kind_time_scale.empty()) return full;
   // What the step would take without its prefill chunks, to tell what they
   // add: its decodes, topped up with one-token rows to WeightReadingRows()
@@ -125,17 +126,17 @@ bool StepPredictor::PadForCudaGraph(const models::RankBatch& batch,
     all_decode &= s.query_tokens <= 1 + config_.num_speculative_tokens;
     tokens += s.query_tokens;
   }
-  return Graphed(batch, all_decode, tokens) && PadGraphed(batch, all_decode, tokens, padded);
+  return Graphed(batch, all_decode, tokens) && PadGraphed(batch, all_decode, tokens, 0, padded);
 }
 
 bool StepPredictor::PadGraphed(const models::RankBatch& batch, bool all_decode, int64_t tokens,
-                               models::RankBatch& padded) const {
+                               int64_t at_least_size, models::RankBatch& padded) const {
   // A decode batch pads its sequences to the captured size (a full graph:
   // the filler rows run attention too); a mixed batch under vLLM's piecewise
   // graphs pads its tokens, which only the graphed token-linear ops see.
   const int64_t size = GraphSize(batch, all_decode, tokens);
   auto it = std::lower_bound(config_.cuda_graph_sizes.begin(), config_.cuda_graph_sizes.end(),
-                             size);
+                             std::max(size, at_least_size));
   if (it == config_.cuda_graph_sizes.end() || *it <= size) return false;
   padded = batch;
   if (all_decode) {
@@ -192,13 +193,15 @@ StepPredictor::GpuStep StepPredictor::MeasuredGpuStep(std::span<const models::Ra
     run.graphed = Graphed(*run.batch, run.all_decode, tokens);
     run.tokens = tokens;
   }
+  int64_t pad_to_size = 0;
   if (config_.graph_choice_shared_by_ranks && runs.size() > 1) {
     bool all = true;
     for (const RankRun& run : runs) {
+      const int64_t size = GraphSize(*run.batch, run.all_decode, run.tokens);
       all = all && run.graphed &&
             (!config_.graphs_exact_sizes_only ||
-             GraphSize(*run.batch, run.all_decode, run.tokens) ==
-                 GraphSize(*runs[0].batch, runs[0].all_decode, runs[0].tokens));
+             size == GraphSize(*runs[0].batch, runs[0].all_decode, runs[0].tokens));
+      if (config_.graphs_pad_to_largest_rank) pad_to_size = std::max(pad_to_size, size);
     }
     for (RankRun& run : runs) run.graphed = all;
   }
@@ -208,10 +211,10 @@ StepPredictor::GpuStep StepPredictor::MeasuredGpuStep(std::span<const models::Ra
     if (run.graphed && evaluation_ != 2) {
       bool padded = false;
       if (run.batch == &run.own) {
-        padded = PadGraphed(run.own, run.all_decode, tokens, scratch_padded_);
+        padded = PadGraphed(run.own, run.all_decode, tokens, pad_to_size, scratch_padded_);
         if (padded) std::swap(run.own, scratch_padded_);
       } else {
-        padded = PadGraphed(*run.batch, run.all_decode, tokens, run.own);
+        padded = PadGraphed(*run.batch, run.all_decode, tokens, pad_to_size, run.own);
         if (padded) run.batch = &run.own;
       }
       if (padded) tokens = run.batch->Tokens();

@@ -58,6 +58,10 @@ struct StepPredictorConfig {
   // _maybe_get_cuda_graph gathers each rank's [can_run, batch_size]), and,
   // with exact sizes only, when every rank's batch has the same size.
   bool graph_choice_shared_by_ranks = false;
+  // With the choice shared, every rank pads to the captured size of the
+  // largest rank's batch, not to its own (SGLang's cuda_graph_runner under DP
+  // attention takes the max of the gathered global_num_tokens).
+  bool graphs_pad_to_largest_rank = false;
   // Tokens entering the MoE across DP ranks: every rank padded to the largest
   // rank's count (vLLM's DP padding), else the plain sum.
   bool pad_moe_tokens_to_max_rank = false;
@@ -139,6 +143,9 @@ class StepPredictor : public ExecutionTimePredictor {
 
   OpCost& op_cost() { return *op_cost_; }
   const StepPredictorConfig& config() const { return config_; }
+  // Tokens the MoE took in the last step priced, every rank's padding
+  // included: what DP padding adds to the experts' work.
+  int64_t last_step_moe_tokens() const { return step_moe_tokens_; }
   // What a step charges for `op` costing `us` (before the prefill path's
   // stretch of a step's prefill work): `us` times its kind's fitted factor;
   // a collective across nodes at InfiniBand's roofline, never below the same
@@ -153,6 +160,7 @@ class StepPredictor : public ExecutionTimePredictor {
   models::OpGraphOptions graph_;
   models::OpGraphOptions idle_graph_;
   int64_t last_moe_tokens_ = 0;          // MoE tokens of the last MeasuredGpuStep
+  int64_t step_moe_tokens_ = 0;          // ... of the last step's own batch (not a baseline)
   int64_t baseline_routing_tokens_ = 0;  // the whole step's, while its baseline is timed
   std::vector<models::RankBatch> scratch_;
   std::vector<models::RankBatch> baseline_scratch_;
@@ -173,9 +181,10 @@ class StepPredictor : public ExecutionTimePredictor {
   // Whether a batch of these tokens replays a captured CUDA graph.
   bool Graphed(const models::RankBatch& batch, bool all_decode, int64_t tokens) const;
   // PadForCudaGraph for a graphed batch whose shape is known (the step's
-  // hot path, which has counted it already).
+  // hot path, which has counted it already), to the captured size that holds
+  // max(its own size, at_least_size).
   bool PadGraphed(const models::RankBatch& batch, bool all_decode, int64_t tokens,
-                  models::RankBatch& padded) const;
+                  int64_t at_least_size, models::RankBatch& padded) const;
   models::RankBatch scratch_padded_;  // padding of a rank whose batch is already its own
 };
 

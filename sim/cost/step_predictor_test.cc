@@ -626,5 +626,28 @@ TEST(StepPredictorTest, SharedGraphChoiceRunsEveryRankEagerWhenOneCannotReplay) 
   EXPECT_EQ(shared.PredictStep(uneven), eager.PredictStep(uneven));
 }
 
+// SGLang's DP-attention ranks, graphed, pad to the captured size of the
+// largest rank's batch (16): seven ranks of 16 decodes and one of 3 give the
+// MoE 8 x 16 tokens, where padding each rank to its own size gives 7 x 16 + 4.
+// A step with a prefilling rank runs every rank eager, unpadded: 7 x 16 + 100.
+TEST(StepPredictorTest, SharedGraphsPadEveryRankToTheLargestRanksSize) {
+  StepPredictorConfig c = Config(1, 8, true);
+  c.pad_moe_tokens_to_max_rank = false;
+  c.cuda_graph_sizes = {1, 2, 4, 8, 16, 32};
+  c.graph_choice_shared_by_ranks = true;
+  std::vector<engine::StepBatch> uneven = Decodes(8, 16, 4096);
+  uneven[5].seqs.resize(3);
+  StepPredictor own_size(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  own_size.PredictStep(uneven);
+  EXPECT_EQ(own_size.last_step_moe_tokens(), 7 * 16 + 4);
+  c.graphs_pad_to_largest_rank = true;
+  StepPredictor largest(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  largest.PredictStep(uneven);
+  EXPECT_EQ(largest.last_step_moe_tokens(), 8 * 16);
+  uneven[5].seqs = {{0, 100, 0, false}};
+  largest.PredictStep(uneven);
+  EXPECT_EQ(largest.last_step_moe_tokens(), 7 * 16 + 100);
+}
+
 }  // namespace
 }  // namespace servesim::cost

@@ -137,6 +137,14 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
   if (quantizes_cache) p.graph.decode_quantizes_kv_pool_tokens = pool_tokens;
   p.graphs_cover_mixed_batches = false;  // SGLang captures decode batches only
   p.pad_moe_tokens_to_max_rank = false;  // DP attention gathers each rank's real tokens
+  // Under DP attention prepare_mlp_sync_batch gathers each rank's
+  // can_cuda_graph and keeps the minimum: a step in which any rank extends
+  // runs every rank eager. Graphed, each rank pads to the captured size of
+  // the largest rank's batch (cuda_graph_runner's replay_prepare takes the
+  // max of global_num_tokens), and the MoE gathers those padded tokens
+  // [U: recalled, not read at v0.5.6.post2].
+  p.graph_choice_shared_by_ranks = ranks > 1;
+  p.graphs_pad_to_largest_rank = ranks > 1;
 
   s.notes.push_back(absl::StrFormat(
       "mem_fraction_static %.3f%s; max_running_requests %d per DP rank; chunked prefill %s per "
