@@ -573,6 +573,18 @@ TEST(EndToEndTest, PlanSpreadUsesTheCommittedFolds) {
                         "engine's leave-one-out fits (--spread, "
                         "scenarios/fitted_params_folds.textproto)",
                         "best: vllm serve", "  binding fit at 1 node(s): the fit "});
+  // The costs line names the fits the trials ran with, not the default file.
+  EXPECT_NE(r.out.find("fitted parameters scenarios/fitted_params_folds.textproto;"),
+            std::string::npos)
+      << r.out;
+  // A parameters file would go unused: refused.
+  Result params = Servesim(
+      "plan --bench 'vllm bench serve --num-prompts 4' --slo-ttft-p99-ms 1000 "
+      "--slo-tpot-mean-ms 100 --candidate 'vllm serve m -tp 8' --spread --params none");
+  EXPECT_EQ(params.exit_code, 2) << params.out;
+  EXPECT_EQ(params.out,
+            "servesim: --params: plan --spread sizes with each fit in --folds (their fit on every "
+            "run included), not with a parameters file; give one or the other\n");
 }
 
 // sweep --spread predicts each point with every vLLM fit of the committed

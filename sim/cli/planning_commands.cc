@@ -417,8 +417,18 @@ int PlanCommand(const CliArgs& args) {
   absl::StatusOr<std::optional<SpreadFolds>> spread = SpreadFoldsFromArgs(args, *context);
   if (!spread.ok()) return ReportError(spread.status());
   if (*spread) {
+    // Every trial runs with each fit of the fold file (its fit on every run
+    // among them) and never with --params, which the report would name.
+    if (args.Has("--params")) {
+      return ReportError(absl::InvalidArgumentError(
+          "--params: plan --spread sizes with each fit in --folds (their fit on every run "
+          "included), not with a parameters file; give one or the other"));
+    }
     options.spread_fits = &(*spread)->fits;
     options.spread_source = (*spread)->source;
+    runner::PredictionContext named = *context;
+    named.paths.params = (*spread)->path;
+    options.context_summary = runner::ContextSummary(named);
   }
   absl::StatusOr<planning::PlanResult> result =
       planning::Plan(*context, bench, candidates, slo, options);

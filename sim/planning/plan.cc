@@ -187,17 +187,21 @@ absl::StatusOr<std::vector<NodeTrial>> SearchFewestNodes(
       probe = n;
       break;
     }
-    if (n >= max_nodes) return trials;
+    if (n >= max_nodes) break;
   }
-  // Then every count below it, from 1: the first that meets is the answer.
-  int answer = probe;
-  for (int n = 1; n < probe; ++n) {
+  // Then every count below it, from 1 (every count up to max_nodes when no
+  // probe met): the first that meets is the answer.
+  int answer = 0;
+  const int scan_end = probe > 0 ? probe : max_nodes + 1;
+  for (int n = 1; n < scan_end; ++n) {
     ASSIGN_OR_RETURN(Outcome o, run(n));
     if (o.meets) {
       answer = n;
       break;
     }
   }
+  if (answer == 0) answer = probe;
+  if (answer == 0) return trials;
   if (answer < max_nodes) RETURN_IF_ERROR(run(answer + 1).status());
   return trials;
 }
@@ -471,8 +475,8 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
   const CandidateResult* best =
       !result.ranked.empty() && result.ranked.front().nodes > 0 ? &result.ranked.front() : nullptr;
   if (best == nullptr) {
-    // The search skips counts (1, 2, 4, ...) and more nodes can do worse:
-    // the counts each candidate ran are listed at the end of the report.
+    // Every count up to --max-nodes failed (or requests failed, at any
+    // count): the counts each candidate ran are listed at the end.
     absl::StrAppend(&out, "No candidate meets every SLO at the node counts tried (listed at the "
                           "end, up to --max-nodes ", options.max_nodes, ").\n");
   } else {

@@ -75,14 +75,15 @@ double SloPressure(const std::vector<SloCheck>& checks);
 // replicas of a multi-node instance with it, `max_nodes` then the most
 // replicas that fit --max-nodes): probes 1, 2,
 // 4, ..., max_nodes until one meets, then tries every count below it from 1
-// until one meets, and the count after the answer (the report says when it
-// fails). Not a bisection: more nodes can do worse, as a round-robin split
-// can gather long prompts on one node and a P99 over a short replay moves
-// with it (an audit found 7 nodes meeting an SLO that 8 missed, where a
-// bisection answered 9), so a failing count says nothing of a smaller one;
-// but when no probe meets, the search answers none without trying the
-// counts between them (64 trials where 7 do, for a verdict that more nodes
-// rarely overturn). A trial with failed requests ends the search: the engine
+// until one meets (every count up to max_nodes when no probe met), and the
+// count after the answer (the report says when it fails). Not a bisection:
+// more nodes can do worse, as a round-robin split can gather long prompts on
+// one node and a P99 over a short replay moves with it (an audit found 7
+// nodes meeting an SLO that 8 missed, where a bisection answered 9), so a
+// failing count says nothing of a smaller one, and "none within max_nodes"
+// is said only when every count failed (until 2026-12-06 the search answered
+// none after failing probes alone: none within 8 nodes where 7 met, from a
+// review). A trial with failed requests ends the search: the engine
 // turns those requests away whatever the node count. Returns every trial in
 // the order tried; the answer is the smallest meeting n among them.
 absl::StatusOr<std::vector<NodeTrial>> SearchFewestNodes(

@@ -50,9 +50,23 @@ TEST(SearchFewestNodesTest, OneNodeIsTriedWithTheNext) {
   EXPECT_EQ(Tried(*SearchFewestNodes(Threshold(1), 1)), (std::vector<int>{1}));
 }
 
-TEST(SearchFewestNodesTest, StopsAtMaxNodesWhenNoProbeMeets) {
-  EXPECT_EQ(Tried(*SearchFewestNodes(Threshold(100), 10)), (std::vector<int>{1, 2, 4, 8, 10}));
+TEST(SearchFewestNodesTest, TriesEveryCountUpToMaxNodesWhenNoProbeMeets) {
+  EXPECT_EQ(Tried(*SearchFewestNodes(Threshold(100), 10)),
+            (std::vector<int>{1, 2, 4, 8, 10, 3, 5, 6, 7, 9}));
   EXPECT_FALSE(SearchFewestNodes(Threshold(1), 0).ok());
+}
+
+// Only 7 of 1..8 meets (more nodes can do worse): every probe (1, 2, 4, 8)
+// fails, and the answer is still 7, not "none within 8".
+TEST(SearchFewestNodesTest, FindsACountBetweenFailingProbes) {
+  auto trial = [](int n) -> absl::StatusOr<NodeTrial> {
+    NodeTrial t;
+    t.meets = n == 7;
+    return t;
+  };
+  absl::StatusOr<std::vector<NodeTrial>> t = SearchFewestNodes(trial, 8);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(Tried(*t), (std::vector<int>{1, 2, 4, 8, 3, 5, 6, 7}));
 }
 
 // Requests the engine turns away fail at every node count: no more trials.
