@@ -17,6 +17,11 @@ absl::StatusOr<PreparedWorkload> PrepareWorkload(const runner::PredictionContext
         "plan: --save-result in --bench is not supported: a plan runs many simulations; its "
         "report is the output");
   }
+  if (!w.bench.goodput_slo_ms.empty()) {
+    return absl::InvalidArgumentError(
+        "plan: --goodput in --bench is not supported: a plan judges its own SLOs "
+        "(--slo-ttft-p99-ms, --slo-tpot-mean-ms, --slo-itl-p99-ms)");
+  }
   if (w.bench.max_concurrency) {
     return absl::UnimplementedError(
         "plan: --max-concurrency is not supported: replicas behind a load balancer see an "

@@ -116,6 +116,16 @@ TEST(PrepareWorkloadTest, SaveResultIsRefused) {
   EXPECT_NE(s.message().find("--save-result"), absl::string_view::npos);
 }
 
+// The bench's goodput SLOs would go unread: a plan judges its own.
+TEST(PrepareWorkloadTest, GoodputIsRefused) {
+  absl::Status s = PrepareWorkload(Context(),
+                                   "vllm bench serve --dataset-name random "
+                                   "--goodput ttft:100")
+                       .status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("--goodput"), absl::string_view::npos);
+}
+
 TEST(PrepareWorkloadTest, ClientConcurrencyCapIsUnimplemented) {
   absl::Status s =
       PrepareWorkload(Context(), "vllm bench serve --dataset-name random --max-concurrency 4")
