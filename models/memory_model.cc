@@ -259,7 +259,12 @@ absl::StatusOr<KvBudget> SglangKvBudget(const ModelSpec& spec,
   KvBudget b;
   b.gpu_capacity_bytes = c.gpu_capacity_bytes;
   b.usable_bytes = static_cast<int64_t>(c.gpu_capacity_bytes * fraction);
-  b.weight_bytes = WeightBytesPerGpu(spec, layout, c.speculative);
+  // The target's pool is sized before the EAGLE/MTP draft worker loads: the
+  // draft's weights and its one-layer cache (sized to the target's token
+  // count, sharing its indices) come out of the memory the heuristic leaves
+  // outside the static fraction, +2 GiB for it (model_runner.init_memory_pool,
+  // draft_runner_cache_size [U: recalled, not read at v0.5.6.post2]).
+  b.weight_bytes = WeightBytesPerGpu(spec, layout, /*with_mtp=*/false);
   if (absl::Status s = CheckWeightsFit("sglang", b.weight_bytes, b.gpu_capacity_bytes); !s.ok()) {
     return s;
   }
@@ -280,8 +285,7 @@ absl::StatusOr<KvBudget> SglangKvBudget(const ModelSpec& spec,
         "sglang: Not enough memory. Please try to increase "
         "--mem-fraction-static.");
   }
-  FinishPool(b, KvBytesPerToken(spec, c.kv_dtype, c.speculative),
-             c.page_tokens);
+  FinishPool(b, KvBytesPerToken(spec, c.kv_dtype, /*with_mtp_layer=*/false), c.page_tokens);
   return b;
 }
 

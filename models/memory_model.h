@@ -93,7 +93,7 @@ struct SglangMemoryConfig {
       8192;  // BEFORE the per-DP-rank division (H200 default)
   int cuda_graph_max_bs = 512;  // H200 default for tp >= 4
   int pp_size = 1;
-  bool speculative = false;  // EAGLE/MTP: +2 GiB reserve, draft-layer KV
+  bool speculative = false;  // EAGLE/MTP: +2 GiB reserve for the draft, outside the pool
   KvCacheDtype kv_dtype = KvCacheDtype::kBf16;
   int64_t page_tokens = 64;
   int64_t runtime_overhead_bytes = kDefaultRuntimeOverheadBytes;

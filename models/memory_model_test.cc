@@ -151,6 +151,12 @@ TEST(MemoryModelTest, SglangPoolIsFractionMinusWeightsAndOverhead) {
   EXPECT_EQ(b->usable_bytes, 120'603'856'076);
   EXPECT_EQ(b->kv_pool_bytes, 22'170'777'548);
   EXPECT_EQ(b->kv_capacity_tokens, 283'008);
+  // With EAGLE/MTP the same: SGLang sizes the target's pool before the draft
+  // worker loads its weights and one-layer cache from the memory outside it.
+  c.speculative = true;
+  b = SglangKvBudget(spec, l, c);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->kv_capacity_tokens, 283'008);
 }
 
 // vLLM TP8 at its defaults (gpu_memory_utilization 0.9, 8192 batched tokens, 1024 sequences,
