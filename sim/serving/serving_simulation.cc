@@ -71,6 +71,7 @@ class Simulation {
   int64_t in_flight_ = 0;
   std::vector<int64_t> round_robin_next_;  // per node, over its ranks
   int64_t node_round_robin_next_ = 0;
+  int64_t node_last_pick_ = -1;            // least-outstanding: ties go in turn from the next node
   std::vector<int64_t> node_outstanding_;  // sent to a node, not finished
   std::vector<int> node_of_request_;
   int64_t outstanding_ = 0;  // sent or pending, not yet finished
@@ -229,8 +230,15 @@ int Simulation::PickNode() {
   if (topology_.node_balancer == NodeBalancer::kRoundRobin) {
     return static_cast<int>(node_round_robin_next_++ % nodes);
   }
-  return static_cast<int>(std::min_element(node_outstanding_.begin(), node_outstanding_.end()) -
-                          node_outstanding_.begin());
+  // nginx's least_conn tries the servers tied on fewest connections in turn
+  // (round robin among them), so the scan starts after the last node picked.
+  int best = -1;
+  for (int k = 1; k <= nodes; ++k) {
+    const int n = static_cast<int>((node_last_pick_ + k) % nodes);
+    if (best < 0 || node_outstanding_[n] < node_outstanding_[best]) best = n;
+  }
+  node_last_pick_ = best;
+  return best;
 }
 
 int Simulation::PickRank(int node) {

@@ -59,7 +59,8 @@ int LeastLoadedRank(const std::vector<RankLoad>& loads);
 // How a load balancer in front of several node replicas picks a node.
 enum class NodeBalancer {
   kRoundRobin,        // i-th request to node i mod N
-  kLeastOutstanding,  // the node with the fewest requests sent and not finished
+  kLeastOutstanding,  // the node with the fewest requests sent and not finished,
+                      // ties in turn (nginx least_conn)
 };
 
 // SSE messages an engine's OpenAI chat endpoint streams that carry no token,

@@ -467,6 +467,35 @@ TEST(ServingSimulationTest, LeastOutstandingBalancerBeatsRoundRobinOnSkewedLoad)
   EXPECT_EQ(tokens_a, tokens_b);
 }
 
+// nginx's least_conn takes servers tied on fewest connections in turn. Three
+// nodes: a long request holds node 0; two short ones at t = 0 go to 1 and 2;
+// later, one at a time, short requests find nodes 1 and 2 both idle, and go
+// to 1, then 2 (the lowest-numbered of the tied would take both).
+TEST(ServingSimulationTest, LeastOutstandingTakesTiedNodesInTurn) {
+  auto predictor = Fake();
+  EngineTopology topology = VllmTopology(1, false, 1000);
+  topology.nodes = 3;
+  topology.node_balancer = NodeBalancer::kLeastOutstanding;
+  SimulationInput in;
+  in.requests.push_back({64, 1000, 0, sim::SimTime::Zero()});
+  in.requests.push_back({64, 2, 0, sim::SimTime::Zero()});
+  in.requests.push_back({64, 2, 0, sim::SimTime::Zero()});
+  in.requests.push_back({64, 2, 0, sim::Milliseconds(100)});
+  in.requests.push_back({64, 2, 0, sim::Milliseconds(200)});
+  in.record_steps = true;
+  auto result = RunServingSimulation(topology, predictor, in);
+  ASSERT_TRUE(result.ok()) << result.status();
+  std::vector<int> instances_after;  // the nodes other than 0 that ran a step, per arrival
+  for (sim::SimTime at : {sim::Milliseconds(100), sim::Milliseconds(200)}) {
+    int instance = -1;
+    for (const StepRecord& step : result->step_records) {
+      if (step.instance != 0 && step.start >= at && instance < 0) instance = step.instance;
+    }
+    instances_after.push_back(instance);
+  }
+  EXPECT_EQ(instances_after, (std::vector<int>{1, 2}));
+}
+
 TEST(ServingSimulationTest, TwoNodesFinishABurstSoonerThanOne) {
   auto p1 = Fake(), p2 = Fake();
   EngineTopology one = VllmTopology(1, false, 1000);
