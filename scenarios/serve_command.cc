@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -37,7 +38,9 @@ absl::Status CheckPort(const workload::ParsedFlags& flags) {
 
 void AppendUnmodelledFlagSpecs(const std::vector<UnmodelledFlag>& flags,
                                std::vector<workload::FlagSpec>* specs) {
-  for (const UnmodelledFlag& f : flags) specs->push_back({f.name, f.aliases, f.takes_value});
+  for (const UnmodelledFlag& f : flags) {
+    specs->push_back({f.name, f.aliases, f.takes_value, f.multiple_values});
+  }
 }
 
 namespace {
@@ -58,7 +61,8 @@ absl::Status CheckUnmodelledFlags(const workload::ParsedFlags& parsed,
     const UnmodelledFlag* f = FindUnmodelledFlag(flags, given);
     if (f == nullptr) continue;
     std::string value;
-    if (f->takes_value) {
+    // A list has no inert value here: its name is the answer.
+    if (f->takes_value && !f->multiple_values) {
       ASSIGN_OR_RETURN(value, parsed.GetString(f->name));
     }
     const std::vector<std::string>& inert = f->inert_values;
@@ -157,6 +161,43 @@ std::string CanonicalServeFlag(std::string_view command, const std::string& flag
   return flag;
 }
 
+bool EnvWithoutEffect(std::string_view key) {
+  // Each read at start-up for paths, credentials, downloads, logging or
+  // usage reporting only (the libraries' and engines' documented meanings).
+  static constexpr std::string_view kInert[] = {"HF_HOME",
+                                                "HF_HUB_CACHE",
+                                                "HF_HUB_OFFLINE",
+                                                "HF_HUB_ENABLE_HF_TRANSFER",
+                                                "HF_HUB_DISABLE_TELEMETRY",
+                                                "HF_HUB_DOWNLOAD_TIMEOUT",
+                                                "HF_HUB_ETAG_TIMEOUT",
+                                                "HF_DATASETS_CACHE",
+                                                "HF_ENDPOINT",
+                                                "HF_TOKEN",
+                                                "HUGGING_FACE_HUB_TOKEN",
+                                                "TRANSFORMERS_CACHE",
+                                                "TRANSFORMERS_OFFLINE",
+                                                "TRANSFORMERS_VERBOSITY",
+                                                "XDG_CACHE_HOME",
+                                                "VLLM_CACHE_ROOT",
+                                                "VLLM_CONFIG_ROOT",
+                                                "TRITON_CACHE_DIR",
+                                                "TORCHINDUCTOR_CACHE_DIR",
+                                                "NCCL_DEBUG",
+                                                "NCCL_DEBUG_SUBSYS",
+                                                "NCCL_DEBUG_FILE",
+                                                "VLLM_LOGGING_LEVEL",
+                                                "VLLM_CONFIGURE_LOGGING",
+                                                "TLLM_LOG_LEVEL",
+                                                "PYTHONUNBUFFERED",
+                                                "PYTHONWARNINGS",
+                                                "PYTHONDONTWRITEBYTECODE",
+                                                "VLLM_NO_USAGE_STATS",
+                                                "VLLM_DO_NOT_TRACK",
+                                                "DO_NOT_TRACK"};
+  return std::find(std::begin(kInert), std::end(kInert), key) != std::end(kInert);
+}
+
 absl::StatusOr<EngineConfig> ParseServeCommand(std::string_view command, const EnvVars& env,
                                                const ServeContext& context) {
   if (context.max_position_embeddings <= 0) {
@@ -170,12 +211,31 @@ absl::StatusOr<EngineConfig> ParseServeCommand(std::string_view command, const E
   size_t program_words = 0;
   const std::string engine = ServeCommandEngine(w, 0, &program_words);
   const std::vector<std::string> flags(w.begin() + program_words, w.end());
-  if (engine == "vllm") return ParseVllmServe(flags, env, context);
-  if (engine == "sglang") return ParseSglangServe(flags, env, context);
-  if (engine == "trtllm") return ParseTrtllmServe(flags, env, context);
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--serve: unrecognised engine command \"", w.empty() ? "" : w[0],
-      "\"; expected `vllm serve`, `python3 -m sglang.launch_server` or `trtllm-serve`"));
+  EnvVars modelled;
+  std::vector<std::string> inert;
+  for (const auto& [key, value] : env) {
+    if (EnvWithoutEffect(key)) {
+      inert.push_back(key);
+    } else {
+      modelled.emplace_back(key, value);
+    }
+  }
+  absl::StatusOr<EngineConfig> config;
+  if (engine == "vllm") {
+    config = ParseVllmServe(flags, modelled, context);
+  } else if (engine == "sglang") {
+    config = ParseSglangServe(flags, modelled, context);
+  } else if (engine == "trtllm") {
+    config = ParseTrtllmServe(flags, modelled, context);
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--serve: unrecognised engine command \"", w.empty() ? "" : w[0],
+        "\"; expected `vllm serve`, `python3 -m sglang.launch_server` or `trtllm-serve`"));
+  }
+  if (config.ok()) {
+    for (const std::string& key : inert) config->add_ignored_env(key);
+  }
+  return config;
 }
 
 }  // namespace servesim::scenarios

@@ -47,6 +47,13 @@ struct ServeContext {
 absl::StatusOr<EngineConfig> ParseServeCommand(std::string_view command, const EnvVars& env,
                                                const ServeContext& context);
 
+// Environment variables of a launch script that change where files go, what
+// is logged or reported, or how the weights are fetched, and nothing a step
+// or the API server does (HF_HOME, NCCL_DEBUG, VLLM_LOGGING_LEVEL, ...):
+// accepted by every engine and listed in the header. Any other variable an
+// engine does not model is refused, as one might change performance.
+bool EnvWithoutEffect(std::string_view key);
+
 // "K=V" -> {K, V}; InvalidArgument naming the text otherwise.
 absl::StatusOr<std::pair<std::string, std::string>> ParseEnvAssignment(std::string_view text);
 
@@ -113,6 +120,7 @@ struct UnmodelledFlag {
   bool takes_value = true;
   std::vector<std::string> inert_values;
   std::vector<std::string> aliases;  // other spellings ("-q")
+  bool multiple_values = false;      // a list (argparse nargs="+")
 };
 
 // The FlagSpecs ParseFlags needs to read `flags`.

@@ -258,6 +258,32 @@ TEST(VllmServeTest, WholePromptSchedulingIsNamedAsNotModelled) {
   EXPECT_TRUE(ParseV32ServeCommand(std::string(kVllmTp8) + " --enable-chunked-prefill").ok());
 }
 
+// Spellings vLLM's parser reads beyond argparse's (-O3, a JSON flag's one
+// key) and a list-valued SGLang flag are named as not modelled, not as
+// unknown flags or stray words; a dotted value after '=' is no such key.
+TEST(ServeCommandTest, ParserSpellingsAndListFlagsAreNamedAsNotModelled) {
+  const std::pair<std::string, std::string> cases[] = {
+      {std::string(kVllmTp8) + " -O3",
+       "--serve: -O3 (vLLM's compilation optimization level) is not modelled"},
+      {std::string(kVllmTp8) + " -O 3",
+       "--serve: -O (vLLM's compilation optimization level) is not modelled"},
+      {std::string(kVllmTp8) + " --speculative-config.method=mtp",
+       "--serve: --speculative-config.method: one key of a JSON flag is not read; give "
+       "--speculative-config as one JSON object"},
+      {std::string(kVllmTp8) + " --override-generation-config {}",
+       "--serve: --override-generation-config is not modelled"},
+      {"python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8 "
+       "--cuda-graph-bs 1 2 4",
+       "--serve: --cuda-graph-bs is not modelled"},
+  };
+  for (const auto& [serve, expected] : cases) {
+    auto c = ParseV32ServeCommand(serve);
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kUnimplemented) << serve;
+    EXPECT_TRUE(absl::StartsWith(c.status().message(), expected)) << c.status();
+  }
+  EXPECT_TRUE(ParseV32ServeCommand(std::string(kVllmTp8) + " --chat-template=./tool.jinja").ok());
+}
+
 // Real vLLM flags servesim does not model are named as such (Unimplemented),
 // also in vLLM's underscore spelling; with the value the engine uses anyway
 // (--dtype auto: the checkpoint's BF16) they change nothing and are listed.
@@ -282,6 +308,38 @@ TEST(VllmServeTest, UnmodelledFlagsAreNamedAndInertValuesListed) {
   // The first unmodelled flag given is the one named.
   auto two = ParseV32ServeCommand(std::string(kVllmTp8) + " --api-server-count 4 --enable-dbo");
   EXPECT_NE(two.status().message().find("--api-server-count"), std::string::npos) << two.status();
+}
+
+// A launch script's paths, credentials and logging (HF_HOME, NCCL_DEBUG) are
+// accepted by every engine and listed; any other variable an engine does not
+// model is refused naming it, CUDA_VISIBLE_DEVICES among them (it decides
+// which GPUs the engine sees).
+TEST(ServeCommandTest, EnvironmentWithoutEffectIsListedAndOtherVariablesRefused) {
+  const EnvVars inert = {{"HF_HOME", "/data/hf"}, {"NCCL_DEBUG", "WARN"}};
+  const std::pair<std::string, std::string> engines[] = {
+      {kVllmTp8, "vLLM"},
+      {"python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8",
+       "SGLang"},
+      {"trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8", "TensorRT-LLM"}};
+  for (const auto& [serve, name] : engines) {
+    auto c = ParseV32ServeCommand(serve, inert);
+    ASSERT_TRUE(c.ok()) << name << ": " << c.status();
+    EXPECT_EQ(absl::StrJoin(c->ignored_env(), " "), "HF_HOME NCCL_DEBUG") << name;
+    for (const char* key : {"CUDA_VISIBLE_DEVICES", "NCCL_P2P_DISABLE"}) {
+      auto refused = ParseV32ServeCommand(serve, {{"HF_HOME", "/x"}, {key, "1"}});
+      ASSERT_FALSE(refused.ok()) << name << " " << key;
+      EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+      EXPECT_TRUE(absl::StartsWith(refused.status().message(),
+                                   absl::StrCat("--env: ", key,
+                                                " is not an environment variable servesim "
+                                                "models for ",
+                                                name, " (")))
+          << refused.status();
+    }
+  }
+  EXPECT_TRUE(EnvWithoutEffect("HF_TOKEN"));
+  EXPECT_FALSE(EnvWithoutEffect("hf_home"));  // names are case-sensitive
+  EXPECT_FALSE(EnvWithoutEffect("VLLM_USE_DEEP_GEMM"));
 }
 
 // vLLM's --block-size is one of its choices (argparse refuses others);

@@ -65,6 +65,7 @@ const std::vector<UnmodelledFlag>& SglangUnmodelledFlags() {
       {"--disable-custom-all-reduce", false},
       {"--stream-interval", true, {"1"}},
       {"--sampling-backend"},
+      {"--cuda-graph-bs", true, {}, {}, /*multiple_values=*/true},
   };
   return *kFlags;
 }
@@ -206,8 +207,10 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
       }
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--env: ", key, " is not an environment variable servesim models for SGLang "
-          "(SGLANG_ENABLE_JIT_DEEPGEMM)"));
+          "--env: ", key,
+          " is not an environment variable servesim models for SGLang "
+          "(SGLANG_ENABLE_JIT_DEEPGEMM; those without effect, such as HF_HOME or NCCL_DEBUG, are "
+          "listed in docs/engines.md)"));
     }
   }
 

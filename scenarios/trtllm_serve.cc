@@ -219,8 +219,10 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
   for (const auto& [key, value] : env) {
     if (key != "TRTLLM_DG_ENABLED") {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--env: ", key, " is not an environment variable servesim models for TensorRT-LLM "
-          "(TRTLLM_DG_ENABLED)"));
+          "--env: ", key,
+          " is not an environment variable servesim models for TensorRT-LLM "
+          "(TRTLLM_DG_ENABLED; those without effect, such as HF_HOME or NCCL_DEBUG, are listed in "
+          "docs/engines.md)"));
     }
     if (value == "0" || value == "1") {
       c.set_deep_gemm(value == "1");

@@ -125,12 +125,37 @@ const std::vector<UnmodelledFlag>& VllmUnmodelledFlags() {
       {"--max-long-partial-prefills", true, {"1"}},
       {"--long-prefill-token-threshold", true, {"0"}},
       {"--hf-overrides"},
+      {"--override-generation-config"},
       {"--enable-lora", false},
       {"--data-parallel-hybrid-lb", false},
       {"--data-parallel-external-lb", false},
       {"--data-parallel-backend", true, {"mp"}},
   };
   return *kFlags;
+}
+
+// Two spellings vLLM's argument parser reads that servesim's does not: -O
+// with a level (-O3, -O 3: torch.compile's optimization level, which the
+// CUDA-graph and compile settings follow) and one key of a JSON flag
+// (--speculative-config.method mtp). Named as not modelled rather than
+// reported as unknown flags.
+absl::Status CheckVllmParserForms(const std::vector<std::string>& args) {
+  for (const std::string& word : args) {
+    if (word.rfind("-O", 0) == 0) {
+      return absl::UnimplementedError(
+          absl::StrCat("--serve: ", word,
+                       " (vLLM's compilation optimization level) is not modelled "
+                       "(servesim models vLLM's default compilation and CUDA graphs)"));
+    }
+    const size_t dot = word.find('.');
+    if (word.rfind("--", 0) == 0 && dot != std::string::npos && dot < word.find('=')) {
+      return absl::UnimplementedError(
+          absl::StrCat("--serve: ", word.substr(0, std::min(word.find('='), word.size())),
+                       ": one key of a JSON flag is not read; give ", word.substr(0, dot),
+                       " as one JSON object"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 bool IsSwitch(const std::string& flag) {
@@ -230,6 +255,7 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   options.context = "--serve";
   options.underscores_match_dashes = true;
   options.allow_positionals = true;
+  RETURN_IF_ERROR(CheckVllmParserForms(args));
   ASSIGN_OR_RETURN(workload::ParsedFlags flags, workload::ParseFlags(args, VllmFlagSpecs(), options));
 
   EngineConfig c;
@@ -457,8 +483,10 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
       c.set_sampler_sorts_vocab(!on);
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--env: ", key, " is not an environment variable servesim models for vLLM "
-          "(VLLM_ATTENTION_BACKEND, VLLM_USE_DEEP_GEMM, VLLM_USE_FLASHINFER_SAMPLER)"));
+          "--env: ", key,
+          " is not an environment variable servesim models for vLLM "
+          "(VLLM_ATTENTION_BACKEND, VLLM_USE_DEEP_GEMM, VLLM_USE_FLASHINFER_SAMPLER; those without "
+          "effect, such as HF_HOME or NCCL_DEBUG, are listed in docs/engines.md)"));
     }
   }
 

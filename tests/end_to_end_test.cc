@@ -558,6 +558,32 @@ TEST(EndToEndTest, LeaveOneOutIsTheSameOnOneThreadOrTwo) {
   ExpectInOrder(ReadFile(dir + "/spread.json"),
                 {"\"servesim_spread\": {\"fits\": 4, ", "\"total_token_throughput\": {\"low\": ",
                  "\"median_itl_ms\": {\"low\": "});
+  // The central figures come from the fold file's fit on every run, not
+  // from the committed parameters (another fit): they lie within the spread.
+  EXPECT_NE(spread.out.find("fitted parameters (" + dir + "/folds1.textproto"), std::string::npos)
+      << spread.out;
+  double low = 0, high = 0, central = 0;
+  const size_t range_at = spread.out.find("# spread: total tok/s ");
+  const size_t central_at = spread.out.find("Total Token throughput (tok/s):");
+  ASSERT_NE(central_at, std::string::npos) << spread.out;
+  ASSERT_EQ(
+      std::sscanf(spread.out.c_str() + range_at, "# spread: total tok/s %lf to %lf", &low, &high),
+      2)
+      << spread.out;
+  ASSERT_EQ(
+      std::sscanf(spread.out.c_str() + central_at, "Total Token throughput (tok/s): %lf", &central),
+      1);
+  EXPECT_LE(low, central);
+  EXPECT_GE(high, central);
+  // A parameters file beside --spread would go unused by the spread.
+  Result params = Servesim(
+      "run --serve 'trtllm-serve deepseek-ai/DeepSeek-V3.2 --tp_size 8' --bench 'vllm bench "
+      "serve --num-prompts 4' --spread --folds " +
+      dir + "/folds1.textproto --params none");
+  EXPECT_EQ(params.exit_code, 2) << params.out;
+  EXPECT_EQ(params.out,
+            "servesim: --params: --spread predicts with the fits in --folds (their fit on every "
+            "run gives the central figures), not with a parameters file; give one or the other\n");
 }
 
 // plan --spread reads the committed fold file and judges every node count
@@ -583,8 +609,8 @@ TEST(EndToEndTest, PlanSpreadUsesTheCommittedFolds) {
       "--slo-tpot-mean-ms 100 --candidate 'vllm serve m -tp 8' --spread --params none");
   EXPECT_EQ(params.exit_code, 2) << params.out;
   EXPECT_EQ(params.out,
-            "servesim: --params: plan --spread sizes with each fit in --folds (their fit on every "
-            "run included), not with a parameters file; give one or the other\n");
+            "servesim: --params: --spread predicts with the fits in --folds (their fit on every "
+            "run gives the central figures), not with a parameters file; give one or the other\n");
 }
 
 // sweep --spread predicts each point with every vLLM fit of the committed

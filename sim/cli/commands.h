@@ -52,10 +52,12 @@ inline constexpr int kExitNoPlan = 3;
 // --repo-dir, --model-spec, --profile, --params -> loaded context.
 absl::StatusOr<runner::PredictionContext> ContextFromArgs(const CliArgs& args);
 absl::StatusOr<scenarios::EnvVars> EnvFromArgs(const CliArgs& args);
-// `--spread [--folds FOLDS]` (run, plan): the leave-one-out's fits to predict
-// with, read and checked (FOLDS, default the repository's
+// `--spread [--folds FOLDS]` (run, sweep, plan): the leave-one-out's fits to
+// predict with, read and checked (FOLDS, default the repository's
 // scenarios/fitted_params_folds.textproto); nullopt without --spread, where
-// --folds is an error. `threads` from --threads.
+// --folds is an error. --params beside --spread is an error: the central
+// figures come from the fold file too (SpreadCentralContext). `threads` from
+// --threads.
 struct SpreadFolds {
   scenarios::FoldFits fits;
   std::string path;    // the file as read
@@ -64,6 +66,13 @@ struct SpreadFolds {
 };
 absl::StatusOr<std::optional<SpreadFolds>> SpreadFoldsFromArgs(
     const CliArgs& args, const runner::PredictionContext& context);
+
+// The context whose parameters are the fold file's fits on every run (one per
+// engine: LoadFoldFits requires it), named by the fold file: so that a
+// prediction made beside its spread is one of the spread's fits and lies
+// within its range, whichever fold file --folds names.
+runner::PredictionContext SpreadCentralContext(const runner::PredictionContext& context,
+                                               const SpreadFolds& folds);
 
 // Whether two paths name one file, existing or not (., .., // and symbolic
 // links resolved as far as the file system has them); false if one is empty.

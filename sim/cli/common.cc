@@ -136,6 +136,11 @@ absl::StatusOr<std::optional<SpreadFolds>> SpreadFoldsFromArgs(
     }
     return std::nullopt;
   }
+  if (args.Has("--params")) {
+    return absl::InvalidArgumentError(
+        "--params: --spread predicts with the fits in --folds (their fit on every run gives the "
+        "central figures), not with a parameters file; give one or the other");
+  }
   if (args.Has("--folds") && args.Get("--folds").empty()) {
     return absl::InvalidArgumentError("--folds: empty path");
   }
@@ -147,6 +152,16 @@ absl::StatusOr<std::optional<SpreadFolds>> SpreadFoldsFromArgs(
   folds.path = path;
   folds.source = runner::RepoRelative(context, path);
   return folds;
+}
+
+runner::PredictionContext SpreadCentralContext(const runner::PredictionContext& context,
+                                               const SpreadFolds& folds) {
+  runner::PredictionContext central = context;
+  for (const scenarios::FoldFit& f : folds.fits.folds()) {
+    if (f.held_out().empty()) central = runner::WithEngineParams(central, f.params());
+  }
+  central.paths.params = folds.path;
+  return central;
 }
 
 bool SameFile(const std::string& a, const std::string& b) {

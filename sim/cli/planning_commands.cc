@@ -1,5 +1,7 @@
 // `servesim sweep`, `servesim sweep-merge` and `servesim plan`: many
 // predictions around a base configuration, and the fewest nodes that meet SLOs.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -232,6 +234,7 @@ int SweepCommand(const CliArgs& args) {
   if (!env.ok()) return ReportError(env.status());
   absl::StatusOr<std::optional<SpreadFolds>> folds = SpreadFoldsFromArgs(args, *context);
   if (!folds.ok()) return ReportError(folds.status());
+  if (*folds) *context = SpreadCentralContext(*context, **folds);
   if (shard) {
     // What else changes the figures, so that a shard run with other settings
     // does not merge either: the files' contents, not their paths (a refit
@@ -389,6 +392,27 @@ int PlanCommand(const CliArgs& args) {
         "--max-nodes: at most ", kMaxPlanNodes, " nodes, got ", *max_nodes)));
   }
   options.max_nodes = *max_nodes;
+  // A search can simulate dozens of node counts (times each fit with
+  // --spread): on a terminal each trial is shown as it ends, on stderr, so
+  // that a long one is seen to progress. Not in a pipe or a log.
+  const size_t num_candidates = candidates.size();
+  if (isatty(STDERR_FILENO)) {
+    options.on_trial = [num_candidates](size_t candidate, const planning::NodeTrial& t) {
+      std::string verdict = t.meets ? "meets the SLOs" : "fails";
+      if (!t.meets) {
+        for (const planning::SloCheck& check : t.checks) {
+          if (!check.ok()) {
+            absl::StrAppend(&verdict, ": ", planning::DescribeCheck(check));
+            break;
+          }
+        }
+        if (t.figures.failed > 0) absl::StrAppend(&verdict, ": requests fail");
+      }
+      std::fprintf(stderr, "plan: candidate %zu of %zu, %d node(s): %s\n", candidate + 1,
+                   num_candidates, t.nodes, verdict.c_str());
+      std::fflush(stderr);
+    };
+  }
   absl::StatusOr<int> threads = ThreadsFlag(args);
   if (!threads.ok()) return ReportError(threads.status());
   options.threads = *threads;
@@ -418,17 +442,10 @@ int PlanCommand(const CliArgs& args) {
   if (!spread.ok()) return ReportError(spread.status());
   if (*spread) {
     // Every trial runs with each fit of the fold file (its fit on every run
-    // among them) and never with --params, which the report would name.
-    if (args.Has("--params")) {
-      return ReportError(absl::InvalidArgumentError(
-          "--params: plan --spread sizes with each fit in --folds (their fit on every run "
-          "included), not with a parameters file; give one or the other"));
-    }
+    // among them), which the report names.
     options.spread_fits = &(*spread)->fits;
     options.spread_source = (*spread)->source;
-    runner::PredictionContext named = *context;
-    named.paths.params = (*spread)->path;
-    options.context_summary = runner::ContextSummary(named);
+    options.context_summary = runner::ContextSummary(SpreadCentralContext(*context, **spread));
   }
   absl::StatusOr<planning::PlanResult> result =
       planning::Plan(*context, bench, candidates, slo, options);

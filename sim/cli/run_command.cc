@@ -119,6 +119,8 @@ int RunCommand(const CliArgs& args) {
       }
     }
   }
+  // After the checks above, which name --params and --folds apart.
+  if (*spread_folds) *context = SpreadCentralContext(*context, **spread_folds);
   absl::StatusOr<runner::Prediction> p = runner::Predict(*context, request);
   if (!p.ok()) return ReportError(p.status());
   std::string spread_json;  // the result JSON's servesim_spread, with --spread

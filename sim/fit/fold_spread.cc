@@ -70,6 +70,15 @@ absl::StatusOr<scenarios::FoldFits> LoadFoldFits(const std::string& path,
           scenarios::EngineKind_Name(f.params().engine()), " ", HeldOutLabel(f.held_out())));
     }
   }
+  // A prediction beside its spread takes the engine's fit on every run.
+  for (const auto& [engine, held_out] : seen) {
+    if (!seen.contains({engine, ""})) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(origin, ": no fit on every run of ",
+                       scenarios::EngineKind_Name(static_cast<scenarios::EngineKind>(engine)),
+                       " (servesim fit --leave-one-out --folds-out writes one before its folds)"));
+    }
+  }
   return folds;
 }
 

@@ -20,8 +20,9 @@ namespace servesim::fit {
 // Reads and validates a fold file (text FoldFits, as `servesim fit
 // --leave-one-out --folds-out` writes it): the schema version, at least one
 // fold, each fold's parameters as LoadFittedParams checks them, a held-out
-// run that is not among those it was fitted on, and no engine and held-out
-// run twice. Errors are InvalidArgument, one line led by `flag` and the path.
+// run that is not among those it was fitted on, no engine and held-out run
+// twice, and each engine's fit on every run. Errors are InvalidArgument, one line led by `flag` and
+// the path.
 absl::StatusOr<scenarios::FoldFits> LoadFoldFits(const std::string& path,
                                                  const std::string& flag);
 

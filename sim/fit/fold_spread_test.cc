@@ -44,6 +44,9 @@ TEST(LoadFoldFitsTest, RefusesBadFilesNamingTheProblem) {
       {"schema_version: 1\nfolds { held_out: \"a\" params { engine: SGLANG } }\n"
        "folds { held_out: \"a\" params { engine: SGLANG } }\n",
        "folds[1]: a second fit of SGLANG without a"},
+      {"schema_version: 1\nfolds { params { engine: VLLM } }\n"
+       "folds { held_out: \"a\" params { engine: SGLANG } }\n",
+       "no fit on every run of SGLANG"},
   };
   int i = 0;
   for (const auto& [text, expected] : cases) {

@@ -43,7 +43,12 @@ std::string Failures(const NodeTrial& t) {
   for (const SloCheck& c : t.checks) {
     if (!c.ok()) parts.push_back(DescribeCheck(c));
   }
-  if (!t.first_error.empty()) parts.push_back(absl::StrCat("a failed request: ", t.first_error));
+  if (!t.first_error.empty()) {
+    // SearchFewestNodes stops at the first trial with failed requests.
+    parts.push_back(absl::StrCat("a failed request: ", t.first_error,
+                                 " (a request the engine rejects fails at any node count: the "
+                                 "search stopped here)"));
+  }
   return absl::StrJoin(parts, "; ");
 }
 
@@ -261,7 +266,8 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
     }
   }
   std::vector<CandidateResult> meeting, failing, broken;
-  for (const std::string& serve : candidates) {
+  for (size_t index = 0; index < candidates.size(); ++index) {
+    const std::string& serve = candidates[index];
     CandidateResult c;
     c.serve_command = serve;
     absl::StatusOr<runner::PreparedRun> run =
@@ -323,7 +329,7 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
       t.peak_concurrency_per_replica = m.max_concurrent_requests / nodes;
       return t;
     };
-    auto trial = [&](int nodes) -> absl::StatusOr<NodeTrial> {
+    auto judge = [&](int nodes) -> absl::StatusOr<NodeTrial> {
       if (fits.empty()) return trial_with(*run, nodes);
       // Every fit must meet the SLOs; the one under most pressure speaks.
       std::optional<NodeTrial> binding;
@@ -338,6 +344,15 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
       }
       binding->meets = all_meet;
       return *std::move(binding);
+    };
+    auto trial = [&](int replicas) -> absl::StatusOr<NodeTrial> {
+      ASSIGN_OR_RETURN(NodeTrial t, judge(replicas));
+      if (options.on_trial) {
+        NodeTrial shown = t;
+        shown.nodes = replicas * nodes_per_replica;
+        options.on_trial(index, shown);
+      }
+      return t;
     };
     // Past one replica per request more replicas change nothing.
     const int64_t max_replicas =

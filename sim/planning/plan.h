@@ -116,6 +116,10 @@ struct PlanOptions {
   // What the predictions are costed with (runner::ContextSummary), printed
   // under the model line; empty: not printed.
   std::string context_summary;
+  // Called after each node count tried, with the candidate's index in the
+  // list and the trial (nodes counted in replicas' nodes): progress for a
+  // search that may take minutes. Null: nothing called.
+  std::function<void(size_t candidate, const NodeTrial& trial)> on_trial;
 };
 
 struct CandidateResult {

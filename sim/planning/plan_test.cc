@@ -198,6 +198,36 @@ TEST(PlanTest, AzureConversationNodeCountIsMonotoneInLoad) {
   EXPECT_LT(nodes[0], nodes[2]);
 }
 
+// The progress callback sees every trial as the search makes it: the same
+// node counts, verdicts and candidates, in the order tried (the report's
+// list keeps that order).
+TEST(PlanTest, OnTrialReportsEachTrialInTheOrderTried) {
+  absl::StatusOr<std::string> bench = TraceBenchCommand(kAzureConversations, 4.0, 300);
+  ASSERT_TRUE(bench.ok());
+  PlanOptions options;
+  options.threads = 2;
+  options.max_nodes = 8;
+  std::vector<std::pair<size_t, NodeTrial>> seen;
+  options.on_trial = [&seen](size_t candidate, const NodeTrial& t) {
+    seen.emplace_back(candidate, t);
+  };
+  const std::string refused = "vllm serve deepseek-ai/DeepSeek-V3.2 -tp 3";
+  absl::StatusOr<PlanResult> r = Plan(Context(), *bench, {refused, kVllmTp8}, ChatSlo(), options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const CandidateResult* tp8 = nullptr;
+  for (const CandidateResult& c : r->ranked) {
+    if (c.serve_command == kVllmTp8) tp8 = &c;
+  }
+  ASSERT_NE(tp8, nullptr);
+  ASSERT_GE(tp8->trials.size(), 2u);
+  ASSERT_EQ(seen.size(), tp8->trials.size());  // the refused candidate tries nothing
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].first, 1u);
+    EXPECT_EQ(seen[i].second.nodes, tp8->trials[i].nodes);
+    EXPECT_EQ(seen[i].second.meets, tp8->trials[i].meets);
+  }
+}
+
 // A margin for the model's error can only cost nodes: with every step and
 // API-server request 50 % slower, the same load needs at least as many nodes,
 // and at the unmargined answer the P99 TTFT is longer.
@@ -544,8 +574,11 @@ TEST(PlanTest, ReportGivesAFailedRequestsError) {
   EXPECT_NE(r->ranked[0].largest.first_error.find("maximum context length is 163840"),
             std::string::npos)
       << r->ranked[0].largest.first_error;
-  EXPECT_NE(FormatPlanReport(*r, ChatSlo(), options).find("; a failed request: "),
-            std::string::npos);
+  const std::string report = FormatPlanReport(*r, ChatSlo(), options);
+  EXPECT_NE(report.find("; a failed request: "), std::string::npos) << report;
+  // More nodes cannot help a rejected request, and the report says so.
+  EXPECT_NE(report.find("fails at any node count: the search stopped here)"), std::string::npos)
+      << report;
 }
 
 // The span the report weighs against request lifetimes: vLLM sends request

@@ -573,6 +573,10 @@ std::vector<std::string> HeaderLines(const PredictionContext& context, const Pre
   if (!e.defaults_applied().empty()) {
     header.push_back(absl::StrCat("defaults: ", absl::StrJoin(e.defaults_applied(), "; ")));
   }
+  if (!e.ignored_env().empty()) {
+    header.push_back(absl::StrCat("environment without effect on performance: ",
+                                  absl::StrJoin(e.ignored_env(), " ")));
+  }
   if (!e.ignored_flags().empty()) {
     header.push_back(absl::StrCat("flags without effect on performance: ",
                                   absl::StrJoin(e.ignored_flags(), " ")));
