@@ -117,8 +117,9 @@ def trtllm_host_costs(params_path):
 
 def run(binary, serve, bench, spec, params, folds=None):
     """The run's --save-result figures (with servesim_spread over `folds`); exits on an error."""
-    values, error = run_result(binary, serve, bench, model_spec=spec, params=params,
-                               spread=bool(folds), folds=folds)
+    # With folds the central figures are their fit on every run (servesim refuses --params).
+    values, error = run_result(binary, serve, bench, model_spec=spec,
+                               params=None if folds else params, spread=bool(folds), folds=folds)
     if values is None:
         sys.exit(f"published_figure_checks: servesim failed: {error}")
     values["per_user"] = 2048.0 / ((values["mean_ttft_ms"] + 2047.0 * values["mean_tpot_ms"])

@@ -121,11 +121,12 @@ SPREAD_FIGURES = [("total_token_throughput", "total tok/s"), ("mean_ttft_ms", "m
                   ("mean_tpot_ms", "mean TPOT ms"), ("median_itl_ms", "median ITL ms")]
 
 
-def spread(binary, serve, env, i, o, n, params):
-    """{key: (low, high)} from `servesim run --spread`'s result JSON, or None if refused."""
-    values, _ = run_result(binary, serve, bench(i, o, n), env, params=params, spread=True)
+def spread(binary, serve, env, i, o, n):
+    """{key: (low, high)} from `servesim run --spread`'s result JSON (the committed folds);
+    exits on an error (only runs that ran are asked for)."""
+    values, error = run_result(binary, serve, bench(i, o, n), env, spread=True)
     if values is None:
-        return None
+        sys.exit(f"random_workload_predictions: --spread failed: {error}")
     ranges = values["servesim_spread"]
     return {key: (ranges[key]["low"], ranges[key]["high"]) for key, _ in SPREAD_FIGURES}
 
@@ -220,9 +221,7 @@ def main():
           " | ".join(f"{label}, low - high" for _, label in SPREAD_FIGURES) + " |")
     print("|---|---|" + "---|" * len(SPREAD_FIGURES))
     for case, (i, o, n), r in ran(rows, fitted):
-        ranges = spread(args.servesim, r["serve_command"], r["env"], i, o, n, args.params)
-        if ranges is None:
-            continue
+        ranges = spread(args.servesim, r["serve_command"], r["env"], i, o, n)
         cells = [f"{cell(ranges[k][0])} - {cell(ranges[k][1])}" for k, _ in SPREAD_FIGURES]
         print(f"| {case} | {i}/{o} x{n} | " + " | ".join(cells) + " |")
 

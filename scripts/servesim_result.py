@@ -27,7 +27,10 @@ def run_result(binary, serve, bench, env="", params=None, model_spec=None, sprea
     """(the run's --save-result JSON as a dict, "") or (None, servesim's last error line).
 
     With `spread`, the dict carries servesim_spread over the leave-one-out fits (`folds`, or
-    the committed ones)."""
+    the committed ones), and the central figures come from their fit on every run: servesim
+    refuses `params` beside it."""
+    if spread and params:
+        raise ValueError("run_result: --spread takes its parameters from the fold file, not params")
     with tempfile.TemporaryDirectory() as tmp:
         result = os.path.join(tmp, "result.json")
         cmd = [binary, "run", "--serve", serve, "--bench", bench, "--result-json", result]

@@ -207,8 +207,11 @@ StepPredictor::GpuStep StepPredictor::MeasuredGpuStep(std::span<const models::Ra
   }
   for (RankRun& run : runs) {
     int64_t tokens = run.tokens;
-    // A baseline is no batch the engine runs: not padded to a graph's size.
-    if (run.graphed && evaluation_ != 2) {
+    // Only the step as run is padded to a graph's size. A baseline is no
+    // batch the engine runs, and what the prefill factor stretches is what
+    // the real tokens add: filler rows up to a captured size are kernel
+    // work, not prefill (padded, a longer prompt had come out faster).
+    if (run.graphed && evaluation_ == 0) {
       bool padded = false;
       if (run.batch == &run.own) {
         padded = PadGraphed(run.own, run.all_decode, tokens, pad_to_size, scratch_padded_);

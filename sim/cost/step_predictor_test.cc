@@ -584,6 +584,35 @@ TEST(StepPredictorTest, PiecewiseGraphsPadAMixedBatchsTokens) {
   EXPECT_EQ(padded.padding_tokens, 0);
 }
 
+// A CUDA graph's padding rows are no prefill chunk: the prefill factor
+// stretches what the real tokens add, not the filler up to a captured size.
+// Padded to 64, a prompt of n < 64 tokens had its stretch measured from n
+// weight-reading rows up to 64 padded ones, so a longer prompt ran faster
+// (a saw-tooth in TTFT); now a longer prompt never runs faster.
+TEST(StepPredictorTest, PrefillFactorLeavesGraphPaddingAlone) {
+  StepPredictorConfig c = Config(8, 1, false);
+  c.cuda_graph_sizes = {1, 2, 4, 8, 16, 32, 64};
+  c.graphs_cover_mixed_batches = true;
+  c.prefill_time_scale = 3.0;
+  StepPredictor stretched(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  c.prefill_time_scale = 1.0;
+  StepPredictor plain(c, std::make_unique<RooflineOpCost>(GpuRates{}));
+  auto prompt = [](int64_t tokens) {
+    models::RankBatch b;
+    b.seqs.push_back({tokens, 0});
+    return std::vector<models::RankBatch>{b};
+  };
+  double last = 0;
+  for (int64_t n = 33; n <= 64; ++n) {
+    const double us = stretched.GpuStepUs(prompt(n));
+    EXPECT_GE(us, last - 1e-6) << n << " tokens";
+    // What the stretch adds is the chunk's own work, at most what the
+    // unpadded step's token-linear work could be: below the padded step.
+    EXPECT_GE(us, plain.GpuStepUs(prompt(n))) << n << " tokens";
+    last = us;
+  }
+}
+
 // TensorRT-LLM without cuda_graph_config.enable_padding replays a graph only
 // for a batch of exactly a captured size; any other batch runs eagerly and
 // pays the launch floor.

@@ -86,6 +86,7 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
   sched.page_size_tokens = config.kv_block_size();
   sched.SetConservativeness(config.schedule_conservativeness());
   sched.enable_mixed_chunk = config.enable_mixed_chunk();
+  s.topology.prefill_steps_hold_no_decodes = !config.enable_mixed_chunk();
   sched.radix_cache = config.prefix_caching();
   sched.spec = {config.num_speculative_tokens(), config.mean_accepted_drafts()};
   s.topology.make_scheduler = [sched](int, size_t n) {

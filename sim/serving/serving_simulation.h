@@ -96,6 +96,11 @@ struct EngineTopology {
   // counts the tokens in flight), so only one that stops at EOS is decoded
   // once more.
   bool sees_length_stops_ahead = false;
+  // With schedules_one_step_ahead: a step that prefills decodes nothing
+  // (SGLang without --enable-mixed-chunk), so a request that finished while
+  // a prefill batch was formed ahead is not decoded once more; only a decode
+  // batch carries it.
+  bool prefill_steps_hold_no_decodes = false;
   RouterPolicy router = RouterPolicy::kLeastLoaded;
   std::function<std::unique_ptr<engine::ReplicaScheduler>(int rank, size_t num_requests)>
       make_scheduler;

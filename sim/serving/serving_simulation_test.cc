@@ -156,6 +156,43 @@ TEST(ServingSimulationTest, OneStepAheadDecodesAFinishedRequestOnceMore) {
   EXPECT_EQ(known->steps, base_length->steps);
 }
 
+// SGLang's overlap loop forms a prefill batch ahead from new requests only
+// (mixed chunk off): a request that finished in the running step is decoded
+// once more only when the batch formed ahead is a decode batch. A finishes
+// (its second token, a length stop) in step 2; B, seen at step 2's start,
+// is prefilled in step 3, alone where prefill steps hold no decodes, with
+// A's thrown-away decode row otherwise (a mixed-chunk engine).
+TEST(ServingSimulationTest, APrefillBatchFormedAheadHoldsNoRerunWhenPrefillsHoldNoDecodes) {
+  for (bool no_decodes : {true, false}) {
+    auto predictor = Fake();
+    EngineTopology t = VllmTopology(1, false, 1000);
+    t.schedules_one_step_ahead = true;
+    t.prefill_steps_hold_no_decodes = no_decodes;
+    t.make_scheduler = [](int, size_t n) {
+      engine::SglangSchedulerConfig c;
+      c.kv_blocks = 1000;
+      c.page_size_tokens = 16;
+      return std::make_unique<engine::SglangReplicaScheduler>(c, n);
+    };
+    SimulationInput in;
+    in.record_steps = true;
+    in.requests.push_back({20, 2, 0, sim::SimTime::Zero()});
+    in.requests.push_back({20, 2, 0, sim::Microseconds(500)});  // during step 1
+    auto result = RunServingSimulation(t, predictor, in);
+    ASSERT_TRUE(result.ok()) << result.status();
+    ASSERT_GE(result->step_records.size(), 3u);
+    const StepRecord::Rank& third = result->step_records[2].ranks[0];
+    EXPECT_EQ(third.prefill_seqs, 1) << "no_decodes " << no_decodes;
+    EXPECT_EQ(third.decode_seqs, no_decodes ? 0 : 1) << "no_decodes " << no_decodes;
+    // B's first token comes with step 3: 1000 + 20 x 10 us of prefill, and
+    // the rerun row's 10 + 5 us where it rides along.
+    const sim::SimTime step3 = result->step_records[2].duration;
+    EXPECT_EQ(step3, sim::Microseconds(no_decodes ? 1200 : 1215)) << "no_decodes " << no_decodes;
+    EXPECT_EQ(result->records[0].output_tokens, 2);
+    EXPECT_EQ(result->records[1].output_tokens, 2);
+  }
+}
+
 // A predictor that gives no time (StepPredictor's answer to a step past a
 // day) is an error naming the cause, not an abort (found by fuzzing
 // profiles of absurd times).
