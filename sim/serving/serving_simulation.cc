@@ -312,9 +312,11 @@ absl::Status Simulation::StartStep(int instance, SimTime now) {
   for (size_t i = 0; i < inst.ranks.size(); ++i) {
     std::vector<engine::ScheduledSeq>& rerun = finished_rerun_[inst.ranks[i]];
     auto& seqs = inst.batches[i].seqs;
-    const bool prefills = std::any_of(seqs.begin(), seqs.end(),
-                                      [](const engine::ScheduledSeq& q) { return !q.is_decode; });
-    if (topology_.prefill_steps_hold_no_decodes && prefills) rerun.clear();
+    if (topology_.prefill_steps_hold_no_decodes && !rerun.empty() &&
+        std::any_of(seqs.begin(), seqs.end(),
+                    [](const engine::ScheduledSeq& q) { return !q.is_decode; })) {
+      rerun.clear();
+    }
     seqs.insert(seqs.end(), rerun.begin(), rerun.end());
     rerun_rows_[inst.ranks[i]] = rerun.size();
     any_batch |= !rerun.empty();
