@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -452,6 +453,71 @@ absl::Status CheckTokenFigures(const LiveRun& run) {
   return absl::OkStatus();
 }
 
+// vllm bench serve derives its rates from the counts and the duration
+// (request_throughput = completed / duration; output_throughput and
+// total_token_throughput likewise from the token totals) and its percentiles
+// from one sorted list each, so a result that breaks either was edited or
+// pasted into the wrong columns. The slack covers the printed report's two
+// decimals: half a unit on the rate and on the duration it was divided by.
+absl::Status CheckRatesAndPercentiles(const LiveRun& run) {
+  auto measured = [&](const std::string& key) {
+    auto it = run.measured.find(key);
+    return it == run.measured.end() ? -1.0 : it->second;
+  };
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--runs: ", run.source, ": case ", run.name, ": ", why));
+  };
+  const char* duration_key = run.measured.count("duration_s") ? "duration_s" : "duration";
+  if (const double duration = measured(duration_key); duration > 0) {
+    const double input = measured("total_input_tokens"), output = measured("total_output_tokens");
+    const struct {
+      const char* rate;
+      double count;
+      const char* of;
+    } rates[] = {
+        {"request_throughput", measured("completed"), "completed"},
+        {"output_throughput", output, "total_output_tokens"},
+        {"total_token_throughput", input >= 0 && output >= 0 ? input + output : -1.0,
+         "(total_input_tokens + total_output_tokens)"},
+    };
+    for (const auto& r : rates) {
+      const double rate = measured(r.rate);
+      if (rate < 0 || r.count < 0) continue;
+      const double expected = r.count / duration;
+      if (std::abs(rate - expected) > 0.005 + expected * (0.005 / duration + 1e-3)) {
+        return bad(absl::StrCat(r.rate, ": ", FormatDecimal(rate), ", but ", r.of, " / ",
+                                duration_key, " is ", absl::StrFormat("%.2f", expected)));
+      }
+    }
+  }
+  // Percentile keys: median_X_ms is the 50th, pNN_X_ms the NNth.
+  std::map<std::string, std::map<double, std::string>> by_metric;  // X -> percentile -> key
+  for (const auto& [key, value] : run.measured) {
+    const std::vector<std::string> parts = absl::StrSplit(key, '_');
+    if (parts.size() != 3 || parts[2] != "ms") continue;
+    double percentile = 0;
+    if (parts[0] == "median") {
+      percentile = 50;
+    } else if (parts[0].size() < 2 || parts[0][0] != 'p' ||
+               !absl::SimpleAtod(parts[0].substr(1), &percentile)) {
+      continue;
+    }
+    by_metric[parts[1]][percentile] = key;
+  }
+  for (const auto& [metric, keys] : by_metric) {
+    const std::string* lower = nullptr;
+    for (const auto& [percentile, key] : keys) {
+      if (lower != nullptr && measured(key) + 0.01 < measured(*lower)) {
+        return bad(absl::StrCat(key, ": ", FormatDecimal(measured(key)), " is below ", *lower, ": ",
+                                FormatDecimal(measured(*lower))));
+      }
+      lower = &key;
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<LiveRun>> ReadEveryRun(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
@@ -510,6 +576,7 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRunsFrom(const std::string& path) {
   for (const LiveRun& run : runs) {
     RETURN_IF_ERROR(CheckRequestCount(run));
     RETURN_IF_ERROR(CheckTokenFigures(run));
+    RETURN_IF_ERROR(CheckRatesAndPercentiles(run));
   }
   return runs;
 }

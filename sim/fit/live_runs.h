@@ -77,7 +77,11 @@ absl::StatusOr<LiveRun> ReadLiveRunResult(const std::string& result);
 // the totals (input_lens and output_lens of unequal length, output_lens not
 // summing to total_output_tokens or all 0 with requests completed,
 // total_input_tokens outside the prompts input_lens lists for the completed
-// requests and for all of them).
+// requests and for all of them), a rate that is not its count over the
+// duration (request_throughput = completed / duration; output_throughput and
+// total_token_throughput from the token totals; within the printed report's
+// rounding) and a percentile below a lower one of the same metric (a median
+// TTFT above its p99).
 absl::StatusOr<std::vector<LiveRun>> ReadLiveRunsFrom(const std::string& path);
 
 }  // namespace servesim::fit

@@ -313,6 +313,40 @@ TEST(ReadLiveRunsFromTest, RefusesFractionalTokensAndAZeroDurationThatDidWork) {
   EXPECT_EQ(error_of("idle.csv", "0,0,0,0,0"), "ok");
 }
 
+// vllm bench serve divides its counts by the duration to get its rates and
+// reads its percentiles off one sorted list: a row breaking either has
+// figures in the wrong columns. The report's two decimals are slack.
+TEST(ReadLiveRunsFromTest, RatesAreCountsOverTheDurationAndPercentilesRise) {
+  const std::string header =
+      "case,env,serve_command,bench_command,completed,duration_s,total_input_tokens,"
+      "total_output_tokens,request_throughput,output_throughput,total_token_throughput,"
+      "median_ttft_ms,p99_ttft_ms\n";
+  auto error_of = [&](const std::string& name, const std::string& figures) {
+    return ErrorOf(ReadLiveRunsFrom(WriteTemp(
+        name,
+        header + "a,,vllm serve m -tp 8,vllm bench serve --num-prompts 1000," + figures + "\n")));
+  };
+  // The shared vllm-tp8-base row: every rate within rounding of its count.
+  EXPECT_EQ(error_of("ok.csv", "1000,72.75,219111,196599,13.75,2702.26,5713.95,12849.39,22754.42"),
+            "ok");
+  // A short run: 0.37 s printed to two decimals moves a rate by up to 1.4 %.
+  EXPECT_EQ(error_of("short.csv", "3,0.37,300,30,8.03,80.3,883.3,10,20"), "ok");
+  EXPECT_NE(error_of("swapped.csv", "1000,72.75,219111,196599,13.75,5713.95,2702.26,1,2")
+                .find("swapped.csv: case a: output_throughput: 5713.95, but total_output_tokens "
+                      "/ duration_s is 2702.39"),
+            std::string::npos);
+  EXPECT_NE(error_of("req.csv", "1000,72.75,219111,196599,14.75,2702.26,5713.95,1,2")
+                .find("case a: request_throughput: 14.75, but completed / duration_s is 13.75"),
+            std::string::npos);
+  EXPECT_NE(error_of("total.csv", "1000,72.75,219111,196599,13.75,2702.26,5750,1,2")
+                .find("case a: total_token_throughput: 5750, but (total_input_tokens + "
+                      "total_output_tokens) / duration_s is 5714.23"),
+            std::string::npos);
+  EXPECT_NE(error_of("pct.csv", "1000,72.75,219111,196599,13.75,2702.26,5713.95,22754.42,12849.39")
+                .find("case a: p99_ttft_ms: 12849.39 is below median_ttft_ms: 22754.42"),
+            std::string::npos);
+}
+
 // A --save-result JSON's per-request lists are what its totals were summed
 // from: output_lens to total_output_tokens; input_lens to total_input_tokens
 // over the completed requests (a failed one lists its prompt and 0 tokens).
