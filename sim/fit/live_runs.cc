@@ -218,17 +218,14 @@ absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
   scenarios::EnvVars exported, serve_env;
   int serve_lines = 0, bench_lines = 0;
   for (const auto& [number, line] : LogicalLines(text)) {
-    const absl::string_view stripped = absl::StripAsciiWhitespace(line);
-    if (stripped.empty() || stripped[0] == '#') continue;
+    const std::string_view kept = workload::WithoutShellComment(line);
+    const absl::string_view stripped = absl::StripAsciiWhitespace({kept.data(), kept.size()});
+    if (stripped.empty()) continue;
     absl::StatusOr<std::vector<std::string>> words =
         workload::SplitShellWords(std::string(stripped));
     if (!words.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("line ", number, ": ", words.status().message()));
     }
-    // A trailing "# comment" is not part of the command.
-    auto comment = std::find_if(words->begin(), words->end(),
-                                [](const std::string& w) { return !w.empty() && w[0] == '#'; });
-    words->erase(comment, words->end());
     auto env_assignment = [&, number = number](const std::string& word)
         -> absl::StatusOr<std::pair<std::string, std::string>> {
       absl::StatusOr<std::pair<std::string, std::string>> kv = scenarios::ParseEnvAssignment(word);

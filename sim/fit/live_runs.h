@@ -52,7 +52,8 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path);
 // A line ending in a backslash continues on the next. Exactly one serve
 // command (`vllm serve`, `python3 -m sglang.launch_server`,
 // `trtllm-serve`) and one `vllm bench serve`; `#` comments and blank lines
-// are skipped (a word starting with '#' ends its line); any other line is an
+// are skipped (a '#' starting a word outside quotes ends its line:
+// WithoutShellComment); any other line is an
 // error naming it.
 struct RunCommands {
   std::string serve_command;

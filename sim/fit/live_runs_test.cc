@@ -194,6 +194,17 @@ TEST(ParseRunCommandsTest, ReadsAScriptOfExportsContinuationsAndLeadingEnv) {
             "--seed 42");
 }
 
+// A '#' inside quotes is a character of a word, not a comment: the words
+// after it stay in the command.
+TEST(ParseRunCommandsTest, AQuotedHashIsNoComment) {
+  absl::StatusOr<RunCommands> c = ParseRunCommands(
+      "vllm serve m -tp 8  # run #3\n"
+      "vllm bench serve --label '#3' --num-prompts 10 # ten\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->serve_command, "vllm serve m -tp 8");
+  EXPECT_EQ(c->bench_command, "vllm bench serve --label '#3' --num-prompts 10");
+}
+
 TEST(ParseRunCommandsTest, NeedsOneServeAndOneBenchCommandAndNothingElse) {
   EXPECT_EQ(std::string(ParseRunCommands("vllm serve m -tp 8\n").status().message()),
             "needs one serve command and one `vllm bench serve` command, has 1 and 0");

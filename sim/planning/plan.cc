@@ -602,32 +602,6 @@ absl::StatusOr<std::string> TraceBenchCommand(const std::string& trace_path, dou
                       " --num-prompts ", num_prompts);
 }
 
-namespace {
-
-// The line up to a shell comment: a '#' that starts a word outside quotes.
-absl::string_view WithoutComment(absl::string_view line) {
-  char quote = 0;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote != 0) {
-      if (c == quote) {
-        quote = 0;
-      } else if (c == '\\' && quote == '"') {
-        ++i;
-      }
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '\\') {
-      ++i;
-    } else if (c == '#' && (i == 0 || absl::ascii_isspace(static_cast<unsigned char>(line[i - 1])))) {
-      return line.substr(0, i);
-    }
-  }
-  return line;
-}
-
-}  // namespace
-
 absl::StatusOr<std::vector<std::string>> ParseCandidates(const std::string& text,
                                                          const std::string& origin) {
   std::vector<std::string> out;
@@ -636,7 +610,8 @@ absl::StatusOr<std::vector<std::string>> ParseCandidates(const std::string& text
   absl::string_view body = text;
   absl::ConsumePrefix(&body, "\xEF\xBB\xBF");
   for (absl::string_view raw : absl::StrSplit(body, '\n')) {
-    absl::string_view line = absl::StripAsciiWhitespace(WithoutComment(raw));
+    const std::string_view kept = workload::WithoutShellComment({raw.data(), raw.size()});
+    absl::string_view line = absl::StripAsciiWhitespace({kept.data(), kept.size()});
     if (pending.empty() && line.empty()) continue;  // blank, or a comment alone
     if (absl::ConsumeSuffix(&line, "\\")) {
       absl::StrAppend(&pending, absl::StripTrailingAsciiWhitespace(line), " ");

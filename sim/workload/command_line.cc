@@ -84,6 +84,28 @@ std::string JoinShellWords(const std::vector<std::string>& words) {
   return absl::StrJoin(quoted, " ");
 }
 
+std::string_view WithoutShellComment(std::string_view line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else if (c == '\\' && quote == '"') {
+        ++i;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '\\') {
+      ++i;
+    } else if (c == '#' &&
+               (i == 0 || absl::ascii_isspace(static_cast<unsigned char>(line[i - 1])))) {
+      return line.substr(0, i);
+    }
+  }
+  return line;
+}
+
 absl::StatusOr<std::vector<std::string>> SplitShellWords(std::string_view line) {
   std::vector<std::string> words;
   std::string current;

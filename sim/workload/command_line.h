@@ -29,6 +29,10 @@ namespace servesim::workload {
 // Errors: unterminated quote, unmatched JSON bracket, trailing backslash.
 absl::StatusOr<std::vector<std::string>> SplitShellWords(std::string_view line);
 
+// `line` up to its shell comment: a '#' that starts a word outside quotes
+// (`--label '#3'` and `a#b` keep theirs), as a POSIX shell reads it.
+std::string_view WithoutShellComment(std::string_view line);
+
 // `word` as SplitShellWords (and a POSIX shell) reads it back: as it is when
 // every character is safe, else in single quotes ('' for an empty word).
 std::string ShellQuote(std::string_view word);

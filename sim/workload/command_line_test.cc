@@ -28,6 +28,16 @@ TEST(ShellQuoteTest, SplitShellWordsReadsTheWordsBack) {
   EXPECT_EQ(*back, words);
 }
 
+// A shell comment starts at a '#' that begins a word outside quotes.
+TEST(WithoutShellCommentTest, CutsAtAHashThatStartsAnUnquotedWord) {
+  EXPECT_EQ(WithoutShellComment("a b # c"), "a b ");
+  EXPECT_EQ(WithoutShellComment("# all"), "");
+  EXPECT_EQ(WithoutShellComment("a#b c"), "a#b c");
+  EXPECT_EQ(WithoutShellComment("--label '#3' --n 1"), "--label '#3' --n 1");
+  EXPECT_EQ(WithoutShellComment("--label \"#3\" # x"), "--label \"#3\" ");
+  EXPECT_EQ(WithoutShellComment("a \\#b # c"), "a \\#b ");
+}
+
 TEST(SplitShellWordsTest, BlanksSeparateWordsAndRunsCollapse) {
   EXPECT_EQ(Split("  vllm\tbench \n serve  "), (Words{"vllm", "bench", "serve"}));
   EXPECT_EQ(Split(""), Words{});
