@@ -88,7 +88,7 @@ AttentionWork SummarizeBatch(const ModelSpec& spec, const RankBatch& batch,
     w.tokens += q;
     // Token-linear work only, as padding tokens: no attention, no sampled row.
     if (s.kind == RowKind::kWeightReading) continue;
-    if (q <= 1 + o.num_speculative_tokens) {
+    if (RunsAsDecode(s, o)) {
       AddLogitRows(s.kind, q, o, w);
       w.decode_rows += q;
       // Row i of the sequence scores c + i + 1 keys.

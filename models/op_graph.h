@@ -35,6 +35,9 @@ struct SequenceWork {
   int64_t query_tokens = 0;
   int64_t context_before_tokens = 0;
   RowKind kind = RowKind::kSequence;
+  // A prompt's chunk, as the scheduler formed it (else a generation step).
+  // Whether a short one runs as a decode is the engine's: RunsAsDecode.
+  bool prefill_chunk = false;
 };
 
 // The sequences one attention-DP rank runs this iteration.
@@ -90,9 +93,16 @@ struct OpGraphOptions {
   // false: the BF16 fallback path (no DeepGEMM): quantised weights run as BF16
   // GEMMs.
   bool fp8_gemms = true;
-  // A sequence with query_tokens <= 1 + num_speculative_tokens is a decode
-  // (speculative verification); longer ones are prefill chunks.
+  // A generation step runs 1 + num_speculative_tokens query tokens (the
+  // verification of the drafts); RunsAsDecode.
   int num_speculative_tokens = 0;
+  // vLLM's attention backends sort a step's rows by query length
+  // (split_decodes_and_prefills) and its CUDA-graph dispatch calls a batch of
+  // such rows a uniform decode, so a prompt's last chunk of <= 1 + k tokens
+  // runs as a decode there. SGLang's extend and TensorRT-LLM's context phase
+  // are forward modes of their own: a chunk takes the prefill path however
+  // few its tokens.
+  bool short_chunks_run_as_decodes = false;
   // SGLang's flashmla_kv decode on a BF16 cache: FlashMLA's sparse decode
   // reads only its FP8 layout, so every decode pass first quantizes the
   // layer's whole KV buffer (this many tokens, one DP rank's pool, used or
@@ -119,6 +129,13 @@ struct OpGraphOptions {
   // rows alone, outside the graph (vLLM's compute_logits on logits_indices).
   bool lm_head_in_graph = false;
 };
+
+// Whether `s` runs as a decode row (decode attention kernels, a sampled row,
+// a CUDA graph's batch), by OpGraphOptions::short_chunks_run_as_decodes.
+inline bool RunsAsDecode(const SequenceWork& s, const OpGraphOptions& o) {
+  return s.query_tokens <= 1 + o.num_speculative_tokens &&
+         (!s.prefill_chunk || o.short_chunks_run_as_decodes);
+}
 
 // Every op one GPU of `layout` runs in one forward pass of the main model for
 // the batch `mine` of its attention-DP rank. `moe_tokens_global`: tokens

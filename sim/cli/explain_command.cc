@@ -174,7 +174,7 @@ struct ReferenceSteps {
 ReferenceSteps PriceReferenceSteps(const ReferenceSizes& sizes, int ranks,
                                    cost::StepPredictor& predictor) {
   ReferenceSteps steps;
-  const int draft_tokens = predictor.config().num_speculative_tokens;
+  const int draft_tokens = predictor.config().graph.num_speculative_tokens;
   steps.decode =
       DecodeBatches(ranks, sizes.decode_seqs, sizes.context_tokens, 1 + draft_tokens);
   steps.decode_parts = predictor.GpuStepParts(steps.decode);
@@ -182,7 +182,8 @@ ReferenceSteps PriceReferenceSteps(const ReferenceSizes& sizes, int ranks,
   // Prompts as equal as whole tokens allow, summing to the step's tokens.
   for (int64_t i = 0; i < sizes.prefill_seqs; ++i) {
     const int64_t longer = i < sizes.prefill_tokens % sizes.prefill_seqs ? 1 : 0;
-    steps.prefill.seqs.push_back({sizes.prefill_tokens / sizes.prefill_seqs + longer, 0});
+    steps.prefill.seqs.push_back({sizes.prefill_tokens / sizes.prefill_seqs + longer, 0,
+                                  models::RowKind::kSequence, /*prefill_chunk=*/true});
   }
   std::vector<models::RankBatch> prefill_ranks(ranks);
   prefill_ranks[0] = steps.prefill;
@@ -264,9 +265,8 @@ std::string ExplainJson(const models::ModelSpec& spec, const runner::PreparedRun
       ", \"layout\": ", metrics::JsonString(s.layout.Describe()),
       ", \"total_params\": ", counts.main_model,
       ", \"checkpoint_params\": ", counts.checkpoint_total,
-      ", \"active_params_per_token\": ", counts.active_per_token,
-      ", \"gpus\": ", s.layout.gpus, ", \"dp_ranks\": ", s.layout.attn_dp,
-      ", \"weights_bytes_per_gpu\": ", s.kv.weight_bytes,
+      ", \"active_params_per_token\": ", counts.active_per_token, ", \"gpus\": ", s.layout.gpus,
+      ", \"dp_ranks\": ", s.layout.attn_dp, ", \"weights_bytes_per_gpu\": ", s.kv.weight_bytes,
       ", \"kv_bytes_per_token\": ", KvBytesPerToken(spec, run.engine),
       ", \"kv_pool_bytes_per_gpu\": ", s.kv.kv_pool_bytes,
       ", \"kv_capacity_tokens\": ", s.kv.kv_capacity_tokens,
@@ -275,7 +275,8 @@ std::string ExplainJson(const models::ModelSpec& spec, const runner::PreparedRun
       ", \"ref_decode_step_with_host_us\": ",
       JsonNumber(predictor.StepUs(steps.decode_parts, sizes.decode_seqs)),
       ", \"ref_prefill_step_us\": ", JsonNumber(steps.prefill_us), ", \"notes\": [",
-      absl::StrJoin(EngineLimitNotes(sizes, predictor.config().num_speculative_tokens, run), ", ",
+      absl::StrJoin(EngineLimitNotes(sizes, predictor.config().graph.num_speculative_tokens, run),
+                    ", ",
                     [](std::string* out, const std::string& note) {
                       absl::StrAppend(out, metrics::JsonString(note));
                     }),
@@ -343,7 +344,7 @@ void AppendReferenceDecodeStep(const models::ModelSpec& spec, const runner::Prep
                                              : ", beside an eager step's kernel launches")
           : "",
       predictor.StepUs(steps.decode_parts, sizes.decode_seqs) / 1e3);
-  const int draft_tokens = predictor.config().num_speculative_tokens;
+  const int draft_tokens = predictor.config().graph.num_speculative_tokens;
   if (draft_tokens > 0) {
     absl::StrAppendFormat(&out,
                           "  (each row verifies its %d draft token(s): %d query tokens; the MTP "

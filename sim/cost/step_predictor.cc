@@ -45,7 +45,7 @@ StepPredictor::GpuStep StepPredictor::GpuStepParts(std::span<const models::RankB
     int64_t tokens = 0;
     for (const models::SequenceWork& s : ranks[r].seqs) {
       tokens += s.query_tokens;
-      if (s.query_tokens <= 1 + config_.num_speculative_tokens) {
+      if (models::RunsAsDecode(s, config_.graph)) {
         baseline_scratch_[r].seqs.push_back(s);
       } else {
         any_prefill = true;
@@ -123,7 +123,7 @@ bool StepPredictor::PadForCudaGraph(const models::RankBatch& batch,
   bool all_decode = batch.padding_tokens == 0;
   int64_t tokens = batch.padding_tokens;
   for (const auto& s : batch.seqs) {
-    all_decode &= s.query_tokens <= 1 + config_.num_speculative_tokens;
+    all_decode &= models::RunsAsDecode(s, config_.graph);
     tokens += s.query_tokens;
   }
   return Graphed(batch, all_decode, tokens) && PadGraphed(batch, all_decode, tokens, 0, padded);
@@ -185,7 +185,7 @@ StepPredictor::GpuStep StepPredictor::MeasuredGpuStep(std::span<const models::Ra
     }
     int64_t tokens = run.batch->padding_tokens;
     for (const auto& s : run.batch->seqs) {
-      const bool decode = s.query_tokens <= 1 + config_.num_speculative_tokens;
+      const bool decode = models::RunsAsDecode(s, config_.graph);
       run.all_decode &= decode;
       run.decode_rows += decode && !run.idle && s.kind != models::RowKind::kWeightReading ? 1 : 0;
       tokens += s.query_tokens;
@@ -261,7 +261,7 @@ StepPredictor::GpuStep StepPredictor::MeasuredGpuStep(std::span<const models::Ra
     models::BuildRankIterationOps(config_.spec, config_.layout, *run.batch, moe_tokens, graph,
                                   ops_);
     add_ops(ops_);
-    const int k = config_.num_speculative_tokens;
+    const int k = config_.graph.num_speculative_tokens;
     if (k > 0 && !run.idle) {
       // The MTP module first runs over every token the target ran this step:
       // vLLM's EagleProposer takes all of the step's target tokens, prefill
@@ -276,7 +276,10 @@ StepPredictor::GpuStep StepPredictor::MeasuredGpuStep(std::span<const models::Ra
       if (k > 1) {
         models::RankBatch next;
         for (const models::SequenceWork& s : run.batch->seqs) {
-          if (s.query_tokens > 1 + k || s.kind == models::RowKind::kWeightReading) continue;
+          if (!models::RunsAsDecode(s, config_.graph) ||
+              s.kind == models::RowKind::kWeightReading) {
+            continue;
+          }
           next.seqs.push_back({1, s.context_before_tokens + s.query_tokens, s.kind});
         }
         if (!next.seqs.empty()) {
@@ -339,7 +342,8 @@ sim::SimTime StepPredictor::PredictStep(std::span<const engine::StepBatch> rank_
   for (size_t r = 0; r < rank_batches.size(); ++r) {
     scratch_[r].seqs.clear();
     for (const engine::ScheduledSeq& s : rank_batches[r].seqs) {
-      scratch_[r].seqs.push_back({s.query_tokens, s.context_before});
+      scratch_[r].seqs.push_back(
+          {s.query_tokens, s.context_before, models::RowKind::kSequence, !s.is_decode});
     }
     most_seqs = std::max(most_seqs, rank_batches[r].seqs.size());
   }

@@ -65,7 +65,6 @@ struct StepPredictorConfig {
   // Tokens entering the MoE across DP ranks: every rank padded to the largest
   // rank's count (vLLM's DP padding), else the plain sum.
   bool pad_moe_tokens_to_max_rank = false;
-  int num_speculative_tokens = 0;  // MTP drafts: k draft passes per decode step
   EngineOverheads overheads;
   // The engine's prefill path relative to servesim's kernels for it: the
   // token-linear work (GEMMs, MoE, norms, collectives) a step's prefill

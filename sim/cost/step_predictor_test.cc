@@ -349,7 +349,6 @@ TEST(StepPredictorTest, PrefillFactorLeavesTheSamplerAlone) {
 TEST(StepPredictorTest, WeightReadingRowsRunNoDraftPasses) {
   auto prefill_step = [](int k) {
     StepPredictorConfig c = Config(8, 1, false);
-    c.num_speculative_tokens = k;
     c.graph.num_speculative_tokens = k;
     c.prefill_time_scale = 3.0;
     StepPredictor p(c, std::make_unique<RooflineOpCost>(GpuRates{}));
@@ -451,7 +450,7 @@ TEST(StepPredictorTest, MtpDraftAlsoRunsOverAPrefillChunk) {
   // step with MTP costs a little more, by less than a twentieth.
   StepPredictorConfig c = Config(8, 1, false);
   StepPredictor plain(c, std::make_unique<RooflineOpCost>(GpuRates{}));
-  c.num_speculative_tokens = 1;
+  c.graph.num_speculative_tokens = 1;
   StepPredictor mtp(c, std::make_unique<RooflineOpCost>(GpuRates{}));
   models::RankBatch prefill;
   prefill.seqs.push_back({4096, 0});
@@ -525,6 +524,31 @@ TEST(StepPredictorTest, CudaGraphPaddingRoundsDecodeBatchesUp) {
   EXPECT_EQ(graphed.PredictStep(Decodes(1, 16, 4096)), eager.PredictStep(Decodes(1, 16, 4096)));
 }
 
+// A prompt's last chunk of one token: on SGLang and TensorRT-LLM (an extend
+// or context forward of its own) it runs the prefill path, eager, its token
+// stretched by the prefill factor; vLLM sorts rows by length, and there it
+// runs as the 1-row decode graph, exactly as a decode does.
+TEST(StepPredictorTest, AOneTokenChunkRunsAsADecodeOnlyWhereRowsAreSortedByLength) {
+  StepPredictorConfig c = Config(8, 1, false);
+  c.cuda_graph_sizes = {1, 2, 4, 8};
+  c.prefill_time_scale = 3.0;
+  auto step = [](const StepPredictorConfig& config, bool is_decode) {
+    StepPredictor p(config, std::make_unique<RooflineOpCost>(GpuRates{}));
+    engine::StepBatch b;
+    b.seqs.push_back({0, 1, 2046, is_decode});
+    return p.PredictStep(std::vector<engine::StepBatch>{b});
+  };
+  c.graph.short_chunks_run_as_decodes = true;
+  EXPECT_EQ(step(c, false), step(c, true));
+  c.graph.short_chunks_run_as_decodes = false;
+  EXPECT_GT(step(c, false), step(c, true));
+  // Unpadded and eager, with its one token stretched x3: dearer than the
+  // same row run as a decode, even eagerly.
+  StepPredictorConfig eager = c;
+  eager.cuda_graph_sizes.clear();
+  EXPECT_GT(step(c, false), step(eager, true));
+}
+
 // vLLM's capture sizes count tokens (an audit found them looked up by
 // sequence count): under MTP with one draft, 9 decodes are 18 tokens and run
 // as the 24-token graph, 12 rows; by sequences they would pad to 16 rows.
@@ -532,7 +556,6 @@ TEST(StepPredictorTest, CudaGraphPaddingRoundsDecodeBatchesUp) {
 TEST(StepPredictorTest, VllmPadsMtpDecodeBatchesByTokens) {
   StepPredictorConfig c = Config(8, 1, false);
   c.cuda_graph_sizes = {1, 2, 4, 8, 16, 24, 32};
-  c.num_speculative_tokens = 1;
   c.graph.num_speculative_tokens = 1;
   models::RankBatch decodes;
   for (int i = 0; i < 9; ++i) decodes.seqs.push_back({2, 2048});

@@ -202,7 +202,6 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
     p.spec = spec;
     p.layout = setup->layout;
     p.cuda_graph_sizes.assign(config.cuda_graph_sizes().begin(), config.cuda_graph_sizes().end());
-    p.num_speculative_tokens = config.num_speculative_tokens();
     p.graph.num_speculative_tokens = config.num_speculative_tokens();
     p.overheads.step_cpu_us = params.step_cpu_us();
     p.overheads.per_seq_cpu_us = params.per_seq_cpu_us();

@@ -97,6 +97,7 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   const bool nucleus = !config.greedy_requests() && top_p > 0 && top_p < 1;
   p.graph.sampler_sorts_vocab = nucleus && config.sampler_sorts_vocab();
   p.graphs_cover_mixed_batches = true;  // FULL_AND_PIECEWISE
+  p.graph.short_chunks_run_as_decodes = true;
   p.graph_sizes_count_tokens = true;    // cudagraph_capture_sizes are token counts
   // DP ranks pad their tokens to the largest rank's (num_tokens_across_dp) so
   // that each can replay a CUDA graph; with --enforce-eager, which leaves no
