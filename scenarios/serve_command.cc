@@ -36,6 +36,18 @@ absl::Status CheckPort(const workload::ParsedFlags& flags) {
   return absl::OkStatus();
 }
 
+void AppendIgnoredFlagSpecs(const std::vector<IgnoredFlag>& flags,
+                            std::vector<workload::FlagSpec>* specs) {
+  for (const IgnoredFlag& f : flags) {
+    specs->push_back({f.name, {}, f.takes_value, f.multiple_values});
+  }
+}
+
+bool IsIgnoredFlag(const std::vector<IgnoredFlag>& flags, const std::string& flag) {
+  return std::any_of(flags.begin(), flags.end(),
+                     [&](const IgnoredFlag& f) { return f.name == flag; });
+}
+
 void AppendUnmodelledFlagSpecs(const std::vector<UnmodelledFlag>& flags,
                                std::vector<workload::FlagSpec>* specs) {
   for (const UnmodelledFlag& f : flags) {

@@ -115,6 +115,21 @@ absl::Status CheckPort(const workload::ParsedFlags& flags);
 // as a typo. Given one of `inert_values` (what the engine does anyway, e.g.
 // --dtype auto on a BF16 checkpoint) it changes nothing modelled and is
 // listed among the flags without effect.
+// A flag that does not change what the GPUs compute or when (an address, a
+// parser, a log level): accepted and listed in the run's header.
+struct IgnoredFlag {
+  std::string name;
+  bool takes_value = true;
+  bool multiple_values = false;  // a list (argparse nargs="+")
+};
+
+// The FlagSpecs ParseFlags needs to read `flags`.
+void AppendIgnoredFlagSpecs(const std::vector<IgnoredFlag>& flags,
+                            std::vector<workload::FlagSpec>* specs);
+
+// Whether `flag` (its canonical spelling) is one of `flags`.
+bool IsIgnoredFlag(const std::vector<IgnoredFlag>& flags, const std::string& flag);
+
 struct UnmodelledFlag {
   std::string name;
   bool takes_value = true;

@@ -565,5 +565,21 @@ TEST(MtpAcceptanceTest, GivenAcceptanceIsAtMostTheDraftsPerStep) {
   EXPECT_NE(c.status().message().find("--mtp-acceptance"), std::string::npos);
 }
 
+// An ignored switch takes no value: the flag after it is read as its own.
+TEST(ServeCommandTest, IgnoredSwitchesLeaveTheNextFlagAlone) {
+  auto vllm = ParseV32ServeCommand(
+      "vllm serve m --enable-auto-tool-choice --trust-remote-code --disable-log-stats -tp 4");
+  ASSERT_TRUE(vllm.ok()) << vllm.status();
+  EXPECT_EQ(vllm->tp(), 4);
+  auto sglang = ParseV32ServeCommand(
+      "python3 -m sglang.launch_server --model-path m --trust-remote-code --skip-server-warmup "
+      "--enable-metrics --tp-size 4");
+  ASSERT_TRUE(sglang.ok()) << sglang.status();
+  EXPECT_EQ(sglang->tp(), 4);
+  auto trtllm = ParseV32ServeCommand("trtllm-serve m --trust_remote_code --tp_size 4");
+  ASSERT_TRUE(trtllm.ok()) << trtllm.status();
+  EXPECT_EQ(trtllm->tp(), 4);
+}
+
 }  // namespace
 }  // namespace servesim::scenarios

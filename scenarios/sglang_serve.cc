@@ -20,16 +20,34 @@ using workload::FlagSpec;
 
 // Flags that do not change what the GPUs compute or when: accepted, echoed.
 // (--model-path names the model; it is read, then listed here too.)
-const std::vector<std::string>& SglangIgnoredFlags() {
-  static const auto* kFlags = new std::vector<std::string>{
-      "--model-path", "--host", "--port", "--chat-template", "--reasoning-parser",
-      "--tool-call-parser", "--trust-remote-code", "--served-model-name", "--api-key",
-      "--tokenizer-path", "--log-level", "--log-requests", "--enable-metrics", "--random-seed",
-      "--watchdog-timeout", "--skip-server-warmup", "--download-dir", "--tokenizer-mode",
-      "--node-rank", "--dist-init-addr", "--log-level-http", "--enable-cache-report",
-      "--decode-log-interval", "--revision",
+const std::vector<IgnoredFlag>& SglangIgnoredFlags() {
+  static const auto* kFlags = new std::vector<IgnoredFlag>{
+      {"--model-path"},
+      {"--host"},
+      {"--port"},
+      {"--chat-template"},
+      {"--reasoning-parser"},
+      {"--tool-call-parser"},
+      {"--trust-remote-code", false},
+      {"--served-model-name"},
+      {"--api-key"},
+      {"--tokenizer-path"},
+      {"--log-level"},
+      {"--log-requests", false},
+      {"--enable-metrics", false},
+      {"--random-seed"},
+      {"--watchdog-timeout"},
+      {"--skip-server-warmup", false},
+      {"--download-dir"},
+      {"--tokenizer-mode"},
+      {"--node-rank"},
+      {"--dist-init-addr"},
+      {"--log-level-http"},
+      {"--enable-cache-report", false},
+      {"--decode-log-interval"},
+      {"--revision"},
       // Used only by requests that constrain their output (the bench sends none).
-      "--grammar-backend"};
+      {"--grammar-backend"}};
   return *kFlags;
 }
 
@@ -70,11 +88,6 @@ const std::vector<UnmodelledFlag>& SglangUnmodelledFlags() {
   return *kFlags;
 }
 
-bool IsSwitch(const std::string& flag) {
-  return flag == "--trust-remote-code" || flag == "--log-requests" || flag == "--enable-metrics" ||
-         flag == "--skip-server-warmup" || flag == "--enable-cache-report";
-}
-
 std::vector<FlagSpec> SglangFlagSpecs() {
   std::vector<FlagSpec> specs = {
       {"--tp-size", {"--tp"}},
@@ -106,7 +119,7 @@ std::vector<FlagSpec> SglangFlagSpecs() {
       {"--enable-mixed-chunk", {}, false},
       {"--disable-radix-cache", {}, false},
   };
-  for (const std::string& f : SglangIgnoredFlags()) specs.push_back({f, {}, !IsSwitch(f)});
+  AppendIgnoredFlagSpecs(SglangIgnoredFlags(), &specs);
   AppendUnmodelledFlagSpecs(SglangUnmodelledFlags(), &specs);
   return specs;
 }
@@ -170,9 +183,7 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   ASSIGN_OR_RETURN(std::string model, flags.GetString("--model-path"));
   c.set_model(model);
   for (const std::string& f : flags.given()) {
-    if (std::find(SglangIgnoredFlags().begin(), SglangIgnoredFlags().end(), f) !=
-            SglangIgnoredFlags().end() ||
-        IsUnmodelledFlag(SglangUnmodelledFlags(), f)) {
+    if (IsIgnoredFlag(SglangIgnoredFlags(), f) || IsUnmodelledFlag(SglangUnmodelledFlags(), f)) {
       c.add_ignored_flags(f);
     }
   }
@@ -453,7 +464,8 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
     c.add_defaults_applied("enable_mixed_chunk=False (ServerArgs default)");
   }
   c.set_enable_mixed_chunk(mixed);
-  // The radix cache keeps a retracted request's prompt for its return.
+  // The radix cache keeps a retracted request's prompt for its return, and
+  // requests sharing a prefix reuse its cached pages.
   ASSIGN_OR_RETURN(bool no_radix, flags.GetBool("--disable-radix-cache"));
   c.set_prefix_caching(!no_radix);
   if (!no_radix) c.add_defaults_applied("radix cache on (SGLang default)");

@@ -24,11 +24,16 @@ namespace {
 
 using workload::FlagSpec;
 
-const std::vector<std::string>& TrtllmIgnoredFlags() {
-  static const auto* kFlags = new std::vector<std::string>{
-      "--host", "--port", "--tokenizer", "--log_level", "--trust_remote_code",
-      "--reasoning_parser", "--num_postprocess_workers", "--served_model_name",
-      "--custom_tokenizer"};
+const std::vector<IgnoredFlag>& TrtllmIgnoredFlags() {
+  static const auto* kFlags = new std::vector<IgnoredFlag>{{"--host"},
+                                                           {"--port"},
+                                                           {"--tokenizer"},
+                                                           {"--log_level"},
+                                                           {"--trust_remote_code", false},
+                                                           {"--reasoning_parser"},
+                                                           {"--num_postprocess_workers"},
+                                                           {"--served_model_name"},
+                                                           {"--custom_tokenizer"}};
   return *kFlags;
 }
 
@@ -46,9 +51,7 @@ std::vector<FlagSpec> TrtllmFlagSpecs() {
       {"--backend", {}},
       {"--max_beam_width", {}},
   };
-  for (const std::string& f : TrtllmIgnoredFlags()) {
-    specs.push_back({f, {}, f != "--trust_remote_code"});
-  }
+  AppendIgnoredFlagSpecs(TrtllmIgnoredFlags(), &specs);
   return specs;
 }
 
@@ -181,8 +184,7 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
   }
   c.set_model(flags.positionals()[0]);
   for (const std::string& f : flags.given()) {
-    if (std::find(TrtllmIgnoredFlags().begin(), TrtllmIgnoredFlags().end(), f) !=
-        TrtllmIgnoredFlags().end()) {
+    if (IsIgnoredFlag(TrtllmIgnoredFlags(), f)) {
       c.add_ignored_flags(f);
     }
   }

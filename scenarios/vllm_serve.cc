@@ -82,21 +82,50 @@ absl::StatusOr<int64_t> HumanReadableIntOr(const workload::ParsedFlags& flags,
 }
 
 // Flags that do not change what the GPUs compute or when: accepted, echoed.
-const std::vector<std::string>& VllmIgnoredFlags() {
-  static const auto* kFlags = new std::vector<std::string>{
-      "--host", "--port", "--tokenizer-mode", "--reasoning-parser", "--tool-call-parser",
-      "--enable-auto-tool-choice", "--chat-template", "--trust-remote-code", "--served-model-name",
-      "--api-key", "--disable-log-requests", "--disable-log-stats", "--uvicorn-log-level",
-      "--tokenizer", "--download-dir", "--load-format", "--disable-uvicorn-access-log",
-      "--enable-log-requests", "--model", "--data-parallel-address", "--data-parallel-rpc-port",
-      "--data-parallel-start-rank", "--headless", "--seed", "--max-log-len", "--revision",
-      "--tokenizer-revision", "--max-logprobs", "--response-role", "--root-path", "--ssl-keyfile",
-      "--ssl-certfile", "--allowed-origins", "--disable-fastapi-docs",
-      "--enable-prompt-tokens-details", "--enable-force-include-usage",
-      "--enable-request-id-headers", "--max-parallel-loading-workers",
+// --served-model-name takes several names (nargs="+"): the server answers to each.
+const std::vector<IgnoredFlag>& VllmIgnoredFlags() {
+  static const auto* kFlags = new std::vector<IgnoredFlag>{
+      {"--host"},
+      {"--port"},
+      {"--tokenizer-mode"},
+      {"--reasoning-parser"},
+      {"--tool-call-parser"},
+      {"--enable-auto-tool-choice", false},
+      {"--chat-template"},
+      {"--trust-remote-code", false},
+      {"--served-model-name", true, true},
+      {"--api-key"},
+      {"--disable-log-requests", false},
+      {"--disable-log-stats", false},
+      {"--uvicorn-log-level"},
+      {"--tokenizer"},
+      {"--download-dir"},
+      {"--load-format"},
+      {"--disable-uvicorn-access-log", false},
+      {"--enable-log-requests", false},
+      {"--model"},
+      {"--data-parallel-address"},
+      {"--data-parallel-rpc-port"},
+      {"--data-parallel-start-rank"},
+      {"--headless", false},
+      {"--seed"},
+      {"--max-log-len"},
+      {"--revision"},
+      {"--tokenizer-revision"},
+      {"--max-logprobs"},
+      {"--response-role"},
+      {"--root-path"},
+      {"--ssl-keyfile"},
+      {"--ssl-certfile"},
+      {"--allowed-origins"},
+      {"--disable-fastapi-docs", false},
+      {"--enable-prompt-tokens-details", false},
+      {"--enable-force-include-usage", false},
+      {"--enable-request-id-headers", false},
+      {"--max-parallel-loading-workers"},
       // V1 preempts by recomputation and never swaps to CPU (servesim's vLLM
       // scheduler); the swap space is allocated and unused.
-      "--swap-space"};
+      {"--swap-space"}};
   return *kFlags;
 }
 
@@ -158,15 +187,6 @@ absl::Status CheckVllmParserForms(const std::vector<std::string>& args) {
   return absl::OkStatus();
 }
 
-bool IsSwitch(const std::string& flag) {
-  return flag == "--enable-auto-tool-choice" || flag == "--trust-remote-code" ||
-         flag == "--disable-log-requests" || flag == "--disable-log-stats" ||
-         flag == "--disable-uvicorn-access-log" || flag == "--enable-log-requests" ||
-         flag == "--headless" || flag == "--disable-fastapi-docs" ||
-         flag == "--enable-prompt-tokens-details" || flag == "--enable-force-include-usage" ||
-         flag == "--enable-request-id-headers";
-}
-
 std::vector<FlagSpec> VllmFlagSpecs() {
   std::vector<FlagSpec> specs = {
       {"--tensor-parallel-size", {"-tp"}},
@@ -190,10 +210,7 @@ std::vector<FlagSpec> VllmFlagSpecs() {
       {"--no-enable-chunked-prefill", {}, false},
       {"--generation-config", {}},
   };
-  for (const std::string& f : VllmIgnoredFlags()) {
-    // --served-model-name takes several names (nargs="+"): the server answers to each.
-    specs.push_back({f, {}, !IsSwitch(f), f == "--served-model-name"});
-  }
+  AppendIgnoredFlagSpecs(VllmIgnoredFlags(), &specs);
   AppendUnmodelledFlagSpecs(VllmUnmodelledFlags(), &specs);
   return specs;
 }
@@ -281,9 +298,7 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
     c.add_served_model_names(c.model());
   }
   for (const std::string& f : flags.given()) {
-    if (std::find(VllmIgnoredFlags().begin(), VllmIgnoredFlags().end(), f) !=
-            VllmIgnoredFlags().end() ||
-        IsUnmodelledFlag(VllmUnmodelledFlags(), f)) {
+    if (IsIgnoredFlag(VllmIgnoredFlags(), f) || IsUnmodelledFlag(VllmUnmodelledFlags(), f)) {
       c.add_ignored_flags(f);
     }
   }
@@ -551,8 +566,8 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
     // Under speculative decoding a uniform decode batch is n x (1 + k) tokens:
     // vLLM rounds each capture size up to a multiple of 1 + k and keeps those
     // within the largest (adjust_cudagraph_sizes_for_spec_decode) [U: read in
-    // vLLM's source of late 2025]. For k = 1 and 3 this only drops sizes 1
-    // and 2, which no decode batch has.
+    // vLLM's source of late 2025]. For k = 1 this drops size 1, for k = 3
+    // sizes 1 and 2: sizes no decode batch has.
     if (const int64_t row = 1 + c.num_speculative_tokens(); row > 1) {
       std::vector<int32_t> rounded;
       for (int32_t s : c.cuda_graph_sizes()) {
@@ -572,7 +587,8 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   c.set_overlap_schedule(async);
 
   // Prefix caching is on by default in the v1 engine; what it changes here is
-  // what a preempted request recomputes.
+  // what a preempted request recomputes, and that requests sharing a prefix
+  // (--random-prefix-len, the chat template's tokens) reuse its cached blocks.
   ASSIGN_OR_RETURN(bool no_prefix_caching, flags.GetBool("--no-enable-prefix-caching"));
   ASSIGN_OR_RETURN(bool prefix_caching, flags.GetBool("--enable-prefix-caching"));
   if (no_prefix_caching && prefix_caching) {
