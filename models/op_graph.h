@@ -168,7 +168,8 @@ void BuildMtpDraftOps(const ModelSpec& spec, const ParallelLayout& layout,
 // Collective sizes (Op::x == Op::comm_bytes), per GPU: all_reduce = the
 // whole buffer (tokens x hidden x 2 B); all_gather = this GPU's input shard;
 // reduce_scatter = this GPU's output shard; all_to_all = bytes this GPU sends
-// to other GPUs. Under DP the shard is the group's tokens / attn_dp.
+// to other GPUs. A shard is the gathered tokens / the GPUs of the gather
+// (attn_dp for vLLM's gather within the DP group: moe_gather_in_dp_group).
 
 // One line per op (name, kind, key, x, repeat, GFLOP, MB, comm), for `explain`.
 std::string OpGraphToText(const std::vector<Op>& ops);

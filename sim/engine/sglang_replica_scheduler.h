@@ -32,7 +32,8 @@ struct SglangSchedulerConfig {
   // --enable-mixed-chunk: a prefill batch also carries the running decodes.
   bool enable_mixed_chunk = false;
   // Radix cache (on unless --disable-radix-cache): a retracted request's
-  // prompt stays in the tree, evictable, and is matched when it returns.
+  // prompt stays in the tree, evictable, and is matched when it returns; a
+  // request sharing a prefix with one before it reuses those pages.
   bool radix_cache = true;
   SpeculativeConfig spec;
 

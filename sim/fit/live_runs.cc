@@ -491,6 +491,7 @@ absl::Status CheckRatesAndPercentiles(const LiveRun& run) {
   // Percentile keys: median_X_ms is the 50th, pNN_X_ms the NNth.
   std::map<std::string, std::map<double, std::string>> by_metric;  // X -> percentile -> key
   for (const auto& [key, value] : run.measured) {
+    if (!metrics::IsReportedFigure(key, /*saved_too=*/true)) continue;
     const std::vector<std::string> parts = absl::StrSplit(key, '_');
     if (parts.size() != 3 || parts[2] != "ms") continue;
     double percentile = 0;

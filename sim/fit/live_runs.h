@@ -38,7 +38,8 @@ struct LiveRun {
 // `engine` column (vllm, sglang, trtllm) must name the serve command's
 // engine. A column holding a figure vllm bench serve prints or saves
 // (metrics::IsReportedFigure) is a finite number >= 0, or empty where it was
-// not measured; other columns (a date, a note) are ignored. A file without
+// not measured; other columns (a date, a note) are not checked, and a
+// numeric one is kept in `measured` unchecked. A file without
 // runs, or
 // an empty or repeated case name, is an error; a leading UTF-8 BOM is
 // skipped.

@@ -170,8 +170,9 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
 absl::StatusOr<std::string> TraceBenchCommand(const std::string& trace_path, double rate_scale,
                                               int64_t num_prompts);
 
-// A candidates file: one serve command per line; blank lines and lines
-// starting with '#' are skipped; a line ending in '\' continues on the next.
+// A candidates file: one serve command per line; a shell comment (a '#' that
+// starts a word outside quotes: WithoutShellComment) ends its line, blank
+// lines are skipped, and a line ending in '\' continues on the next.
 absl::StatusOr<std::vector<std::string>> ParseCandidates(const std::string& text,
                                                          const std::string& origin);
 

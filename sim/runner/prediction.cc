@@ -419,7 +419,8 @@ absl::StatusOr<PreparedRun> PrepareRunForBench(const PredictionContext& context,
                                                double mtp_mean_accepted_drafts) {
   scenarios::ServeContext serve_context;
   serve_context.mtp_mean_accepted_drafts = mtp_mean_accepted_drafts;
-  // The dataset decides the chat template and the MTP acceptance default.
+  // The dataset decides the MTP acceptance default (chat text accepts more
+  // drafts than random tokens); the chat template follows --backend.
   serve_context.chat_workload = bench.dataset_name != workload::DatasetName::kRandom;
   serve_context.request_top_p = bench.top_p;
   serve_context.request_temperature = bench.temperature;

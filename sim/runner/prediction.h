@@ -126,9 +126,8 @@ WorkloadShape EngineShape(const models::ModelSpec& spec, const PreparedRun& run)
 std::string EveryRequestRejected(int64_t requests, const std::string& first_reason);
 
 // PrepareRun for the client `bench` describes: the serve context it implies
-// (the dataset's chat template and MTP acceptance default, its sampling
-// flags), checked as the server would answer its requests as a whole: a model
-// it does not serve is refused (FailedPrecondition, its 404), an
+// (the dataset's MTP acceptance default, its sampling flags), checked as the server would answer
+// its requests as a whole: a model it does not serve is refused (FailedPrecondition, its 404), an
 // `mtp_mean_accepted_drafts` >= 0 without speculative decoding is bad input.
 // What `run` and each candidate of `plan` simulate.
 absl::StatusOr<PreparedRun> PrepareRunForBench(const PredictionContext& context,
@@ -171,7 +170,8 @@ std::string ContextSummary(const PredictionContext& context);
 PredictionContext WithEngineParams(const PredictionContext& context,
                                    const scenarios::EngineParams& params);
 
-// The parameters of `engine` in the context, or zeros (with a header note).
+// The parameters of `engine` in `params`, or null when it has none (PrepareRun
+// then prices it with zeros and says so in the header).
 const scenarios::EngineParams* FindEngineParams(const scenarios::FittedParams& params,
                                                 scenarios::EngineKind engine);
 

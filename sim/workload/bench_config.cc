@@ -85,7 +85,6 @@ std::vector<FlagSpec> BenchFlagSpecs() {
   return specs;
 }
 
-// Reads an integer flag that must be >= min_value.
 // Token counts past this are no request any model takes, and would overflow
 // the length arithmetic (a range around them, a prefix added).
 constexpr int64_t kMaxRequestTokens = int64_t{1} << 30;
@@ -94,6 +93,7 @@ constexpr int64_t kMaxRequestTokens = int64_t{1} << 30;
 // replay, past which a run exhausts memory instead of answering.
 constexpr int64_t kMaxPrompts = 1'000'000;
 
+// Reads an integer flag that must be >= min_value and <= max_value.
 absl::Status ReadInt(const ParsedFlags& flags, std::string_view name, int64_t min_value,
                      int64_t* out, int64_t max_value = std::numeric_limits<int64_t>::max()) {
   if (!flags.Has(name)) return absl::OkStatus();
