@@ -18,6 +18,7 @@ namespace servesim::models {
 // Which part of the layer an op belongs to; used for the `explain` breakdown
 // and for lockstep composition across DP ranks (attention is per rank, the
 // MoE and its collectives wait for the slowest rank).
+// kOther stays last: StepPredictor sizes its per-phase arrays by it.
 enum class OpPhase { kAttention, kMoe, kDense, kCommunication, kHead, kOther };
 
 // A fixed dimension of a profile table, e.g. {"n", 2112}.

@@ -6,7 +6,7 @@
 namespace servesim::cost {
 namespace {
 
-constexpr int kNumPhases = 6;
+constexpr int kNumPhases = static_cast<int>(models::OpPhase::kOther) + 1;
 
 int PhaseIndex(models::OpPhase p) { return static_cast<int>(p); }
 

@@ -320,53 +320,64 @@ absl::StatusOr<LiveRun> ReadLiveRunResult(const std::string& result) {
 
 namespace {
 
+// A figure of `run`, or -1 where it was not measured.
+double Measured(const LiveRun& run, const std::string& key) {
+  auto it = run.measured.find(key);
+  return it == run.measured.end() ? -1.0 : it->second;
+}
+
+// Bad input: `why`, with the file and case it concerns.
+absl::Status BadRun(const LiveRun& run, absl::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("--runs: ", run.source, ": case ", run.name, ": ", why));
+}
+
+// A results CSV spells the duration duration_s; a JSON or report, duration.
+const char* DurationKey(const LiveRun& run) {
+  return run.measured.count("duration_s") ? "duration_s" : "duration";
+}
+
 // A result paired with another run's commands would compare unlike
 // benchmarks: the request count a live result records (vllm's num_prompts,
 // or completed + failed) must be the one its bench command asks for, and it
 // cannot have completed more requests than that.
 absl::Status CheckRequestCount(const LiveRun& run) {
-  auto measured = [&](const char* key) {
-    auto it = run.measured.find(key);
-    return it == run.measured.end() ? -1.0 : it->second;
-  };
-  auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--runs: ", run.source, ": case ", run.name, ": ", why));
-  };
   for (const char* key : {"num_prompts", "completed", "failed"}) {
-    if (const double v = measured(key); v >= 0 && v != std::floor(v)) {
-      return bad(absl::StrCat(key, ": expected a whole number of requests, got ", v));
+    if (const double v = Measured(run, key); v >= 0 && v != std::floor(v)) {
+      return BadRun(run, absl::StrCat(key, ": expected a whole number of requests, got ", v));
     }
   }
-  double live_requests = measured("num_prompts");
-  if (live_requests < 0 && measured("completed") >= 0 && measured("failed") >= 0) {
-    live_requests = measured("completed") + measured("failed");
+  double live_requests = Measured(run, "num_prompts");
+  if (live_requests < 0 && Measured(run, "completed") >= 0 && Measured(run, "failed") >= 0) {
+    live_requests = Measured(run, "completed") + Measured(run, "failed");
   }
-  if (live_requests < 0 && measured("completed") < 0) return absl::OkStatus();
+  if (live_requests < 0 && Measured(run, "completed") < 0) return absl::OkStatus();
   absl::StatusOr<workload::BenchConfig> bench = workload::ParseBenchCommand(run.bench_command);
-  if (!bench.ok()) return bad(bench.status().message());
+  if (!bench.ok()) return BadRun(run, bench.status().message());
   // A trace without --num-prompts replays every row: its count is the file's.
   if (bench->dataset_name == workload::DatasetName::kTrace && !bench->num_prompts_given) {
     return absl::OkStatus();
   }
   const auto asked = static_cast<double>(bench->num_prompts);
   if (live_requests >= 0 && live_requests != asked) {
-    return bad(absl::StrCat("the live result has ", live_requests,
-                            " requests, its bench command asks for --num-prompts ",
-                            bench->num_prompts));
+    return BadRun(run, absl::StrCat("the live result has ", live_requests,
+                                    " requests, its bench command asks for --num-prompts ",
+                                    bench->num_prompts));
   }
   // Fewer is legitimate: the failed requests. But completed and failed
   // together are every request sent.
-  if (measured("completed") >= 0 && measured("failed") >= 0 &&
-      measured("completed") + measured("failed") != asked) {
-    return bad(absl::StrCat("completed ", measured("completed"), " and failed ",
-                            measured("failed"), " requests are not its bench command's "
-                            "--num-prompts ", bench->num_prompts));
+  if (Measured(run, "completed") >= 0 && Measured(run, "failed") >= 0 &&
+      Measured(run, "completed") + Measured(run, "failed") != asked) {
+    return BadRun(run, absl::StrCat("completed ", Measured(run, "completed"), " and failed ",
+                                    Measured(run, "failed"),
+                                    " requests are not its bench command's "
+                                    "--num-prompts ",
+                                    bench->num_prompts));
   }
-  if (measured("completed") > asked) {
-    return bad(absl::StrCat("completed: ", measured("completed"),
-                            " is more than its bench command's --num-prompts ",
-                            bench->num_prompts));
+  if (Measured(run, "completed") > asked) {
+    return BadRun(
+        run, absl::StrCat("completed: ", Measured(run, "completed"),
+                          " is more than its bench command's --num-prompts ", bench->num_prompts));
   }
   return absl::OkStatus();
 }
@@ -378,36 +389,28 @@ absl::Status CheckRequestCount(const LiveRun& run) {
 // output_lens; total_input_tokens counts completed requests' prompts only
 // and total_output_tokens is output_lens' sum.
 absl::Status CheckTokenFigures(const LiveRun& run) {
-  auto measured = [&](const char* key) {
-    auto it = run.measured.find(key);
-    return it == run.measured.end() ? -1.0 : it->second;
-  };
   // Token counts in full: StrCat would print 99999999999 as 1e+11.
   auto tokens = [](double v) { return absl::StrFormat("%.15g", v); };
-  auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--runs: ", run.source, ": case ", run.name, ": ", why));
-  };
   for (const char* key : {"total_input_tokens", "total_output_tokens"}) {
-    if (const double v = measured(key); v >= 0 && v != std::floor(v)) {
-      return bad(absl::StrCat(key, ": expected a whole number of tokens, got ", tokens(v)));
+    if (const double v = Measured(run, key); v >= 0 && v != std::floor(v)) {
+      return BadRun(run, absl::StrCat(key, ": expected a whole number of tokens, got ", tokens(v)));
     }
   }
-  // A results CSV spells the duration duration_s; a JSON or report, duration.
-  const char* duration_key = run.measured.count("duration_s") ? "duration_s" : "duration";
-  if (measured(duration_key) == 0) {
+  const char* duration_key = DurationKey(run);
+  if (Measured(run, duration_key) == 0) {
     for (const char* key : {"completed", "total_input_tokens", "total_output_tokens",
                             "request_throughput", "output_throughput", "total_token_throughput"}) {
-      if (measured(key) > 0) {
-        return bad(absl::StrCat(duration_key, ": 0 s, but ", key, " is ", measured(key)));
+      if (Measured(run, key) > 0) {
+        return BadRun(run,
+                      absl::StrCat(duration_key, ": 0 s, but ", key, " is ", Measured(run, key)));
       }
     }
   }
   const std::vector<int64_t>& in = run.input_lens;
   const std::vector<int64_t>& out = run.output_lens;
   if (!in.empty() && !out.empty() && in.size() != out.size()) {
-    return bad(absl::StrCat("input_lens lists ", in.size(), " requests, output_lens ",
-                            out.size()));
+    return BadRun(
+        run, absl::StrCat("input_lens lists ", in.size(), " requests, output_lens ", out.size()));
   }
   if (!out.empty()) {
     double sum = 0;
@@ -416,35 +419,37 @@ absl::Status CheckTokenFigures(const LiveRun& run) {
       sum += static_cast<double>(n);
       if (n > 0) ++generated;
     }
-    if (const double total = measured("total_output_tokens"); total >= 0 && total != sum) {
-      return bad(absl::StrCat("output_lens sum to ", tokens(sum),
-                              " tokens, total_output_tokens is ", tokens(total)));
+    if (const double total = Measured(run, "total_output_tokens"); total >= 0 && total != sum) {
+      return BadRun(run, absl::StrCat("output_lens sum to ", tokens(sum),
+                                      " tokens, total_output_tokens is ", tokens(total)));
     }
-    if (const double completed = measured("completed"); completed >= 0) {
+    if (const double completed = Measured(run, "completed"); completed >= 0) {
       if (generated == 0 && completed > 0) {
-        return bad(absl::StrCat("output_lens are all 0, but completed is ", completed));
+        return BadRun(run, absl::StrCat("output_lens are all 0, but completed is ", completed));
       }
       if (static_cast<double>(generated) > completed) {
-        return bad(absl::StrCat("output_lens: ", generated,
-                                " requests generated tokens, but completed is ", completed));
+        return BadRun(run,
+                      absl::StrCat("output_lens: ", generated,
+                                   " requests generated tokens, but completed is ", completed));
       }
     }
   }
-  if (const double total = measured("total_input_tokens"); total >= 0 && !in.empty()) {
+  if (const double total = Measured(run, "total_input_tokens"); total >= 0 && !in.empty()) {
     double listed = 0, of_completed = 0;
     for (size_t i = 0; i < in.size(); ++i) {
       listed += static_cast<double>(in[i]);
       if (!out.empty() && out[i] > 0) of_completed += static_cast<double>(in[i]);
     }
     if (total > listed) {
-      return bad(absl::StrCat("total_input_tokens: ", tokens(total),
-                              " is more than input_lens' sum ", tokens(listed),
-                              " over every request"));
+      return BadRun(
+          run, absl::StrCat("total_input_tokens: ", tokens(total), " is more than input_lens' sum ",
+                            tokens(listed), " over every request"));
     }
     if (total < of_completed) {
-      return bad(absl::StrCat("total_input_tokens: ", tokens(total), " is less than the ",
-                              tokens(of_completed),
-                              " tokens input_lens lists for the requests that generated some"));
+      return BadRun(run,
+                    absl::StrCat("total_input_tokens: ", tokens(total), " is less than the ",
+                                 tokens(of_completed),
+                                 " tokens input_lens lists for the requests that generated some"));
     }
   }
   return absl::OkStatus();
@@ -457,34 +462,27 @@ absl::Status CheckTokenFigures(const LiveRun& run) {
 // pasted into the wrong columns. The slack covers the printed report's two
 // decimals: half a unit on the rate and on the duration it was divided by.
 absl::Status CheckRatesAndPercentiles(const LiveRun& run) {
-  auto measured = [&](const std::string& key) {
-    auto it = run.measured.find(key);
-    return it == run.measured.end() ? -1.0 : it->second;
-  };
-  auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--runs: ", run.source, ": case ", run.name, ": ", why));
-  };
-  const char* duration_key = run.measured.count("duration_s") ? "duration_s" : "duration";
-  if (const double duration = measured(duration_key); duration > 0) {
-    const double input = measured("total_input_tokens"), output = measured("total_output_tokens");
+  const char* duration_key = DurationKey(run);
+  if (const double duration = Measured(run, duration_key); duration > 0) {
+    const double input = Measured(run, "total_input_tokens"),
+                 output = Measured(run, "total_output_tokens");
     const struct {
       const char* rate;
       double count;
       const char* of;
     } rates[] = {
-        {"request_throughput", measured("completed"), "completed"},
+        {"request_throughput", Measured(run, "completed"), "completed"},
         {"output_throughput", output, "total_output_tokens"},
         {"total_token_throughput", input >= 0 && output >= 0 ? input + output : -1.0,
          "(total_input_tokens + total_output_tokens)"},
     };
     for (const auto& r : rates) {
-      const double rate = measured(r.rate);
+      const double rate = Measured(run, r.rate);
       if (rate < 0 || r.count < 0) continue;
       const double expected = r.count / duration;
       if (std::abs(rate - expected) > 0.005 + expected * (0.005 / duration + 1e-3)) {
-        return bad(absl::StrCat(r.rate, ": ", FormatDecimal(rate), ", but ", r.of, " / ",
-                                duration_key, " is ", absl::StrFormat("%.2f", expected)));
+        return BadRun(run, absl::StrCat(r.rate, ": ", FormatDecimal(rate), ", but ", r.of, " / ",
+                                        duration_key, " is ", absl::StrFormat("%.2f", expected)));
       }
     }
   }
@@ -506,9 +504,9 @@ absl::Status CheckRatesAndPercentiles(const LiveRun& run) {
   for (const auto& [metric, keys] : by_metric) {
     const std::string* lower = nullptr;
     for (const auto& [percentile, key] : keys) {
-      if (lower != nullptr && measured(key) + 0.01 < measured(*lower)) {
-        return bad(absl::StrCat(key, ": ", FormatDecimal(measured(key)), " is below ", *lower, ": ",
-                                FormatDecimal(measured(*lower))));
+      if (lower != nullptr && Measured(run, key) + 0.01 < Measured(run, *lower)) {
+        return BadRun(run, absl::StrCat(key, ": ", FormatDecimal(Measured(run, key)), " is below ",
+                                        *lower, ": ", FormatDecimal(Measured(run, *lower))));
       }
       lower = &key;
     }

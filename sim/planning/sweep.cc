@@ -205,6 +205,8 @@ absl::StatusOr<std::string> SetFlag(const std::string& command, const std::strin
   return workload::JoinShellWords(words);
 }
 
+namespace {
+
 // Whether two serve axes name one flag of an engine they edit: an alias
 // ("-tp", "--tensor-parallel-size") or an underscore spelling
 // ("--max_num_seqs"). The engine keeps the last value given, so the first
@@ -218,6 +220,8 @@ bool SameServeFlag(const Axis& a, const Axis& b, const std::vector<std::string>&
   }
   return false;
 }
+
+}  // namespace
 
 absl::StatusOr<std::vector<SweepPoint>> ExpandGrid(const std::string& serve_command,
                                                    const std::string& bench_command,
