@@ -427,7 +427,7 @@ int PlanCommand(const CliArgs& args) {
   }
   const std::string balancer = args.Get("--balancer", "round-robin");
   if (balancer == "least-outstanding") {
-    options.balancer = serving::NodeBalancer::kLeastOutstanding;
+    options.balancer = serving::ReplicaBalancer::kLeastOutstanding;
   } else if (balancer != "round-robin") {
     return ReportError(absl::InvalidArgumentError(absl::StrCat(
         "--balancer: expected round-robin or least-outstanding, got \"", balancer, "\"")));

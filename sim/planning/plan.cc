@@ -312,7 +312,7 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
     auto trial_with = [&](const runner::PreparedRun& prepared,
                           int nodes) -> absl::StatusOr<NodeTrial> {
       ASSIGN_OR_RETURN(metrics::BenchMetrics m,
-                       options.balancer == serving::NodeBalancer::kLeastOutstanding
+                       options.balancer == serving::ReplicaBalancer::kLeastOutstanding
                            ? SimulateReplicasLeastOutstanding(context, prepared, workload, nodes)
                            : SimulateReplicas(context, prepared, workload, nodes, options.threads));
       NodeTrial t;
@@ -465,7 +465,7 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
   }
   slos.push_back("no failed requests");
   absl::StrAppend(&out, "SLOs: ", absl::StrJoin(slos, ", "), "\n");
-  const bool lor = options.balancer == serving::NodeBalancer::kLeastOutstanding;
+  const bool lor = options.balancer == serving::ReplicaBalancer::kLeastOutstanding;
   absl::StrAppend(&out, "model: N replicas, each on one ", kGpusPerNode,
                   "-GPU H200 node (or on --nnodes nodes for a multi-node instance), behind a ",
                   lor ? "least-outstanding-requests load balancer (all nodes in one simulation)"

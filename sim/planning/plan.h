@@ -96,7 +96,7 @@ struct PlanOptions {
   // i mod N and simulates the nodes independently (in parallel);
   // least-outstanding needs the nodes' state at every send, so all nodes run
   // in one simulation.
-  serving::NodeBalancer balancer = serving::NodeBalancer::kRoundRobin;
+  serving::ReplicaBalancer balancer = serving::ReplicaBalancer::kRoundRobin;
   scenarios::EnvVars env;
   // A margin for the model's own error: every iteration and every API-server
   // request takes (1 + slowdown) x its predicted time. The held-out errors of

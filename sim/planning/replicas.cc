@@ -102,8 +102,8 @@ absl::StatusOr<metrics::BenchMetrics> SimulateReplicasLeastOutstanding(
     return absl::InvalidArgumentError(absl::StrCat("replicas must be >= 1, got ", replicas));
   }
   runner::PreparedRun nodes = run;
-  nodes.setup.topology.nodes = replicas;
-  nodes.setup.topology.node_balancer = serving::NodeBalancer::kLeastOutstanding;
+  nodes.setup.topology.replicas = replicas;
+  nodes.setup.topology.replica_balancer = serving::ReplicaBalancer::kLeastOutstanding;
   serving::SimulationInput input = runner::ClientSimulationInput(workload.bench);
   input.requests = workload.requests;
   ASSIGN_OR_RETURN(serving::SimulationResult r,

@@ -38,8 +38,8 @@ class Simulation {
  private:
   void Send(RequestId id, SimTime now);
   void ReachEngine(RequestId id, SimTime now);
-  int PickNode();
-  int PickRank(int node);
+  int PickReplica();
+  int PickRank(int replica);
   void WakeInstance(int instance, SimTime now);
   bool FormBatches(Instance& inst, bool* any_work);
   bool RevealUnseen(const Instance& inst);
@@ -70,17 +70,17 @@ class Simulation {
   SimulationResult result_;
   std::deque<RequestId> client_backlog_;  // waiting for a concurrency slot
   int64_t in_flight_ = 0;
-  std::vector<int64_t> round_robin_next_;  // per node, over its ranks
-  int64_t node_round_robin_next_ = 0;
-  int64_t node_last_pick_ = -1;            // least-outstanding: ties go in turn from the next node
-  std::vector<int64_t> node_outstanding_;  // sent to a node, not finished
-  std::vector<int> node_of_request_;
+  std::vector<int64_t> round_robin_next_;  // per replica, over its ranks
+  int64_t replica_round_robin_next_ = 0;
+  int64_t replica_last_pick_ = -1;  // least-outstanding: ties go in turn from the next replica
+  std::vector<int64_t> replica_outstanding_;  // sent to a replica, not finished
+  std::vector<int> replica_of_request_;
   int64_t outstanding_ = 0;  // sent or pending, not yet finished
   // When the last request ended (finished or rejected): vllm bench serve's
   // duration. Not the last event: an engine that schedules one step ahead
   // runs a step past its last finished request, whose tokens nobody reads.
   SimTime last_request_end_ = SimTime::Zero();
-  std::vector<SimTime> frontend_free_;  // per node: when its API server is next free
+  std::vector<SimTime> frontend_free_;  // per replica: when its API server is next free
   engine::StepOutcome outcome_;
 };
 
@@ -88,32 +88,33 @@ absl::StatusOr<SimulationResult> Simulation::Run() {
   const size_t n = input_.requests.size();
   requests_.resize(n);
   result_.records.resize(n);
-  // Ranks are numbered node-major: node k holds ranks [k*R, (k+1)*R).
-  const int ranks_per_node = topology_.num_ranks;
-  const int nodes = std::max(topology_.nodes, 1);
-  for (int k = 0; k < nodes; ++k) {
-    for (int r = 0; r < ranks_per_node; ++r) schedulers_.push_back(topology_.make_scheduler(r, n));
+  // Ranks are numbered replica-major: replica k holds ranks [k*R, (k+1)*R).
+  const int ranks_per_replica = topology_.num_ranks;
+  const int replicas = std::max(topology_.replicas, 1);
+  for (int k = 0; k < replicas; ++k) {
+    for (int r = 0; r < ranks_per_replica; ++r)
+      schedulers_.push_back(topology_.make_scheduler(r, n));
     if (topology_.lockstep) {
       Instance inst;
-      for (int r = 0; r < ranks_per_node; ++r) {
-        inst.ranks.push_back(k * ranks_per_node + r);
+      for (int r = 0; r < ranks_per_replica; ++r) {
+        inst.ranks.push_back(k * ranks_per_replica + r);
         instance_of_rank_.push_back(static_cast<int>(instances_.size()));
       }
       instances_.push_back(std::move(inst));
     } else {
-      for (int r = 0; r < ranks_per_node; ++r) {
+      for (int r = 0; r < ranks_per_replica; ++r) {
         instance_of_rank_.push_back(static_cast<int>(instances_.size()));
-        instances_.push_back(Instance{{k * ranks_per_node + r}});
+        instances_.push_back(Instance{{k * ranks_per_replica + r}});
       }
     }
   }
   unseen_.resize(schedulers_.size());
   finished_rerun_.resize(schedulers_.size());
   rerun_rows_.assign(schedulers_.size(), 0);
-  round_robin_next_.assign(nodes, 0);
-  node_outstanding_.assign(nodes, 0);
-  frontend_free_.assign(nodes, SimTime::Zero());
-  node_of_request_.assign(n, 0);
+  round_robin_next_.assign(replicas, 0);
+  replica_outstanding_.assign(replicas, 0);
+  frontend_free_.assign(replicas, SimTime::Zero());
+  replica_of_request_.assign(n, 0);
   for (Instance& inst : instances_) inst.batches.resize(inst.ranks.size());
 
   for (size_t i = 0; i < n; ++i) {
@@ -203,11 +204,11 @@ void Simulation::Send(RequestId id, SimTime now) {
     }
   }
   if (requests_[id].max_output_tokens < c.max_completion()) ++result_.output_capped;
-  const int node = PickNode();
-  node_of_request_[id] = node;
-  ++node_outstanding_[node];
+  const int replica = PickReplica();
+  replica_of_request_[id] = replica;
+  ++replica_outstanding_[replica];
   if (topology_.frontend_per_request.ns() > 0) {
-    SimTime& free = frontend_free_[node];
+    SimTime& free = frontend_free_[replica];
     free = std::max(free, now) + topology_.frontend_per_request;
     events_.Push(MakeEvent(EventType::kEngineArrival, free, id));
     return;
@@ -216,7 +217,7 @@ void Simulation::Send(RequestId id, SimTime now) {
 }
 
 void Simulation::ReachEngine(RequestId id, SimTime now) {
-  const int rank = PickRank(node_of_request_[id]);
+  const int rank = PickRank(replica_of_request_[id]);
   if (topology_.schedules_one_step_ahead && instances_[instance_of_rank_[rank]].busy) {
     unseen_[rank].push_back(id);  // the next batch is already formed
     return;
@@ -225,29 +226,29 @@ void Simulation::ReachEngine(RequestId id, SimTime now) {
   WakeInstance(instance_of_rank_[rank], now);
 }
 
-int Simulation::PickNode() {
-  const int nodes = static_cast<int>(node_outstanding_.size());
-  if (nodes == 1) return 0;
-  if (topology_.node_balancer == NodeBalancer::kRoundRobin) {
-    return static_cast<int>(node_round_robin_next_++ % nodes);
+int Simulation::PickReplica() {
+  const int replicas = static_cast<int>(replica_outstanding_.size());
+  if (replicas == 1) return 0;
+  if (topology_.replica_balancer == ReplicaBalancer::kRoundRobin) {
+    return static_cast<int>(replica_round_robin_next_++ % replicas);
   }
   // nginx's least_conn tries the servers tied on fewest connections in turn
-  // (round robin among them), so the scan starts after the last node picked.
+  // (round robin among them), so the scan starts after the last replica picked.
   int best = -1;
-  for (int k = 1; k <= nodes; ++k) {
-    const int n = static_cast<int>((node_last_pick_ + k) % nodes);
-    if (best < 0 || node_outstanding_[n] < node_outstanding_[best]) best = n;
+  for (int k = 1; k <= replicas; ++k) {
+    const int n = static_cast<int>((replica_last_pick_ + k) % replicas);
+    if (best < 0 || replica_outstanding_[n] < replica_outstanding_[best]) best = n;
   }
-  node_last_pick_ = best;
+  replica_last_pick_ = best;
   return best;
 }
 
-int Simulation::PickRank(int node) {
+int Simulation::PickRank(int replica) {
   const int d = topology_.num_ranks;
-  const int first = node * d;
+  const int first = replica * d;
   if (d == 1) return first;
   if (topology_.router == RouterPolicy::kRoundRobin) {
-    return first + static_cast<int>(round_robin_next_[node]++ % d);
+    return first + static_cast<int>(round_robin_next_[replica]++ % d);
   }
   std::vector<RankLoad> loads;
   for (int r = first; r < first + d; ++r) {
@@ -370,7 +371,7 @@ void Simulation::FinishStep(int instance, SimTime now) {
     for (RequestId id : outcome_.finished) {
       if (chat_stream_.finish_message_last) result_.records[id].chunk_times.push_back(now);
       result_.records[id].success = true;
-      --node_outstanding_[node_of_request_[id]];
+      --replica_outstanding_[replica_of_request_[id]];
       --outstanding_;
       last_request_end_ = std::max(last_request_end_, now);
       ReleaseClientSlot(now);

@@ -56,10 +56,11 @@ struct RankLoad {
 // server starts its scan at rank 0). `loads` is not empty.
 int LeastLoadedRank(const std::vector<RankLoad>& loads);
 
-// How a load balancer in front of several node replicas picks a node.
-enum class NodeBalancer {
-  kRoundRobin,        // i-th request to node i mod N
-  kLeastOutstanding,  // the node with the fewest requests sent and not finished,
+// How a load balancer in front of several engine replicas (a node each, or
+// more where one spans nodes) picks a replica.
+enum class ReplicaBalancer {
+  kRoundRobin,        // i-th request to replica i mod N
+  kLeastOutstanding,  // the replica with the fewest requests sent and not finished,
                       // ties in turn (nginx least_conn)
 };
 
@@ -76,7 +77,7 @@ struct ChatStreamFraming {
 };
 
 struct EngineTopology {
-  int num_ranks = 1;  // DP ranks of one engine replica (one node)
+  int num_ranks = 1;  // DP ranks of one engine replica
   // Ranks step together (the MoE spans them; idle ranks run dummy batches).
   // Otherwise each rank is an independent engine instance.
   bool lockstep = false;
@@ -117,10 +118,10 @@ struct EngineTopology {
   std::function<int64_t(const ClientRequest&)> output_cap;
   // The rule behind output_cap, as the run's header names it.
   std::string output_cap_rule;
-  // Independent replicas of this engine (one per node, each with its own API
+  // Independent replicas of this engine (each on its own node or nodes, with its own API
   // server, ranks and KV) behind one load balancer.
-  int nodes = 1;
-  NodeBalancer node_balancer = NodeBalancer::kRoundRobin;
+  int replicas = 1;
+  ReplicaBalancer replica_balancer = ReplicaBalancer::kRoundRobin;
   // What the chat endpoint adds to each stream (SimulationInput::chat_endpoint).
   ChatStreamFraming chat_stream;
 };

@@ -490,9 +490,9 @@ SimulationInput AlternatingLongShort(int n) {
 TEST(ServingSimulationTest, LeastOutstandingBalancerBeatsRoundRobinOnSkewedLoad) {
   auto p1 = Fake(), p2 = Fake();
   EngineTopology rr = VllmTopology(1, false, 1000);
-  rr.nodes = 2;
+  rr.replicas = 2;
   EngineTopology lor = rr;
-  lor.node_balancer = NodeBalancer::kLeastOutstanding;
+  lor.replica_balancer = ReplicaBalancer::kLeastOutstanding;
   SimulationInput in = AlternatingLongShort(40);
   auto a = RunServingSimulation(rr, p1, in);
   auto b = RunServingSimulation(lor, p2, in);
@@ -511,8 +511,8 @@ TEST(ServingSimulationTest, LeastOutstandingBalancerBeatsRoundRobinOnSkewedLoad)
 TEST(ServingSimulationTest, LeastOutstandingTakesTiedNodesInTurn) {
   auto predictor = Fake();
   EngineTopology topology = VllmTopology(1, false, 1000);
-  topology.nodes = 3;
-  topology.node_balancer = NodeBalancer::kLeastOutstanding;
+  topology.replicas = 3;
+  topology.replica_balancer = ReplicaBalancer::kLeastOutstanding;
   SimulationInput in;
   in.requests.push_back({64, 1000, 0, sim::SimTime::Zero()});
   in.requests.push_back({64, 2, 0, sim::SimTime::Zero()});
@@ -537,7 +537,7 @@ TEST(ServingSimulationTest, TwoNodesFinishABurstSoonerThanOne) {
   auto p1 = Fake(), p2 = Fake();
   EngineTopology one = VllmTopology(1, false, 1000);
   EngineTopology two = one;
-  two.nodes = 2;
+  two.replicas = 2;
   SimulationInput in = Burst(60);
   auto a = RunServingSimulation(one, p1, in);
   auto b = RunServingSimulation(two, p2, in);
