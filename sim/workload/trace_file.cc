@@ -219,6 +219,14 @@ absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::strin
   // prompt and output lengths summed (a row that disagrees is corrupt).
   bool lengths_have_total = false;
   int line_no = 0;
+  // A Mooncake id names its block with every block before it (vLLM chains
+  // its block hashes the same way): the id before it, the same on every row
+  // that names it, and the line that first did.
+  struct HashBlockSeen {
+    std::optional<int64_t> previous_id;  // none: the prompt's first block
+    int line_no = 0;
+  };
+  std::map<int64_t, HashBlockSeen> hash_blocks;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_no;
     line = absl::StripTrailingAsciiWhitespace(line);
@@ -292,6 +300,20 @@ absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::strin
         return fail(absl::InvalidArgumentError(absl::StrCat(
             row.hash_ids.size(), " hash_ids for input_length ", row.input_tokens, ": one names "
             "each ", kMooncakeHashBlockTokens, "-token block, so at most ", blocks)));
+      }
+      for (size_t j = 0; j < row.hash_ids.size(); ++j) {
+        const std::optional<int64_t> previous =
+            j == 0 ? std::nullopt : std::optional<int64_t>(row.hash_ids[j - 1]);
+        auto [seen, fresh] =
+            hash_blocks.try_emplace(row.hash_ids[j], HashBlockSeen{previous, line_no});
+        if (fresh || seen->second.previous_id == previous) continue;
+        auto after = [](const std::optional<int64_t>& id) {
+          return id.has_value() ? absl::StrCat("after id ", *id) : std::string("first");
+        };
+        return fail(absl::InvalidArgumentError(
+            absl::StrCat("hash id ", row.hash_ids[j], " comes ", after(previous), " here but ",
+                         after(seen->second.previous_id), " on line ", seen->second.line_no,
+                         " (an id names its block with every block before it)")));
       }
     } else {
       std::vector<absl::string_view> fields = absl::StrSplit(line, ',');

@@ -44,8 +44,10 @@ struct TraceFile {
 //   arrived_at,num_prefill_tokens,num_decode_tokens;
 // - CSV of lengths only, header num_prefill_tokens,num_decode_tokens[,...]
 //   (Vidur's and Sarathi-Serve's processed traces; later columns ignored).
-// Blank lines are skipped. A malformed row, a length below 1 or a timestamp
-// earlier than the row before is an error "<path>:<line>: <problem>".
+// Blank lines are skipped. A malformed row, a length below 1, a timestamp
+// earlier than the row before, or a Mooncake hash id that follows another id
+// than it did on an earlier row (or repeats within one prompt) is an error
+// "<path>:<line>: <problem>".
 absl::StatusOr<TraceFile> ReadTraceFile(const std::string& path);
 
 // The same on text already in memory; `name` stands in for the path in errors.

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace servesim::workload {
@@ -71,6 +72,36 @@ TEST(ParseTraceTextTest, MoreHashIdsThanPromptBlocksAreRefused) {
                                           "each 512-token block, so at most 1"),
             std::string::npos)
       << trace.status();
+}
+
+// A Mooncake id names its block with every block before it: the same id
+// after another id, first in one prompt and second in another, or twice in
+// one prompt, names no block a prefix cache could hold once.
+TEST(ParseTraceTextTest, AHashIdFollowsTheSameIdOnEveryRow) {
+  auto row = [](int ms, int tokens, const std::string& ids) {
+    return absl::StrCat("{\"timestamp\": ", ms, ", \"input_length\": ", tokens,
+                        ", \"output_length\": 5, \"hash_ids\": [", ids, "]}\n");
+  };
+  EXPECT_TRUE(
+      ParseTraceText(row(0, 1024, "1, 2") + row(1, 1500, "1, 2, 3") + row(2, 512, "1"), "t.jsonl")
+          .ok());
+  auto moved = ParseTraceText(row(0, 1024, "1, 2") + row(1, 512, "2"), "t.jsonl");
+  ASSERT_FALSE(moved.ok());
+  EXPECT_EQ(moved.status().message(),
+            "t.jsonl:2: hash id 2 comes first here but after id 1 on line 1 (an id names its "
+            "block with every block before it)");
+  auto reparented = ParseTraceText(row(0, 1024, "1, 2") + row(1, 1024, "3, 2"), "t.jsonl");
+  ASSERT_FALSE(reparented.ok());
+  EXPECT_NE(reparented.status().message().find("t.jsonl:2: hash id 2 comes after id 3 here but "
+                                               "after id 1 on line 1"),
+            std::string::npos)
+      << reparented.status();
+  auto repeated = ParseTraceText(row(0, 1024, "7, 7"), "t.jsonl");
+  ASSERT_FALSE(repeated.ok());
+  EXPECT_NE(repeated.status().message().find("t.jsonl:1: hash id 7 comes after id 7 here but "
+                                             "first on line 1"),
+            std::string::npos)
+      << repeated.status();
 }
 
 TEST(ParseTraceTextTest, ReadsAzureCsvRelativeToTheFirstRow) {
