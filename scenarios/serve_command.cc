@@ -36,6 +36,11 @@ absl::Status CheckPort(const workload::ParsedFlags& flags) {
   return absl::OkStatus();
 }
 
+void NoteDefault(const workload::ParsedFlags& flags, EngineConfig& config, const std::string& flag,
+                 const std::string& what) {
+  if (!flags.Has(flag)) config.add_defaults_applied(what);
+}
+
 void AppendIgnoredFlagSpecs(const std::vector<IgnoredFlag>& flags,
                             std::vector<workload::FlagSpec>* specs) {
   for (const IgnoredFlag& f : flags) {

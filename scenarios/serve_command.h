@@ -115,6 +115,11 @@ absl::Status CheckPort(const workload::ParsedFlags& flags);
 // as a typo. Given one of `inert_values` (what the engine does anyway, e.g.
 // --dtype auto on a BF16 checkpoint) it changes nothing modelled and is
 // listed among the flags without effect.
+// Records `what` among the defaults the run applied (EngineConfig's
+// defaults_applied, echoed in the header) where the command leaves `flag` out.
+void NoteDefault(const workload::ParsedFlags& flags, EngineConfig& config, const std::string& flag,
+                 const std::string& what);
+
 // A flag that does not change what the GPUs compute or when (an address, a
 // parser, a log level): accepted and listed in the run's header.
 struct IgnoredFlag {

@@ -265,47 +265,12 @@ absl::StatusOr<bool> EnvBool(const std::string& key, const std::string& value) {
 
 std::vector<workload::FlagSpec> VllmServeFlagSpecs() { return VllmFlagSpecs(); }
 
-absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args,
-                                            const EnvVars& env, const ServeContext& context) {
-  workload::FlagParseOptions options;
-  options.max_int = kMaxServeInt;
-  options.context = "--serve";
-  options.underscores_match_dashes = true;
-  options.allow_positionals = true;
-  RETURN_IF_ERROR(CheckVllmParserForms(args));
-  ASSIGN_OR_RETURN(workload::ParsedFlags flags, workload::ParseFlags(args, VllmFlagSpecs(), options));
+namespace {
 
-  EngineConfig c;
-  c.set_engine(VLLM);
-  c.set_engine_version("vLLM v0.13.0");
-  // Before the other checks: a flag servesim does not model is the answer.
-  RETURN_IF_ERROR(CheckUnmodelledFlags(flags, VllmUnmodelledFlags(), "vLLM"));
-  if (flags.positionals().size() > 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--serve: unexpected argument \"", flags.positionals()[1], "\" after the model"));
-  }
-  ASSIGN_OR_RETURN(std::string model, flags.GetStringOr("--model", ""));
-  c.set_model(!flags.positionals().empty() ? flags.positionals()[0] : model);
-  if (c.model().empty()) {
-    // vLLM would serve its own default model, which is not the one modelled.
-    return absl::InvalidArgumentError("--serve: vllm serve needs the model: vllm serve MODEL");
-  }
-  // vLLM answers a request for any other model with 404 (_check_model).
-  if (flags.Has("--served-model-name")) {
-    ASSIGN_OR_RETURN(std::vector<std::string> names, flags.GetStrings("--served-model-name"));
-    for (const std::string& name : names) c.add_served_model_names(name);
-  } else {
-    c.add_served_model_names(c.model());
-  }
-  for (const std::string& f : flags.given()) {
-    if (IsIgnoredFlag(VllmIgnoredFlags(), f) || IsUnmodelledFlag(VllmUnmodelledFlags(), f)) {
-      c.add_ignored_flags(f);
-    }
-  }
-  auto note_default = [&](const std::string& flag, const std::string& what) {
-    if (!flags.Has(flag)) c.add_defaults_applied(what);
-  };
-
+// -tp, -dp (with --data-parallel-size-local across nodes), -ep; pipeline
+// and decode context parallelism are refused, each with its reason.
+absl::Status ReadParallelism(const workload::ParsedFlags& flags, const ServeContext& context,
+                             EngineConfig& c) {
   RETURN_IF_ERROR(CheckPort(flags));
   ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tensor-parallel-size", 1));
   ASSIGN_OR_RETURN(int64_t dp, flags.GetIntOr("--data-parallel-size", 1));
@@ -365,7 +330,13 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
         dp_local));
   }
   c.set_nnodes(static_cast<int32_t>(dp / dp_local));
+  return absl::OkStatus();
+}
 
+// --max-model-len, --max-num-seqs and --max-num-batched-tokens with the
+// OpenAI server's defaults, and vLLM's checks between them.
+absl::Status ReadBatchLimits(const workload::ParsedFlags& flags, const ServeContext& context,
+                             EngineConfig& c) {
   // Batch limits on a >= 70 GiB GPU for the OpenAI server (§C1 "Batch limits").
   // A defaulted limit is capped by the other (vllm/engine/arg_utils.py
   // _set_default_args): tokens at max_num_seqs * max_model_len, sequences at
@@ -373,8 +344,9 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   // vLLM's default max_model_len is the model's max_position_embeddings.
   ASSIGN_OR_RETURN(int64_t max_model_len,
                    HumanReadableIntOr(flags, "--max-model-len", context.max_position_embeddings));
-  note_default("--max-model-len", absl::StrCat("max_model_len=", context.max_position_embeddings,
-                                               " (model's max_position_embeddings)"));
+  NoteDefault(flags, c, "--max-model-len",
+              absl::StrCat("max_model_len=", context.max_position_embeddings,
+                           " (model's max_position_embeddings)"));
   ASSIGN_OR_RETURN(int64_t max_seqs, flags.GetIntOr("--max-num-seqs", 1024));
   ASSIGN_OR_RETURN(int64_t budget, HumanReadableIntOr(flags, "--max-num-batched-tokens", 8192));
   if (max_seqs < 1 || budget < 1 || max_model_len < 1) {
@@ -411,13 +383,17 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   c.set_max_model_len(max_model_len);
   c.set_chunked_prefill(true);
   c.set_schedule_policy("fcfs");
+  return absl::OkStatus();
+}
 
+// --gpu-memory-utilization, --kv-cache-dtype and --block-size.
+absl::Status ReadKvCache(const workload::ParsedFlags& flags, EngineConfig& c) {
   constexpr double kDefaultGpuMemoryUtilization = 0.9;  // CacheConfig
   ASSIGN_OR_RETURN(double util,
                    flags.GetDoubleOr("--gpu-memory-utilization", kDefaultGpuMemoryUtilization));
-  note_default("--gpu-memory-utilization",
-               absl::StrCat("gpu_memory_utilization=", kDefaultGpuMemoryUtilization,
-                            " (of total GPU memory)"));
+  NoteDefault(flags, c, "--gpu-memory-utilization",
+              absl::StrCat("gpu_memory_utilization=", kDefaultGpuMemoryUtilization,
+                           " (of total GPU memory)"));
   if (!(util > 0 && util <= 1)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--serve: --gpu-memory-utilization: must be in (0, 1], got ", FormatDecimal(util)));
@@ -439,7 +415,8 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   }
   if (kv == "auto" || kv == "bfloat16") {
     c.set_kv_cache_dtype(KV_BF16);
-    note_default("--kv-cache-dtype", "kv_cache_dtype=auto -> BF16 latent cache (uncertain, see docs/engines.md)");
+    NoteDefault(flags, c, "--kv-cache-dtype",
+                "kv_cache_dtype=auto -> BF16 latent cache (uncertain, see docs/engines.md)");
   } else {
     c.set_kv_cache_dtype(KV_FP8);
     if (kv != "fp8_ds_mla") {
@@ -462,7 +439,12 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   c.add_defaults_applied(flags.Has("--block-size")
                              ? "--block-size overridden to 64 (forced for FlashMLA sparse)"
                              : "block_size=64 (forced for FlashMLA sparse)");
+  return absl::OkStatus();
+}
 
+// --generation-config, and what the requests' own sampling flags leave to it.
+absl::Status ReadGenerationConfig(const workload::ParsedFlags& flags, const ServeContext& context,
+                                  EngineConfig& c) {
   // Sampling defaults (vllm/config/model.py generation_config, default
   // "auto": the checkpoint's generation_config.json; "vllm": vLLM's own,
   // no top-p). A folder of another generation config is not read here.
@@ -477,10 +459,16 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   // vLLM samples greedily below a temperature of 1e-5 (_SAMPLING_EPS).
   c.set_greedy_requests(context.request_temperature.has_value() &&
                         *context.request_temperature < 1e-5);
-  note_default("--generation-config",
-               "generation_config=auto (requests without sampling parameters get the "
-               "checkpoint's defaults, e.g. top_p)");
+  NoteDefault(flags, c, "--generation-config",
+              "generation_config=auto (requests without sampling parameters get the "
+              "checkpoint's defaults, e.g. top_p)");
+  return absl::OkStatus();
+}
 
+// The kernels vLLM picks for DeepSeek-V3.2, and the environment variables
+// that switch them.
+absl::Status ReadKernelEnv(const workload::ParsedFlags& flags, const EnvVars& env,
+                           const ServeContext& context, EngineConfig& c) {
   // Kernels.
   c.set_attention_backend("FLASHMLA_SPARSE");
   c.set_deep_gemm(true);
@@ -504,7 +492,12 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
           "effect, such as HF_HOME or NCCL_DEBUG, are listed in docs/engines.md)"));
     }
   }
+  return absl::OkStatus();
+}
 
+// --speculative-config: MTP drafts through DeepSeek's own layer.
+absl::Status ReadSpeculativeConfig(const workload::ParsedFlags& flags, const ServeContext& context,
+                                   EngineConfig& c) {
   // Speculative decoding through DeepSeek's MTP layer.
   if (flags.Has("--speculative-config")) {
     ASSIGN_OR_RETURN(std::string json, flags.GetString("--speculative-config"));
@@ -547,15 +540,20 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
     ASSIGN_OR_RETURN(const double accepted, MeanAcceptedDrafts(k, context));
     c.set_mean_accepted_drafts(accepted);
   }
+  return absl::OkStatus();
+}
 
+// --enforce-eager, the CUDA-graph capture sizes and --async-scheduling
+// (after the batch limits and the speculative config, which size the graphs).
+absl::Status ReadCudaGraphs(const workload::ParsedFlags& flags, EngineConfig& c) {
   // CUDA graphs (vllm/config/vllm.py _set_cudagraph_sizes): capture sizes up
   // to min(max_num_seqs * (1 + k) * 2, 512, max_num_batched_tokens).
   ASSIGN_OR_RETURN(bool eager, flags.GetBool("--enforce-eager"));
   // --enforce-eager also turns off torch.compile (compilation mode NONE).
   c.set_torch_compiled(!eager);
   if (!eager) {
-    const int64_t max_capture =
-        std::min({max_seqs * (1 + c.num_speculative_tokens()) * 2, int64_t{512}, budget});
+    const int64_t max_capture = std::min({c.max_num_seqs() * (1 + c.num_speculative_tokens()) * 2,
+                                          int64_t{512}, c.max_num_batched_tokens()});
     for (int64_t s : {1, 2, 4}) {
       if (s <= max_capture) c.add_cuda_graph_sizes(static_cast<int32_t>(s));
     }
@@ -585,7 +583,11 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   // scheduling work sits between GPU steps unless --async-scheduling.
   ASSIGN_OR_RETURN(bool async, flags.GetBool("--async-scheduling"));
   c.set_overlap_schedule(async);
+  return absl::OkStatus();
+}
 
+// --enable-prefix-caching / --no-enable-prefix-caching.
+absl::Status ReadPrefixCaching(const workload::ParsedFlags& flags, EngineConfig& c) {
   // Prefix caching is on by default in the v1 engine; what it changes here is
   // what a preempted request recomputes, and that requests sharing a prefix
   // (--random-prefix-len, the chat template's tokens) reuse its cached blocks.
@@ -599,6 +601,57 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   if (!no_prefix_caching && !prefix_caching) {
     c.add_defaults_applied("enable_prefix_caching=True (vLLM v1 default)");
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args,
+                                            const EnvVars& env, const ServeContext& context) {
+  workload::FlagParseOptions options;
+  options.max_int = kMaxServeInt;
+  options.context = "--serve";
+  options.underscores_match_dashes = true;
+  options.allow_positionals = true;
+  RETURN_IF_ERROR(CheckVllmParserForms(args));
+  ASSIGN_OR_RETURN(workload::ParsedFlags flags,
+                   workload::ParseFlags(args, VllmFlagSpecs(), options));
+
+  EngineConfig c;
+  c.set_engine(VLLM);
+  c.set_engine_version("vLLM v0.13.0");
+  // Before the other checks: a flag servesim does not model is the answer.
+  RETURN_IF_ERROR(CheckUnmodelledFlags(flags, VllmUnmodelledFlags(), "vLLM"));
+  if (flags.positionals().size() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat("--serve: unexpected argument \"",
+                                                   flags.positionals()[1], "\" after the model"));
+  }
+  ASSIGN_OR_RETURN(std::string model, flags.GetStringOr("--model", ""));
+  c.set_model(!flags.positionals().empty() ? flags.positionals()[0] : model);
+  if (c.model().empty()) {
+    // vLLM would serve its own default model, which is not the one modelled.
+    return absl::InvalidArgumentError("--serve: vllm serve needs the model: vllm serve MODEL");
+  }
+  // vLLM answers a request for any other model with 404 (_check_model).
+  if (flags.Has("--served-model-name")) {
+    ASSIGN_OR_RETURN(std::vector<std::string> names, flags.GetStrings("--served-model-name"));
+    for (const std::string& name : names) c.add_served_model_names(name);
+  } else {
+    c.add_served_model_names(c.model());
+  }
+  for (const std::string& f : flags.given()) {
+    if (IsIgnoredFlag(VllmIgnoredFlags(), f) || IsUnmodelledFlag(VllmUnmodelledFlags(), f)) {
+      c.add_ignored_flags(f);
+    }
+  }
+  RETURN_IF_ERROR(ReadParallelism(flags, context, c));
+  RETURN_IF_ERROR(ReadBatchLimits(flags, context, c));
+  RETURN_IF_ERROR(ReadKvCache(flags, c));
+  RETURN_IF_ERROR(ReadGenerationConfig(flags, context, c));
+  RETURN_IF_ERROR(ReadKernelEnv(flags, env, context, c));
+  RETURN_IF_ERROR(ReadSpeculativeConfig(flags, context, c));
+  RETURN_IF_ERROR(ReadCudaGraphs(flags, c));
+  RETURN_IF_ERROR(ReadPrefixCaching(flags, c));
   return c;
 }
 
