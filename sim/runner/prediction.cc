@@ -207,8 +207,31 @@ std::string DescribeProfile(const PredictionContext& context) {
                               " not found; roofline of H200 datasheet rates");
   }
   const auto& d = context.profile->proto().device();
-  return absl::StrCat(RepoRelative(context, context.paths.profile), " (", d.name(),
-                      ", measured ", d.measured_at(), ")");
+  // Tables a later run measured (calibration/swap_tables.py ends their notes
+  // so): by run and kind, in the order the profile holds them.
+  const std::string kSwapped = "; swapped in from the run of ";
+  std::vector<std::pair<std::string, std::string>> later;  // (run, kind)
+  std::vector<int> count;
+  for (const auto& table : context.profile->proto().tables()) {
+    const size_t at = table.note().find(kSwapped);
+    if (at == std::string::npos) continue;
+    const std::string run = table.note().substr(at + kSwapped.size(), 20);  // ISO 8601, UTC
+    const std::pair<std::string, std::string> key{run, table.kind()};
+    auto it = std::find(later.begin(), later.end(), key);
+    if (it == later.end()) {
+      later.push_back(key);
+      count.push_back(1);
+    } else {
+      ++count[it - later.begin()];
+    }
+  }
+  std::string swapped;
+  for (size_t i = 0; i < later.size(); ++i) {
+    absl::StrAppend(&swapped, "; ", count[i], " ", later[i].second, " tables from the run of ",
+                    later[i].first);
+  }
+  return absl::StrCat(RepoRelative(context, context.paths.profile), " (", d.name(), ", measured ",
+                      d.measured_at(), swapped, ")");
 }
 
 // Where no fitted parameters come from, and why.

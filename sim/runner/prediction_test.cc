@@ -147,6 +147,30 @@ TEST(ContextSummaryTest, NamesTheProfileParametersAndModelSpec) {
       << ContextSummary(context);
 }
 
+// Tables a later run measured (calibration/swap_tables.py marks their
+// notes) are named with that run beside the profile's own date.
+TEST(ContextSummaryTest, NamesTheRunsOfSwappedInTables) {
+  PredictionContext context = RepoPredictionContext();
+  calibration::ProfileProto proto = context.profile->proto();
+  int marked = 0;
+  for (auto& table : *proto.mutable_tables()) {
+    const size_t at = table.note().find("; swapped in from the run of ");
+    if (at != std::string::npos) table.set_note(table.note().substr(0, at));
+    if (table.kind() == "gemm_fp8" && marked < 2) {
+      table.set_note(table.note() + "; swapped in from the run of 2027-01-02T03:04:05Z (x)");
+      ++marked;
+    }
+  }
+  absl::StatusOr<calibration::Profile> profile = calibration::Profile::FromProto(proto, "p");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  context.profile = std::make_shared<const calibration::Profile>(*std::move(profile));
+  const std::string summary = ContextSummary(context);
+  EXPECT_NE(summary.find(", measured " + proto.device().measured_at() +
+                         "; 2 gemm_fp8 tables from the run of 2027-01-02T03:04:05Z)"),
+            std::string::npos)
+      << summary;
+}
+
 absl::Status ValidateText(const std::string& text) {
   scenarios::FittedParams params;
   if (absl::Status s = ParseTextProto(text, &params); !s.ok()) return s;
