@@ -165,32 +165,10 @@ std::vector<std::string> SglangNsaBackends() {
   return {std::begin(kNsaBackends), std::end(kNsaBackends)};
 }
 
-absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& args,
-                                              const EnvVars& env, const ServeContext& context) {
-  workload::FlagParseOptions options;
-  options.max_int = kMaxServeInt;
-  options.context = "--serve";
-  ASSIGN_OR_RETURN(workload::ParsedFlags flags, workload::ParseFlags(args, SglangFlagSpecs(), options));
+namespace {
 
-  EngineConfig c;
-  c.set_engine(SGLANG);
-  c.set_engine_version("SGLang v0.5.6.post2");
-  // Before the other checks: a flag servesim does not model is the answer.
-  RETURN_IF_ERROR(CheckUnmodelledFlags(flags, SglangUnmodelledFlags(), "SGLang"));
-  if (!flags.Has("--model-path")) {
-    return absl::InvalidArgumentError("--serve: --model-path is required");
-  }
-  ASSIGN_OR_RETURN(std::string model, flags.GetString("--model-path"));
-  c.set_model(model);
-  for (const std::string& f : flags.given()) {
-    if (IsIgnoredFlag(SglangIgnoredFlags(), f) || IsUnmodelledFlag(SglangUnmodelledFlags(), f)) {
-      c.add_ignored_flags(f);
-    }
-  }
-  auto note_default = [&](const std::string& flag, const std::string& what) {
-    if (!flags.Has(flag)) c.add_defaults_applied(what);
-  };
-
+// The environment: SGLang serves DeepSeek-V3.2 only with DeepGEMM.
+absl::Status ApplyEnv(const EnvVars& env, const ServeContext& context, EngineConfig& c) {
   // Environment. DeepSeek-V3.2's indexer logits kernels (fp8_mqa_logits,
   // fp8_paged_mqa_logits) come from DeepGEMM: SGLang cannot serve the model
   // without it (live run sglang-tp8-no-deepgemm).
@@ -224,7 +202,12 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
           "listed in docs/engines.md)"));
     }
   }
+  return absl::OkStatus();
+}
 
+// --tp-size, --dp-size with --enable-dp-attention, --ep-size, --nnodes,
+// --moe-dense-tp-size; pipeline parallelism is refused.
+absl::Status ReadParallelLayout(const workload::ParsedFlags& flags, EngineConfig& c) {
   // Parallel layout.
   RETURN_IF_ERROR(CheckPort(flags));
   ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tp-size", 1));
@@ -284,11 +267,15 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   c.set_moe_dense_tp(static_cast<int32_t>(moe_dense_tp));
   c.set_gpus_per_node(8);
   c.set_nnodes(static_cast<int32_t>(nnodes));
-  const int64_t dp_ranks = dp_attention ? dp : 1;
+  return absl::OkStatus();
+}
 
+// --speculative-algorithm EAGLE / NEXTN and its step, top-k and draft flags,
+// with SGLang's auto choice where they are unset.
+absl::Status ReadSpeculativeDecoding(const workload::ParsedFlags& flags,
+                                     const ServeContext& context, EngineConfig& c) {
   // Speculative decoding (_handle_speculative_decoding). EAGLE / NEXTN on
   // DeepSeek runs the checkpoint's MTP layer as the draft model.
-  bool speculative = false;
   if (flags.Has("--speculative-algorithm")) {
     ASSIGN_OR_RETURN(std::string algo, flags.GetString("--speculative-algorithm"));
     // argparse's choices are upper case, and compared as given [U: the
@@ -304,7 +291,6 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
       return absl::UnimplementedError(absl::StrCat(
           "--serve: --speculative-algorithm ", algo, " is not modelled (EAGLE, NEXTN)"));
     }
-    speculative = true;
     // Unset steps/topk/draft tokens: SGLang's auto choice for DeepSeek
     // (auto_choose_speculative_params: 3 steps, topk 1, 4 draft tokens) [U].
     // It is taken only when all three are unset: with steps unset, the
@@ -320,7 +306,8 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
     ASSIGN_OR_RETURN(int64_t steps, flags.GetIntOr("--speculative-num-steps", 3));
     ASSIGN_OR_RETURN(int64_t topk, flags.GetIntOr("--speculative-eagle-topk", 1));
     ASSIGN_OR_RETURN(int64_t drafts, flags.GetIntOr("--speculative-num-draft-tokens", steps + 1));
-    note_default("--speculative-num-steps", "speculative_num_steps=3 (SGLang auto choice for DeepSeek) [U]");
+    NoteDefault(flags, c, "--speculative-num-steps",
+                "speculative_num_steps=3 (SGLang auto choice for DeepSeek) [U]");
     if (steps < 1 || topk < 1 || drafts < 2) {
       return absl::InvalidArgumentError(
           "--serve: --speculative-num-steps and --speculative-eagle-topk must be >= 1, "
@@ -350,15 +337,22 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
       if (flags.Has(f)) c.add_ignored_flags(f);
     }
   }
+  return absl::OkStatus();
+}
 
+// --chunked-prefill-size, --max-prefill-tokens and --max-running-requests,
+// split over the DP-attention ranks (after the layout and speculation).
+absl::Status ReadBatchLimits(const workload::ParsedFlags& flags, EngineConfig& c) {
+  const int64_t dp_ranks = c.enable_dp_attention() ? c.dp() : 1;
+  const bool speculative = c.num_speculative_tokens() > 0;
   // Batch limits. _handle_gpu_memory_settings on a 90-160 GB GPU (H200):
   // chunked_prefill_size 8192, cuda_graph_max_bs 256 if tp < 4 else 512.
   constexpr int64_t kDefaultChunkedPrefillSize = 8192;
   ASSIGN_OR_RETURN(int64_t chunk,
                    flags.GetIntOr("--chunked-prefill-size", kDefaultChunkedPrefillSize));
-  note_default("--chunked-prefill-size",
-               absl::StrCat("chunked_prefill_size=", kDefaultChunkedPrefillSize,
-                            " (SGLang, 90-160 GB GPU)"));
+  NoteDefault(flags, c, "--chunked-prefill-size",
+              absl::StrCat("chunked_prefill_size=", kDefaultChunkedPrefillSize,
+                           " (SGLang, 90-160 GB GPU)"));
   if (chunk == 0 || chunk < -1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--serve: --chunked-prefill-size: must be > 0 or -1 (disabled), got ", chunk));
@@ -372,7 +366,7 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
                                         per_rank_chunk, " per DP rank (DP attention)"));
   }
   ASSIGN_OR_RETURN(int64_t max_prefill, flags.GetIntOr("--max-prefill-tokens", 16384));
-  note_default("--max-prefill-tokens", "max_prefill_tokens=16384 (ServerArgs default)");
+  NoteDefault(flags, c, "--max-prefill-tokens", "max_prefill_tokens=16384 (ServerArgs default)");
   if (max_prefill < 1) {
     return absl::InvalidArgumentError("--serve: --max-prefill-tokens: must be >= 1");
   }
@@ -403,12 +397,18 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   } else {
     c.set_max_num_seqs(0);  // derived from the KV pool (sim/runner)
   }
+  return absl::OkStatus();
+}
 
+// --context-length, at most the model's max_position_embeddings.
+absl::Status ReadContextLength(const workload::ParsedFlags& flags, const ServeContext& context,
+                               EngineConfig& c) {
   // SGLang derives the context from the model config's max_position_embeddings.
   ASSIGN_OR_RETURN(int64_t context_length,
                    flags.GetIntOr("--context-length", context.max_position_embeddings));
-  note_default("--context-length", absl::StrCat("context_length=", context.max_position_embeddings,
-                                                " (model's max_position_embeddings)"));
+  NoteDefault(flags, c, "--context-length",
+              absl::StrCat("context_length=", context.max_position_embeddings,
+                           " (model's max_position_embeddings)"));
   if (context_length < 1) {
     return absl::InvalidArgumentError("--serve: --context-length: must be >= 1");
   }
@@ -420,7 +420,14 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
         ") is greater than the derived context_length (", context.max_position_embeddings, ")"));
   }
   c.set_max_model_len(context_length);
+  return absl::OkStatus();
+}
 
+// --schedule-policy, --schedule-conservativeness, the overlap scheduler,
+// --enable-mixed-chunk and the radix cache.
+absl::Status ReadScheduling(const workload::ParsedFlags& flags, EngineConfig& c) {
+  const bool dp_attention = c.enable_dp_attention();
+  const bool speculative = c.num_speculative_tokens() > 0;
   // Scheduling policy. lpm (longest prefix match) orders by shared prefixes:
   // with none shared between prompts, or one shared by all
   // (--random-prefix-len), it keeps the queue order, so it is modelled as
@@ -431,7 +438,7 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
         "--serve: --schedule-policy ", policy, " is not modelled (fcfs, lpm)"));
   }
   c.set_schedule_policy(policy);
-  note_default("--schedule-policy", "schedule_policy=fcfs (ServerArgs default)");
+  NoteDefault(flags, c, "--schedule-policy", "schedule_policy=fcfs (ServerArgs default)");
   if (policy == "lpm") {
     c.add_defaults_applied("schedule_policy lpm run as fcfs (no two prompts share a cached "
                            "prefix, or all share one: lpm keeps the queue order)");
@@ -446,8 +453,8 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
     conservativeness *= 0.3;
     c.add_defaults_applied("schedule_conservativeness x0.3 (DP attention)");
   } else {
-    note_default("--schedule-conservativeness",
-                 "schedule_conservativeness=1.0 (ServerArgs default)");
+    NoteDefault(flags, c, "--schedule-conservativeness",
+                "schedule_conservativeness=1.0 (ServerArgs default)");
   }
   c.set_schedule_conservativeness(conservativeness);
 
@@ -469,19 +476,28 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   ASSIGN_OR_RETURN(bool no_radix, flags.GetBool("--disable-radix-cache"));
   c.set_prefix_caching(!no_radix);
   if (!no_radix) c.add_defaults_applied("radix cache on (SGLang default)");
+  return absl::OkStatus();
+}
 
+// --cuda-graph-max-bs (its default by TP size) and --disable-cuda-graph.
+absl::Status ReadCudaGraphs(const workload::ParsedFlags& flags, EngineConfig& c) {
+  const int64_t tp = c.tp();
   // CUDA graphs.
   ASSIGN_OR_RETURN(int64_t graph_bs, flags.GetIntOr("--cuda-graph-max-bs", tp < 4 ? 256 : 512));
-  note_default("--cuda-graph-max-bs",
-               absl::StrCat("cuda_graph_max_bs=", graph_bs, " (SGLang, 90-160 GB GPU, tp ",
-                            tp < 4 ? "< 4" : ">= 4", ")"));
+  NoteDefault(flags, c, "--cuda-graph-max-bs",
+              absl::StrCat("cuda_graph_max_bs=", graph_bs, " (SGLang, 90-160 GB GPU, tp ",
+                           tp < 4 ? "< 4" : ">= 4", ")"));
   if (graph_bs < 1) return absl::InvalidArgumentError("--serve: --cuda-graph-max-bs: must be >= 1");
   c.set_cuda_graph_max_bs(static_cast<int32_t>(graph_bs));
   ASSIGN_OR_RETURN(bool no_graphs, flags.GetBool("--disable-cuda-graph"));
   if (!no_graphs) {
     for (int32_t s : SglangCudaGraphSizes(static_cast<int32_t>(graph_bs))) c.add_cuda_graph_sizes(s);
   }
+  return absl::OkStatus();
+}
 
+// --mem-fraction-static (unset: the memory heuristic in the setup).
+absl::Status ReadMemoryFraction(const workload::ParsedFlags& flags, EngineConfig& c) {
   // Memory: unset mem_fraction_static is derived by the memory heuristic in
   // the setup (models::SglangMemFractionStatic), 0 here.
   ASSIGN_OR_RETURN(double fraction, flags.GetDoubleOr("--mem-fraction-static", 0));
@@ -490,7 +506,11 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
         "--serve: --mem-fraction-static: must be in (0, 1], got ", FormatDecimal(fraction)));
   }
   c.set_gpu_memory_fraction(fraction);
+  return absl::OkStatus();
+}
 
+// The NSA attention backends, the KV cache dtype and the page size.
+absl::Status ReadNsaAttention(const workload::ParsedFlags& flags, EngineConfig& c) {
   // DeepSeek NSA adjustments (_handle_model_specific_adjustments).
   ASSIGN_OR_RETURN(std::string backend, flags.GetStringOr("--attention-backend", "nsa"));
   if (backend != "nsa") {
@@ -507,9 +527,10 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   ASSIGN_OR_RETURN(std::string kv, flags.GetStringOr("--kv-cache-dtype", "auto"));
   if (kv == "auto" || kv == "bfloat16" || kv == "bf16") {
     c.set_kv_cache_dtype(KV_BF16);
-    note_default("--kv-cache-dtype", "kv_cache_dtype=auto -> bfloat16 (NSA on Hopper)");
-    note_default("--nsa-prefill-backend", "nsa_prefill_backend=flashmla_sparse (ServerArgs default)");
-    note_default("--nsa-decode-backend", "nsa_decode_backend=fa3 (ServerArgs default)");
+    NoteDefault(flags, c, "--kv-cache-dtype", "kv_cache_dtype=auto -> bfloat16 (NSA on Hopper)");
+    NoteDefault(flags, c, "--nsa-prefill-backend",
+                "nsa_prefill_backend=flashmla_sparse (ServerArgs default)");
+    NoteDefault(flags, c, "--nsa-decode-backend", "nsa_decode_backend=fa3 (ServerArgs default)");
   } else if (kv == "fp8_e4m3") {
     // An FP8 cache switches both NSA backends to the FlashMLA FP8 kernels
     // (server_args.py; applied whatever was given [U]).
@@ -534,8 +555,45 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   if (page != 64) {
     c.add_defaults_applied(absl::StrCat("--page-size ", page, " overridden to 64 (DeepSeek NSA)"));
   } else {
-    note_default("--page-size", "page_size=64 (DeepSeek NSA)");
+    NoteDefault(flags, c, "--page-size", "page_size=64 (DeepSeek NSA)");
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& args,
+                                              const EnvVars& env, const ServeContext& context) {
+  workload::FlagParseOptions options;
+  options.max_int = kMaxServeInt;
+  options.context = "--serve";
+  ASSIGN_OR_RETURN(workload::ParsedFlags flags,
+                   workload::ParseFlags(args, SglangFlagSpecs(), options));
+
+  EngineConfig c;
+  c.set_engine(SGLANG);
+  c.set_engine_version("SGLang v0.5.6.post2");
+  // Before the other checks: a flag servesim does not model is the answer.
+  RETURN_IF_ERROR(CheckUnmodelledFlags(flags, SglangUnmodelledFlags(), "SGLang"));
+  if (!flags.Has("--model-path")) {
+    return absl::InvalidArgumentError("--serve: --model-path is required");
+  }
+  ASSIGN_OR_RETURN(std::string model, flags.GetString("--model-path"));
+  c.set_model(model);
+  for (const std::string& f : flags.given()) {
+    if (IsIgnoredFlag(SglangIgnoredFlags(), f) || IsUnmodelledFlag(SglangUnmodelledFlags(), f)) {
+      c.add_ignored_flags(f);
+    }
+  }
+  RETURN_IF_ERROR(ApplyEnv(env, context, c));
+  RETURN_IF_ERROR(ReadParallelLayout(flags, c));
+  RETURN_IF_ERROR(ReadSpeculativeDecoding(flags, context, c));
+  RETURN_IF_ERROR(ReadBatchLimits(flags, c));
+  RETURN_IF_ERROR(ReadContextLength(flags, context, c));
+  RETURN_IF_ERROR(ReadScheduling(flags, c));
+  RETURN_IF_ERROR(ReadCudaGraphs(flags, c));
+  RETURN_IF_ERROR(ReadMemoryFraction(flags, c));
+  RETURN_IF_ERROR(ReadNsaAttention(flags, c));
   return c;
 }
 
