@@ -4,6 +4,8 @@
 # check"). Run from the repo root with $OUT set; writes
 # $OUT/iteration_measured.csv and $OUT/iteration.log.
 #   calibration/run_iteration_check.sh [BUDGET_S]
+# Every FP8 GEMM runs per-tensor (--fp8-per-tensor), as the profile's tables
+# were timed.
 # A --quick smoke run goes first; the full run starts only if it passed.
 set -uo pipefail
 : "${OUT:?set OUT to the output folder}"
@@ -20,13 +22,13 @@ cmake --build "$BUILD" --target servesim_iteration -j"$(nproc)" 2>&1 | grep -vE 
   | tee -a "$LOG"
 [ -x "$BUILD/servesim_iteration" ] || { echo "build failed" | tee -a "$LOG"; exit 1; }
 echo "== quick" | tee -a "$LOG"
-timeout 120 "$BUILD/servesim_iteration" --csv "$OUT/iteration_quick.csv" --quick 2>&1 | tee -a "$LOG"
+timeout 120 "$BUILD/servesim_iteration" --csv "$OUT/iteration_quick.csv" --quick --fp8-per-tensor 2>&1 | tee -a "$LOG"
 rc=${PIPESTATUS[0]}
 echo "== quick exit $rc" | tee -a "$LOG"
 [ "$rc" -eq 0 ] || exit "$rc"
 echo "== full (budget ${BUDGET} s)" | tee -a "$LOG"
 timeout $((BUDGET + 120)) "$BUILD/servesim_iteration" --csv "$OUT/iteration_measured.csv" --budget-s "$BUDGET" \
-  --breakdown 2>&1 | tee -a "$LOG"
+  --breakdown --fp8-per-tensor 2>&1 | tee -a "$LOG"
 rc=${PIPESTATUS[0]}
 echo "== full exit $rc" | tee -a "$LOG"
 exit "$rc"

@@ -451,8 +451,10 @@ GemmPlanHandle* CreateGemmPlan(Context& ctx, bool fp8, int64_t m, int64_t n, int
                                std::string* mode) {
   const Scaling order_fp8[] = {Scaling::kBlock, Scaling::kVec128, Scaling::kTensor};
   const Scaling order_bf16[] = {Scaling::kNone};
-  const Scaling* order = fp8 ? order_fp8 : order_bf16;
-  for (int i = 0; i < (fp8 ? 3 : 1); ++i) {
+  // As the tables: --fp8-per-tensor takes per-tensor scaling alone.
+  const Scaling* order = fp8 ? (ctx.cfg.fp8_per_tensor ? order_fp8 + 2 : order_fp8) : order_bf16;
+  const int n_modes = fp8 ? (ctx.cfg.fp8_per_tensor ? 1 : 3) : 1;
+  for (int i = 0; i < n_modes; ++i) {
     Plan p;
     if (!MakePlan(ctx, order[i], m, n, k, batch, w_scale, x_scale, W, X, D, &p)) continue;
     if (mode) *mode = ScalingName(order[i]);

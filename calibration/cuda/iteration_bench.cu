@@ -513,6 +513,10 @@ int Main(int argc, char** argv) {
   std::string layouts_arg = "tp8,dp8ep8";
   double budget_s = 330;
   bool quick = false, breakdown = false;
+  // Every FP8 GEMM per-tensor, as the profile's gemm_fp8 tables are since the
+  // fourth 2026-12-06 session (docs/calibration.md, "FP8 scaling mode"):
+  // the check composes the kernels the profile timed.
+  bool fp8_per_tensor = false;
   std::string only;  // run just this batch (e.g. decode_b1024_c32768)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -521,10 +525,12 @@ int Main(int argc, char** argv) {
     else if (a == "--budget-s" && i + 1 < argc) budget_s = std::atof(argv[++i]);
     else if (a == "--quick") quick = true;
     else if (a == "--breakdown") breakdown = true;
+    else if (a == "--fp8-per-tensor") fp8_per_tensor = true;
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else {
       std::fprintf(stderr, "servesim_iteration: unknown or incomplete argument '%s'\nusage: servesim_iteration --csv PATH "
-                           "[--layouts tp8,dp8ep8] [--budget-s S] [--quick] [--breakdown] [--only BATCH]\n", a.c_str());
+                           "[--layouts tp8,dp8ep8] [--budget-s S] [--quick] [--breakdown] [--fp8-per-tensor] "
+                           "[--only BATCH]\n", a.c_str());
       return 2;
     }
   }
@@ -579,6 +585,7 @@ int Main(int argc, char** argv) {
   CUDA_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
   CUBLAS_CHECK(cublasLtCreate(&ctx.lt));
   ctx.workspace_bytes = size_t{64} << 20;
+  ctx.cfg.fp8_per_tensor = fp8_per_tensor;
   CUDA_CHECK(cudaMalloc(&ctx.workspace, ctx.workspace_bytes));
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
