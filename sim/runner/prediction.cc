@@ -210,25 +210,24 @@ std::string DescribeProfile(const PredictionContext& context) {
   // Tables a later run measured (calibration/swap_tables.py ends their notes
   // so): by run and kind, in the order the profile holds them.
   const std::string kSwapped = "; swapped in from the run of ";
-  std::vector<std::pair<std::string, std::string>> later;  // (run, kind)
-  std::vector<int> count;
+  struct Later {
+    std::string run;  // its measured_at: ISO 8601, UTC, 20 characters
+    std::string kind;
+    int tables = 0;
+  };
+  std::vector<Later> later;
   for (const auto& table : context.profile->proto().tables()) {
     const size_t at = table.note().find(kSwapped);
     if (at == std::string::npos) continue;
-    const std::string run = table.note().substr(at + kSwapped.size(), 20);  // ISO 8601, UTC
-    const std::pair<std::string, std::string> key{run, table.kind()};
-    auto it = std::find(later.begin(), later.end(), key);
-    if (it == later.end()) {
-      later.push_back(key);
-      count.push_back(1);
-    } else {
-      ++count[it - later.begin()];
-    }
+    const std::string run = table.note().substr(at + kSwapped.size(), 20);
+    auto it = std::find_if(later.begin(), later.end(),
+                           [&](const Later& l) { return l.run == run && l.kind == table.kind(); });
+    if (it == later.end()) it = later.insert(later.end(), {run, table.kind(), 0});
+    ++it->tables;
   }
   std::string swapped;
-  for (size_t i = 0; i < later.size(); ++i) {
-    absl::StrAppend(&swapped, "; ", count[i], " ", later[i].second, " tables from the run of ",
-                    later[i].first);
+  for (const Later& l : later) {
+    absl::StrAppend(&swapped, "; ", l.tables, " ", l.kind, " tables from the run of ", l.run);
   }
   return absl::StrCat(RepoRelative(context, context.paths.profile), " (", d.name(), ", measured ",
                       d.measured_at(), swapped, ")");
