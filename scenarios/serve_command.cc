@@ -48,11 +48,6 @@ void AppendIgnoredFlagSpecs(const std::vector<IgnoredFlag>& flags,
   }
 }
 
-bool IsIgnoredFlag(const std::vector<IgnoredFlag>& flags, const std::string& flag) {
-  return std::any_of(flags.begin(), flags.end(),
-                     [&](const IgnoredFlag& f) { return f.name == flag; });
-}
-
 void AppendUnmodelledFlagSpecs(const std::vector<UnmodelledFlag>& flags,
                                std::vector<workload::FlagSpec>* specs) {
   for (const UnmodelledFlag& f : flags) {
@@ -95,8 +90,24 @@ absl::Status CheckUnmodelledFlags(const workload::ParsedFlags& parsed,
   return absl::OkStatus();
 }
 
-bool IsUnmodelledFlag(const std::vector<UnmodelledFlag>& flags, const std::string& flag) {
-  return FindUnmodelledFlag(flags, flag) != nullptr;
+void ListFlagsWithoutEffect(const workload::ParsedFlags& parsed,
+                            const std::vector<IgnoredFlag>& ignored,
+                            const std::vector<UnmodelledFlag>& unmodelled, EngineConfig& config) {
+  for (const std::string& f : parsed.given()) {
+    const bool without_effect = std::any_of(ignored.begin(), ignored.end(),
+                                            [&](const IgnoredFlag& i) { return i.name == f; }) ||
+                                FindUnmodelledFlag(unmodelled, f) != nullptr;
+    if (without_effect) config.add_ignored_flags(f);
+  }
+}
+
+workload::FlagParseOptions ServeFlagParseOptions(bool python_style) {
+  workload::FlagParseOptions options;
+  options.max_int = kMaxServeInt;
+  options.context = "--serve";
+  options.underscores_match_dashes = python_style;
+  options.allow_positionals = python_style;
+  return options;
 }
 
 absl::StatusOr<double> MeanAcceptedDrafts(int num_draft_tokens, const ServeContext& context) {

@@ -132,9 +132,6 @@ struct IgnoredFlag {
 void AppendIgnoredFlagSpecs(const std::vector<IgnoredFlag>& flags,
                             std::vector<workload::FlagSpec>* specs);
 
-// Whether `flag` (its canonical spelling) is one of `flags`.
-bool IsIgnoredFlag(const std::vector<IgnoredFlag>& flags, const std::string& flag);
-
 struct UnmodelledFlag {
   std::string name;
   bool takes_value = true;
@@ -156,9 +153,18 @@ absl::Status CheckUnmodelledFlags(const workload::ParsedFlags& parsed,
                                   const std::vector<UnmodelledFlag>& flags,
                                   std::string_view engine);
 
-// Whether `flag` is one of `flags` (once CheckUnmodelledFlags passed, one
-// given with an inert value: a flag without effect).
-bool IsUnmodelledFlag(const std::vector<UnmodelledFlag>& flags, const std::string& flag);
+// Lists in `config`'s ignored_flags, in command order, every flag the command
+// gave that is one of `ignored` or of `unmodelled` (once CheckUnmodelledFlags
+// passed, one given with an inert value: a flag without effect).
+void ListFlagsWithoutEffect(const workload::ParsedFlags& parsed,
+                            const std::vector<IgnoredFlag>& ignored,
+                            const std::vector<UnmodelledFlag>& unmodelled, EngineConfig& config);
+
+// What every serve command is parsed with: integers up to kMaxServeInt,
+// errors named "--serve". vLLM's and TensorRT-LLM's Python parsers also take
+// the model as a positional argument and --max_num_seqs for --max-num-seqs
+// (`python_style`); SGLang's argparse takes neither.
+workload::FlagParseOptions ServeFlagParseOptions(bool python_style);
 
 // Mean accepted drafts per step: --mtp-acceptance where given (no more than
 // the step's num_draft_tokens: error), else the published acceptance of

@@ -564,11 +564,9 @@ absl::Status ReadNsaAttention(const workload::ParsedFlags& flags, EngineConfig& 
 
 absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& args,
                                               const EnvVars& env, const ServeContext& context) {
-  workload::FlagParseOptions options;
-  options.max_int = kMaxServeInt;
-  options.context = "--serve";
-  ASSIGN_OR_RETURN(workload::ParsedFlags flags,
-                   workload::ParseFlags(args, SglangFlagSpecs(), options));
+  ASSIGN_OR_RETURN(
+      workload::ParsedFlags flags,
+      workload::ParseFlags(args, SglangFlagSpecs(), ServeFlagParseOptions(/*python_style=*/false)));
 
   EngineConfig c;
   c.set_engine(SGLANG);
@@ -580,11 +578,7 @@ absl::StatusOr<EngineConfig> ParseSglangServe(const std::vector<std::string>& ar
   }
   ASSIGN_OR_RETURN(std::string model, flags.GetString("--model-path"));
   c.set_model(model);
-  for (const std::string& f : flags.given()) {
-    if (IsIgnoredFlag(SglangIgnoredFlags(), f) || IsUnmodelledFlag(SglangUnmodelledFlags(), f)) {
-      c.add_ignored_flags(f);
-    }
-  }
+  ListFlagsWithoutEffect(flags, SglangIgnoredFlags(), SglangUnmodelledFlags(), c);
   RETURN_IF_ERROR(ApplyEnv(env, context, c));
   RETURN_IF_ERROR(ReadParallelLayout(flags, c));
   RETURN_IF_ERROR(ReadSpeculativeDecoding(flags, context, c));

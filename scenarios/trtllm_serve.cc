@@ -168,12 +168,9 @@ std::vector<workload::FlagSpec> TrtllmServeFlagSpecs() { return TrtllmFlagSpecs(
 
 absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& args,
                                               const EnvVars& env, const ServeContext& context) {
-  workload::FlagParseOptions options;
-  options.max_int = kMaxServeInt;
-  options.context = "--serve";
-  options.underscores_match_dashes = true;
-  options.allow_positionals = true;
-  ASSIGN_OR_RETURN(workload::ParsedFlags flags, workload::ParseFlags(args, TrtllmFlagSpecs(), options));
+  ASSIGN_OR_RETURN(
+      workload::ParsedFlags flags,
+      workload::ParseFlags(args, TrtllmFlagSpecs(), ServeFlagParseOptions(/*python_style=*/true)));
 
   EngineConfig c;
   c.set_engine(TRTLLM);
@@ -183,11 +180,7 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
         "--serve: trtllm-serve takes one model argument, got ", flags.positionals().size()));
   }
   c.set_model(flags.positionals()[0]);
-  for (const std::string& f : flags.given()) {
-    if (IsIgnoredFlag(TrtllmIgnoredFlags(), f)) {
-      c.add_ignored_flags(f);
-    }
-  }
+  ListFlagsWithoutEffect(flags, TrtllmIgnoredFlags(), /*unmodelled=*/{}, c);
   // A default is noted once neither the flag nor the --extra_llm_api_options
   // key that overrides it (`yaml_key`, "" for none) sets the value.
   std::set<std::string> yaml_keys;

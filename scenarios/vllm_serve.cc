@@ -608,14 +608,10 @@ absl::Status ReadPrefixCaching(const workload::ParsedFlags& flags, EngineConfig&
 
 absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args,
                                             const EnvVars& env, const ServeContext& context) {
-  workload::FlagParseOptions options;
-  options.max_int = kMaxServeInt;
-  options.context = "--serve";
-  options.underscores_match_dashes = true;
-  options.allow_positionals = true;
   RETURN_IF_ERROR(CheckVllmParserForms(args));
-  ASSIGN_OR_RETURN(workload::ParsedFlags flags,
-                   workload::ParseFlags(args, VllmFlagSpecs(), options));
+  ASSIGN_OR_RETURN(
+      workload::ParsedFlags flags,
+      workload::ParseFlags(args, VllmFlagSpecs(), ServeFlagParseOptions(/*python_style=*/true)));
 
   EngineConfig c;
   c.set_engine(VLLM);
@@ -639,11 +635,7 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   } else {
     c.add_served_model_names(c.model());
   }
-  for (const std::string& f : flags.given()) {
-    if (IsIgnoredFlag(VllmIgnoredFlags(), f) || IsUnmodelledFlag(VllmUnmodelledFlags(), f)) {
-      c.add_ignored_flags(f);
-    }
-  }
+  ListFlagsWithoutEffect(flags, VllmIgnoredFlags(), VllmUnmodelledFlags(), c);
   RETURN_IF_ERROR(ReadParallelism(flags, context, c));
   RETURN_IF_ERROR(ReadBatchLimits(flags, context, c));
   RETURN_IF_ERROR(ReadKvCache(flags, c));
