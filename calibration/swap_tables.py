@@ -14,6 +14,9 @@ Used once so far: the per-tensor FP8 GEMM tables of one kernel family
 import re
 import sys
 
+# What ends a swapped-in table's note, before the run's measured_at and
+# command line (calibration/profile.proto, Table.note; run's header reads it).
+SWAP_MARK = "; swapped in from the run of "
 TABLE_RE = re.compile(r"^tables \{\n.*?^\}\n", re.S | re.M)
 KIND_RE = re.compile(r'^  kind: "(\w+)"$', re.M)
 KEY_RE = re.compile(r'^  key \{ name: "(\w+)" value: (\d+) \}$', re.M)
@@ -54,7 +57,7 @@ def main():
     if set(old) != set(new):
         sys.exit(f"{kind} keys differ: only in the profile {sorted(set(old) - set(new))}, "
                  f"only in the source {sorted(set(new) - set(old))}")
-    origin = (f"; swapped in from the run of {device_field(source, 'measured_at')} "
+    origin = (f"{SWAP_MARK}{device_field(source, 'measured_at')} "
               f"({device_field(source, 'command_line')})")
     pieces, at = [], 0
     for key, (start, end, _) in sorted(old.items(), key=lambda kv: kv[1][0]):

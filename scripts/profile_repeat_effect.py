@@ -26,6 +26,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "calibration"))
+from swap_tables import SWAP_MARK  # noqa: E402
+
 FIGURES = [
     ("total_token_throughput", "total tok/s"),
     ("mean_ttft_ms", "mean TTFT"),
@@ -49,7 +53,7 @@ def swapped_kinds(profile):
     text = open(profile, encoding="utf-8").read()
     kinds = set()
     for body in re.findall(r"^tables \{\n(.*?)^\}", text, re.S | re.M):
-        if "; swapped in from the run of " in body:
+        if SWAP_MARK in body:
             kinds.add(re.search(r'kind: "(\w+)"', body).group(1))
     return sorted(kinds)
 
