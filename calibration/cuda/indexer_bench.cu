@@ -155,6 +155,29 @@ __global__ void __launch_bounds__(1024) TopKKernel(const float* scores, int len,
   }
 }
 
+// vLLM's decode-indexer logits clean pass: row blockIdx.y's entries
+// [context[row], width) become -inf, the rest is left alone. Scalar stores up
+// to a 16-B boundary of the buffer, float4 stores after, scalar stores for
+// the tail.
+constexpr int kCleanColumnBlocks = 16;  // blocks per row: 125 rows still fill 132 SMs
+constexpr int kCleanThreads = 256;
+
+__global__ void CleanLogitsKernel(float* logits, const int32_t* context, int width) {
+  const size_t row_start = static_cast<size_t>(blockIdx.y) * width;
+  const size_t begin = row_start + min(context[blockIdx.y], width);
+  const size_t end = row_start + width;
+  const size_t aligned = min((begin + 3) / 4 * 4, end);
+  const size_t vectors = (end - aligned) / 4;
+  const float neg_inf = -INFINITY;
+  const size_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+  const size_t stride = gridDim.x * blockDim.x;
+  for (size_t c = begin + tid; c < aligned; c += stride) logits[c] = neg_inf;
+  const float4 v = make_float4(neg_inf, neg_inf, neg_inf, neg_inf);
+  float4* q = reinterpret_cast<float4*>(logits + aligned);  // cudaMalloc'd: 16-B aligned base
+  for (size_t i = tid; i < vectors; i += stride) q[i] = v;
+  for (size_t c = aligned + vectors * 4 + tid; c < end; c += stride) logits[c] = neg_inf;
+}
+
 void RunIndexer(const uint8_t* q, const float* w, const uint8_t* keys, const float* ks, float* scores, int nq,
                 int ctx, bool causal, int causal_offset, int score_stride, cudaStream_t s) {
   constexpr size_t kSmem = size_t{2} * (kHeads + kKeyTile) * kLd + size_t{4} * (kHeads * kLs + kHeads);
@@ -398,6 +421,11 @@ void EnqueueIndexer(const uint8_t* q, const float* w, const uint8_t* keys, const
 
 void EnqueueTopK(const float* scores, int rows, int len, int k, int32_t* out, cudaStream_t s) {
   TopKKernel<<<rows, 1024, 0, s>>>(scores, len, k, out);
+  LAUNCH_CHECK();
+}
+
+void EnqueueCleanLogits(float* logits, const int32_t* context, int rows, int width, cudaStream_t s) {
+  CleanLogitsKernel<<<dim3(kCleanColumnBlocks, rows), kCleanThreads, 0, s>>>(logits, context, width);
   LAUNCH_CHECK();
 }
 

@@ -4,14 +4,29 @@
 // true per-GPU shapes, captured in one CUDA graph and timed by graph replay.
 //
 //   servesim_iteration --csv PATH [--layouts tp8,dp8ep8] [--budget-s S] [--quick]
-//                      [--breakdown]
+//                      [--breakdown] [--fp8-per-tensor] [--only BATCH]
+//   servesim_iteration --list-ops [--layouts ...] [--quick] [--only BATCH]
 //
 // The op list mirrors servesim's op graph (models/op_graph.cc) for the same
-// batch, so measured iteration time and servesim's predicted sum compare op
-// for op. Stand-ins, by design: collectives are device-to-device copies of
-// the bytes servesim's graph assigns to them (one GPU, no NCCL peers); GEMM
-// inputs are resident random FP8/BF16 buffers (the engines' activation
-// quantization kernels are in neither servesim's graph nor this one).
+// batch as calibration/compare_iterations.sh prices it (`servesim explain
+// --no-production-factors --collectives-as-copies` on vLLM): every op under
+// the op graph's name and kind, in its order, so that measured iteration time
+// and the predicted per-op sum compare op for op, and --breakdown (or
+// --list-ops, which times nothing) lines up with explain's table. That
+// prediction composes servesim's own kernels: sparse MLA walks each row's
+// real keys (at most the index top-k), decode rows and prefill rows in
+// kernels of their own, and every vLLM v0.13 prefill takes the sparse path.
+//
+// Stand-ins, by design, each the one servesim prices the op by:
+// - collectives are device-to-device copies of the bytes the op graph
+//   assigns them (one GPU, no NCCL peers; explain --collectives-as-copies);
+// - the FP8 activation quantization before each FP8 GEMM (act_quant_fp8) and
+//   the top-k expert reduce (moe_topk_reduce) are device-to-device copies of
+//   the op's x bytes, (read + written) / 2: the copy_d2d table prices them
+//   (docs/profile-tables.md, "Stand-ins"), and servesim has no kernel of its
+//   own for either;
+// - GEMM inputs are resident random buffers: activations do not flow from op
+//   to op.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -42,10 +57,47 @@ constexpr int64_t kIdxHeads = 64, kIdxDim = 128, kIndexTopK = 2048;
 constexpr int64_t kExperts = 256, kExpertsPerToken = 8, kExpertInter = 2048, kDenseInter = 18432;
 constexpr int64_t kVocab = 129280;
 constexpr int kLayers = 61, kDenseLayers = 3;
-// vLLM takes dense MHA for a prefill whose whole sequence fits in the index
-// top-k (sim/runner/vllm_engine_setup.cc: dense_mha_prefill_max_tokens).
-constexpr int64_t kDenseMhaMaxTokens = 2048;
 constexpr int64_t kMlaDecodePoolEntries = int64_t{1} << 21;  // as the attention suite: 2M entries
+// DeepSeek's 1x128 activation scaling: one fp32 scale per 128 FP8 values
+// (models/sizes.h kActivationQuantGroup).
+constexpr int64_t kQuantGroup = 128;
+// The decode indexer's FP32 logits are max_model_len wide per row in vLLM
+// v0.13 (cleaned to -inf past each row's keys): the --max-model-len that
+// calibration/compare_iterations.sh serves both layouts with.
+constexpr int64_t kMaxModelLen = 65536;
+// DeepSeek-V3.2's generation_config.json, which vLLM applies to requests
+// that set no top_p: the sampler sorts every row (the sampling_top_p table).
+constexpr float kTopP = 0.95f;
+// The sparse MLA kernel walks its keys in tiles of this many
+// (attention_bench.cu MlaProblem::kKeyTile); a partial tile costs a whole one.
+constexpr int64_t kMlaKeyTile = 64;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t m) { return CeilDiv(a, m) * m; }
+// The multiple of m nearest to v.
+int64_t NearestMultiple(double v, int64_t m) { return std::llround(v / static_cast<double>(m)) * m; }
+
+// Key counts as models/op_graph.cc counts them, for q query rows after c
+// cached tokens (row i sees c + i + 1 keys): all of them, each row capped at
+// `cap`, and those of the rows longer than `cap` (the rows a top-k selects in).
+int64_t CausalPairs(int64_t q, int64_t c) { return q * c + q * (q + 1) / 2; }
+int64_t CappedPairs(int64_t q, int64_t c, int64_t cap) {
+  const int64_t uncapped = std::clamp<int64_t>(cap - c, 0, q);
+  return CausalPairs(uncapped, c) + (q - uncapped) * cap;
+}
+int64_t KeysOfRowsLongerThan(int64_t q, int64_t c, int64_t cap) {
+  const int64_t first = std::max(c + 1, cap + 1), last = c + q;
+  if (first > last) return 0;
+  return (first + last) * (last - first + 1) / 2;
+}
+
+// The experts `pairs` token-expert pairs touch among `experts` under random
+// routing (models/op.h ExpectedExpertsTouched), which servesim's grouped-GEMM
+// price scales by.
+double ExpectedExpertsTouched(double pairs, double experts) {
+  if (pairs <= 0 || experts <= 0) return 0;
+  return experts * -std::expm1(-pairs / experts);
+}
 
 // One GPU's share of the model under a vLLM layout (models/parallel_layout.cc,
 // VllmLayout): TP8 shards heads, experts by width and the dense/shared FFN;
@@ -72,8 +124,10 @@ struct Batch {
   }
 };
 
-// kNone: written by a kernel before anything reads it (outputs, scratch).
-enum class Fill { kNone, kFp8, kBf16, kF32, kScaleW, kScaleX, kIdx };
+// kNone: written by a kernel before anything reads it (outputs, scratch), or
+// read by a copy, which moves the same bytes whatever they hold. kLogits:
+// BF16 logits as the sampler suite draws them (scale 4).
+enum class Fill { kNone, kFp8, kBf16, kF32, kScaleW, kScaleX, kIdx, kLogits };
 
 // Named device buffers. Pass 1 (sizing) records the largest request per name;
 // pass 2 hands out pointers into one allocation per name. A rotating buffer
@@ -127,6 +181,7 @@ class Registry {
         case Fill::kScaleW: FillF32(reinterpret_cast<float*>(e.ptr), e.bytes / 4, seed, 0.5f, 0.5f, s); break;
         case Fill::kScaleX: FillF32(reinterpret_cast<float*>(e.ptr), e.bytes / 4, seed, 2.0f, 2.0f, s); break;
         case Fill::kIdx: FillI32Mod(reinterpret_cast<int32_t*>(e.ptr), e.bytes / 4, seed, e.idx_mod, s); break;
+        case Fill::kLogits: FillBf16(e.ptr, e.bytes / 2, seed, 4.0f, s); break;
       }
       ++seed;
     }
@@ -181,9 +236,12 @@ class Plans {
   std::map<std::tuple<bool, int64_t, int64_t, int64_t, int>, GemmPlanHandle*> plans_;
 };
 
-// One op of a layer template: name, profile kind, and its enqueue at a layer.
+// One op of a layer template: servesim's op name and profile kind, the op's
+// x (the profile table's key: rows, keys, pairs, bytes) as this bench runs
+// it, and its enqueue at a layer.
 struct OpStep {
   std::string name, kind;
+  double x = 0;
   std::function<void(int layer)> enqueue;
 };
 
@@ -191,6 +249,12 @@ struct OpStep {
 // layer, followed by `dense` (3 layers) or `moe` (58 layers), then `head`.
 struct Iteration {
   std::vector<OpStep> pre, attn, dense, moe, head;
+  // Run once, eagerly, before the first enqueue: the batch's own index
+  // patterns and constants, written into buffers that every batch of the
+  // layout shares (sized for the largest).
+  std::vector<std::function<void()>> setup;
+  const int64_t* sampled = nullptr;  // the sampler's token ids, one per sampled row
+  int64_t sampled_rows = 0;
   void Enqueue() const {
     for (const auto& o : pre) o.enqueue(0);
     for (int l = 0; l < kLayers; ++l) {
@@ -205,20 +269,51 @@ constexpr size_t kWeightBudget = size_t{1200} << 20;  // per rotating weight buf
 constexpr size_t kCacheBudget = size_t{3} << 30;      // per rotating KV/index buffer
 constexpr size_t kScaleFloats = size_t{16} << 20;
 
-// Builds the op list of `b` on layout `L` (mirrors models/op_graph.cc:
-// SummarizeBatch and Builder). In the sizing pass the pointers are null and
-// only sizes are recorded.
+// Builds the op list of `b` on layout `L`, op for op as models/op_graph.cc
+// builds vLLM's (SummarizeBatch, Builder) for compare_iterations.sh's
+// explain: the ops, their names, kinds and order, and the work each runs
+// (OpStep::x). In the sizing pass the pointers are null and only sizes are
+// recorded.
 Iteration Build(const Layout& L, const Batch& b, Registry& R, Plans& plans, Context& ctx) {
   Iteration it;
   cudaStream_t s = ctx.stream;
   const int64_t N = b.decode_seqs, C = b.context, P = b.prefill_tokens;
   const int64_t t = N + P;
-  const int64_t rows = N + (P > 0 ? 1 : 0);  // sampled rows
-  const bool dense_prefill = P > 0 && P <= kDenseMhaMaxTokens;
-  const int64_t sparse_prefill = (P > 0 && !dense_prefill) ? P : 0;
-  // Keys per decode: C (servesim counts C + 1; C keeps the fp32 score rows
-  // 16-byte aligned for the top-k kernel's vector loads).
-  const int64_t dec_topk = std::min(C, kIndexTopK);
+  const int64_t rows = N + (P > 0 ? 1 : 0);  // LM-head and sampled rows: one per sequence
+  // Decode rows. A decode at context C scores C + 1 keys (its own token's
+  // too). The indexer scores rows of C + 1 rounded up to 4 keys, so that
+  // every fp32 score row starts 16-byte aligned for the top-k kernel's float4
+  // loads: at most 3 keys a row more than servesim counts.
+  const int64_t dec_keys = C + 1;
+  const int64_t dec_row = RoundUp(dec_keys, 4);
+  // Only a row with more keys than the index top-k runs a selection
+  // (KeysOfRowsLongerThan); a shorter row attends every key it has.
+  const bool dec_select = N > 0 && dec_keys > kIndexTopK;
+  // Sparse MLA decode walks each row's keys, at most the top-k: what explain
+  // --no-production-factors charges for servesim's own kernel (FlashMLA's
+  // walk of the whole top-k, -1 slots masked, is the production path, off in
+  // that comparison). The calibrated kernel loads every index it is given
+  // (it has no -1 mask), so its index rows hold only real keys.
+  const int64_t dec_attended = std::min(dec_keys, kIndexTopK);
+  // The prefill: one fresh prompt (context 0), row i scoring i + 1 keys.
+  // vLLM v0.13 sends every prefill through the indexer, the top-k and sparse
+  // MLA (no dense-MHA path: sim/runner/vllm_engine_setup.cc sets
+  // dense_mha_prefill_max_tokens 0). The top-k kernel takes one length for
+  // all its rows, so the prompt's rows past the top-k (keys 2049..P) run at
+  // their mean length, a multiple of 4 as above: the keys servesim counts.
+  const int64_t pre_sel_rows = std::max<int64_t>(0, P - kIndexTopK);
+  const int64_t pre_sel_row =
+      pre_sel_rows > 0
+          ? std::max(RoundUp(kIndexTopK + 1, 4),
+                     NearestMultiple(double(KeysOfRowsLongerThan(P, 0, kIndexTopK)) / double(pre_sel_rows), 4))
+          : 0;
+  // The sparse MLA kernel, too, walks one key count for every row: the
+  // prompt's pairs capped at the top-k per row (CappedPairs: row i walks
+  // min(i + 1, 2048)) spread evenly over its rows, in whole key tiles.
+  const int64_t pre_attended =
+      P > 0 ? std::clamp(NearestMultiple(double(CappedPairs(P, 0, kIndexTopK)) / double(P), kMlaKeyTile),
+                         kMlaKeyTile, kIndexTopK)
+            : 0;
   // vLLM pads every DP rank's MoE tokens to the largest rank's (this one).
   const int64_t moe_tokens = t * L.dp;
   const int64_t pairs = moe_tokens * kExpertsPerToken / L.moe_ep;
@@ -230,23 +325,55 @@ Iteration Build(const Layout& L, const Batch& b, Registry& R, Plans& plans, Cont
   auto act8 = [&](size_t bytes) { return R.Get("act_fp8", bytes, Fill::kFp8).base; };
   auto act16 = [&](size_t bytes) { return R.Get("act_bf16", bytes, Fill::kBf16).base; };
   auto out16 = [&](size_t bytes) { return R.Get("gemm_out", bytes, Fill::kNone).base; };
-  auto gemm = [&](std::vector<OpStep>& ops, const std::string& name, bool fp8, int64_t m, int64_t n, int64_t k,
-                  int batch, const std::string& wname, int layers_of_kind) {
-    if (m <= 0) return;
+  // A device-to-device copy of `bytes`: a collective's bytes (comm_bytes), or
+  // a memory-bound pass's x = (read + written) / 2; the copy_d2d table prices
+  // both.
+  auto copy = [&](std::vector<OpStep>& ops, const std::string& name, const std::string& kind, size_t bytes) {
+    if (bytes == 0) return;
+    char* src = R.Get("copy_src", bytes, Fill::kNone).base;
+    char* dst = R.Get("copy_dst", bytes, Fill::kNone).base;
+    ops.push_back({name, kind, static_cast<double>(bytes),
+                   [=](int) { CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s)); }});
+  };
+  // The quantization of an FP8 GEMM's [m, k] BF16 input, a pass of its own
+  // before the GEMM (op_graph.cc ActivationQuant): BF16 values read, FP8
+  // values and one fp32 scale per 128 written.
+  auto act_quant = [&](std::vector<OpStep>& ops, const std::string& gemm_name, int64_t m, int64_t k) {
+    const int64_t values = m * k, scales = m * CeilDiv(k, kQuantGroup) * 4;
+    copy(ops, gemm_name + "_act_quant", "act_quant_fp8", static_cast<size_t>((2 * values + values + scales) / 2));
+  };
+  // One cuBLASLt matmul of `batch` [m, k] x [k, n] products (strided-batched
+  // when batch > 1); x is the op's table x.
+  auto matmul = [&](std::vector<OpStep>& ops, const std::string& name, const std::string& kind, bool fp8, int64_t m,
+                    int64_t n, int64_t k, int batch, const std::string& wname, int layers_of_kind, double x) {
     const size_t es = fp8 ? 1 : 2;
     Rot w = R.Get(wname, size_t(batch) * n * k * es, fp8 ? Fill::kFp8 : Fill::kBf16, layers_of_kind, kWeightBudget);
-    char* x = fp8 ? act8(size_t(batch) * m * k) : act16(size_t(batch) * m * k * 2);
+    char* in = fp8 ? act8(size_t(batch) * m * k) : act16(size_t(batch) * m * k * 2);
     char* d = out16(size_t(batch) * m * n * 2);
-    const std::string kind = batch > 1 ? (fp8 ? "grouped_gemm_fp8" : "batched_gemm_bf16") : (fp8 ? "gemm_fp8" : "gemm_bf16");
     Plans* pl = &plans;
-    ops.push_back({name, kind, [=](int l) { pl->Gemm(fp8, m, n, k, batch, ws, xs, w.at(l), x, d); }});
+    ops.push_back({name, kind, x, [=](int l) { pl->Gemm(fp8, m, n, k, batch, ws, xs, w.at(l), in, d); }});
+  };
+  // A linear layer: FP8, its input quantized first, or BF16 where the
+  // checkpoint leaves the weight unquantized.
+  auto gemm = [&](std::vector<OpStep>& ops, const std::string& name, bool fp8, int64_t m, int64_t n, int64_t k,
+                  const std::string& wname, int layers_of_kind) {
+    if (m <= 0) return;
+    if (fp8) act_quant(ops, name, m, k);
+    matmul(ops, name, fp8 ? "gemm_fp8" : "gemm_bf16", fp8, m, n, k, 1, wname, layers_of_kind, double(m));
+  };
+  // Per-head batched BF16 GEMMs of MLA's weight absorption (torch.bmm in
+  // vLLM, W_UK / W_UV kept in BF16).
+  auto bmm = [&](std::vector<OpStep>& ops, const std::string& name, int64_t m, int64_t n, int64_t k,
+                 const std::string& wname) {
+    if (m <= 0) return;
+    matmul(ops, name, "batched_gemm_bf16", false, m, n, k, static_cast<int>(heads), wname, kLayers, double(m));
   };
   auto norm = [&](std::vector<OpStep>& ops, const std::string& name, int64_t hidden, int64_t tokens) {
     if (tokens <= 0) return;
     char* x = R.Get("norm_in", size_t(tokens) * hidden * 2, Fill::kBf16).base;
     char* y = R.Get("norm_out", size_t(tokens) * hidden * 2, Fill::kNone).base;
     char* w = R.Get("norm_w_" + std::to_string(hidden), hidden * 2, Fill::kBf16).base;
-    ops.push_back({name, "rmsnorm", [=](int) {
+    ops.push_back({name, "rmsnorm", double(tokens), [=](int) {
                      EnqueueRmsNorm(reinterpret_cast<__nv_bfloat16*>(x), reinterpret_cast<__nv_bfloat16*>(w),
                                     reinterpret_cast<__nv_bfloat16*>(y), tokens, static_cast<int>(hidden), s);
                    }});
@@ -255,22 +382,15 @@ Iteration Build(const Layout& L, const Batch& b, Registry& R, Plans& plans, Cont
     if (tokens <= 0) return;
     char* in = act16(size_t(tokens) * width * 4);
     char* out = R.Get("silu_out", size_t(tokens) * width * 2, Fill::kNone).base;
-    ops.push_back({name, "silu_mul", [=](int) {
+    ops.push_back({name, "silu_mul", double(tokens), [=](int) {
                      EnqueueSiluMul(reinterpret_cast<__nv_bfloat16*>(in), reinterpret_cast<__nv_bfloat16*>(out),
                                     tokens, static_cast<int>(width), s);
                    }});
   };
-  // A collective's bytes (servesim's comm_bytes), copied device to device.
-  auto comm = [&](std::vector<OpStep>& ops, const std::string& name, const std::string& kind, size_t bytes) {
-    if (bytes == 0) return;
-    char* src = R.Get("comm_src", bytes, Fill::kBf16).base;
-    char* dst = R.Get("comm_dst", bytes, Fill::kNone).base;
-    ops.push_back({name, kind, [=](int) { CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s)); }});
-  };
   auto rope = [&](std::vector<OpStep>& ops, const std::string& name, int64_t rows_per_token, int64_t stride) {
     char* x = R.Get("rope_x", size_t(t) * rows_per_token * stride * 2, Fill::kBf16).base;
     int32_t* pos = reinterpret_cast<int32_t*>(R.Get("positions", size_t(t) * 4, Fill::kIdx, 1, 0, 65536).base);
-    ops.push_back({name, "rope", [=](int) {
+    ops.push_back({name, "rope", double(t * rows_per_token), [=](int) {
                      EnqueueRope(reinterpret_cast<__nv_bfloat16*>(x) + (stride - kRope), pos, t * rows_per_token,
                                  static_cast<int>(rows_per_token), static_cast<int>(kRope), static_cast<int>(stride), s);
                    }});
@@ -281,158 +401,208 @@ Iteration Build(const Layout& L, const Batch& b, Registry& R, Plans& plans, Cont
     const size_t bytes = size_t(t) * kHidden * 2;
     char* src = R.Get("embed_rows", bytes, Fill::kBf16).base;
     char* dst = R.Get("hidden", bytes, Fill::kNone).base;
-    it.pre.push_back({"embedding", "copy_d2d",
+    it.pre.push_back({"embedding", "copy_d2d", double(bytes),
                       [=](int) { CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s)); }});
-    if (L.attn_tp > 1) comm(it.pre, "embedding_all_reduce", "all_reduce", bytes);
+    if (L.attn_tp > 1) copy(it.pre, "embedding_all_reduce", "all_reduce", bytes);
   }
 
   // Attention, every layer.
   auto& A = it.attn;
   norm(A, "input_layernorm", kHidden, t);
-  gemm(A, "fused_qkv_a_proj", true, t, kQLora + kLatent, kHidden, 1, "w_qkv_a", kLayers);
+  gemm(A, "fused_qkv_a_proj", true, t, kQLora + kLatent, kHidden, "w_qkv_a", kLayers);
   norm(A, "q_a_layernorm", kQLora, t);
   norm(A, "kv_a_layernorm", kKvLora, t);
-  gemm(A, "q_b_proj", true, t, heads * (kNope + kRope), kQLora, 1, "w_q_b", kLayers);
+  gemm(A, "q_b_proj", true, t, heads * (kNope + kRope), kQLora, "w_q_b", kLayers);
   rope(A, "rope", heads + 1, kNope + kRope);
-  gemm(A, "indexer_wq_b", true, t, kIdxHeads * kIdxDim, kQLora, 1, "w_idx_wq_b", kLayers);
-  gemm(A, "indexer_wk", true, t, kIdxDim, kHidden, 1, "w_idx_wk", kLayers);
-  gemm(A, "indexer_weights_proj", false, t, kIdxHeads, kHidden, 1, "w_idx_wproj", kLayers);  // BF16 (unquantized)
+  gemm(A, "indexer_wq_b", true, t, kIdxHeads * kIdxDim, kQLora, "w_idx_wq_b", kLayers);
+  gemm(A, "indexer_wk", true, t, kIdxDim, kHidden, "w_idx_wk", kLayers);
+  gemm(A, "indexer_weights_proj", false, t, kIdxHeads, kHidden, "w_idx_wproj", kLayers);  // BF16 (unquantized)
   rope(A, "indexer_rope", kIdxHeads + 1, kIdxDim);
   if (N > 0) {
-    const size_t nk = size_t(N) * C;
+    const size_t nk = size_t(N) * dec_row;
     const uint8_t* q = reinterpret_cast<const uint8_t*>(R.Get("ix_q", size_t(N) * kIdxHeads * kIdxDim, Fill::kFp8).base);
     const float* w = reinterpret_cast<const float*>(R.Get("ix_w", size_t(N) * kIdxHeads * 4, Fill::kF32).base);
     Rot keys = R.Get("ix_keys", nk * kIdxDim, Fill::kFp8, kLayers, kCacheBudget);
     Rot ks = R.Get("ix_kscale", nk * 4, Fill::kScaleW, kLayers, kCacheBudget);
     float* sc = reinterpret_cast<float*>(R.Get("ix_scores", nk * 4, Fill::kNone).base);
-    A.push_back({"indexer_decode", "indexer_decode", [=](int l) {
+    A.push_back({"indexer_decode", "indexer_decode", double(nk), [=](int l) {
                    EnqueueIndexer(q, w, reinterpret_cast<uint8_t*>(keys.at(l)), reinterpret_cast<float*>(ks.at(l)),
-                                  sc, static_cast<int>(N), static_cast<int>(C), false, 0, static_cast<int>(C), s);
+                                  sc, static_cast<int>(N), static_cast<int>(dec_row), false, 0,
+                                  static_cast<int>(dec_row), s);
+                 }});
+    // vLLM v0.13's decode indexer writes FP32 logits rows max_model_len wide
+    // and has DeepGEMM fill each past its keys with -inf (clean_logits). The
+    // real write-only pass runs here, not the copy servesim prices it by
+    // (x = bytes written / 2): it is the kernel servesim_logits_clean_check
+    // times against that copy, so the check covers the stand-in too. Its rows
+    // are a buffer of their own: the top-k kernel reads contiguous score rows.
+    const double cleaned = double(N) * double(std::max<int64_t>(0, kMaxModelLen - dec_keys));
+    float* logits = reinterpret_cast<float*>(R.Get("ix_logits", size_t(N) * kMaxModelLen * 4, Fill::kNone).base);
+    int32_t* row_keys = reinterpret_cast<int32_t*>(R.Get("ix_logits_keys", size_t(N) * 4, Fill::kNone).base);
+    it.setup.push_back([row_keys, N, dec_keys] {
+      const std::vector<int32_t> host(N, static_cast<int32_t>(dec_keys));
+      CUDA_CHECK(cudaMemcpy(row_keys, host.data(), host.size() * 4, cudaMemcpyHostToDevice));
+    });
+    A.push_back({"indexer_logits_clean", "indexer_logits_clean", cleaned * 4 / 2, [=](int) {
+                   EnqueueCleanLogits(logits, row_keys, static_cast<int>(N), static_cast<int>(kMaxModelLen), s);
                  }});
   }
-  if (sparse_prefill > 0) {
+  if (P > 0) {
     const uint8_t* q = reinterpret_cast<const uint8_t*>(R.Get("ixp_q", size_t(P) * kIdxHeads * kIdxDim, Fill::kFp8).base);
     const float* w = reinterpret_cast<const float*>(R.Get("ixp_w", size_t(P) * kIdxHeads * 4, Fill::kF32).base);
     Rot keys = R.Get("ixp_keys", size_t(P) * kIdxDim, Fill::kFp8, kLayers, kCacheBudget);
     Rot ks = R.Get("ixp_kscale", size_t(P) * 4, Fill::kScaleW, kLayers, kCacheBudget);
     float* sc = reinterpret_cast<float*>(R.Get("ixp_scores", size_t(P) * P * 4, Fill::kNone).base);
-    A.push_back({"indexer_prefill", "indexer_prefill", [=](int l) {
+    A.push_back({"indexer_prefill", "indexer_prefill", double(CausalPairs(P, 0)), [=](int l) {
                    EnqueueIndexer(q, w, reinterpret_cast<uint8_t*>(keys.at(l)), reinterpret_cast<float*>(ks.at(l)),
                                   sc, static_cast<int>(P), static_cast<int>(P), true, 0, static_cast<int>(P), s);
                  }});
   }
-  if (N > 0 || sparse_prefill > 0) {
-    // One top-k over the decode rows, one over the prefill rows (servesim
-    // costs both as one "topk" op of x = all scored keys).
-    if (N > 0) {
-      const float* sc = reinterpret_cast<const float*>(R.Get("ix_scores", size_t(N) * C * 4, Fill::kNone).base);
-      int32_t* out = reinterpret_cast<int32_t*>(R.Get("topk_out", size_t(N) * kIndexTopK * 4, Fill::kNone).base);
-      A.push_back({"index_topk", "topk", [=](int) {
-                     EnqueueTopK(sc, static_cast<int>(N), static_cast<int>(C), kIndexTopK, out, s);
-                   }});
+  if (dec_select || pre_sel_rows > 0) {
+    // One op, as servesim's: the decode rows' selection over the indexer's
+    // scores, the prefill's over random scores of its rows' mean length (the
+    // indexer wrote the prefill's rows at stride P, which the kernel cannot
+    // step), as the topk table's random rows.
+    const float* dec_sc = nullptr;
+    const float* pre_sc = nullptr;
+    int32_t* dec_out = nullptr;
+    int32_t* pre_out = nullptr;
+    if (dec_select) {
+      dec_sc = reinterpret_cast<const float*>(R.Get("ix_scores", size_t(N) * dec_row * 4, Fill::kNone).base);
+      dec_out = reinterpret_cast<int32_t*>(R.Get("topk_out", size_t(N) * kIndexTopK * 4, Fill::kNone).base);
     }
-    if (sparse_prefill > 0) {
-      const float* sc = reinterpret_cast<const float*>(R.Get("ixp_scores", size_t(P) * P * 4, Fill::kNone).base);
-      int32_t* out = reinterpret_cast<int32_t*>(R.Get("topkp_out", size_t(P) * kIndexTopK * 4, Fill::kNone).base);
-      A.push_back({"index_topk_prefill", "topk", [=](int) {
-                     EnqueueTopK(sc, static_cast<int>(P), static_cast<int>(P), kIndexTopK, out, s);
-                   }});
+    if (pre_sel_rows > 0) {
+      pre_sc = reinterpret_cast<const float*>(
+          R.Get("ixp_topk_scores", size_t(pre_sel_rows) * pre_sel_row * 4, Fill::kF32).base);
+      pre_out = reinterpret_cast<int32_t*>(R.Get("topkp_out", size_t(pre_sel_rows) * kIndexTopK * 4, Fill::kNone).base);
     }
+    const double keys = (dec_select ? double(N) * dec_row : 0.0) + double(pre_sel_rows) * pre_sel_row;
+    A.push_back({"index_topk", "topk", keys, [=](int) {
+                   if (dec_sc) EnqueueTopK(dec_sc, static_cast<int>(N), static_cast<int>(dec_row), kIndexTopK, dec_out, s);
+                   if (pre_sc) {
+                     EnqueueTopK(pre_sc, static_cast<int>(pre_sel_rows), static_cast<int>(pre_sel_row), kIndexTopK,
+                                 pre_out, s);
+                   }
+                 }});
   }
-  const int64_t absorbed = N + sparse_prefill;
-  gemm(A, "attn_w_uk", false, absorbed, kKvLora, kNope, static_cast<int>(heads), "w_uk", kLayers);
+  const int64_t absorbed = N + P;  // every row takes the sparse (absorbed) path
+  bmm(A, "attn_w_uk", absorbed, kKvLora, kNope, "w_uk");
   if (N > 0) {
     // BF16 latent cache (vLLM's default kv_cache_dtype "auto" -> bfloat16 on
-    // Hopper); each layer gathers a fresh top-k set from a 2M-entry pool.
+    // Hopper); each layer gathers a fresh random set of each row's keys from a
+    // 2M-entry pool, as the attention suite's sparse_mla_decode does (there
+    // every row walks 2048, x = rows x 2048; servesim prices x = the keys
+    // walked). Heads padded to 64 (FlashMLA's h_q).
     const int64_t hp = L.sparse_heads;
-    const int splits = SparseMlaSplits(static_cast<int>(hp), static_cast<int>(N), static_cast<int>(dec_topk));
+    const int splits = SparseMlaSplits(static_cast<int>(hp), static_cast<int>(N), static_cast<int>(dec_attended));
     const __nv_bfloat16* q = reinterpret_cast<const __nv_bfloat16*>(R.Get("mla_q", size_t(N) * hp * kLatent * 2, Fill::kBf16).base);
     const void* cache = R.Get("mla_pool", size_t(kMlaDecodePoolEntries) * kMlaBf16EntryBytes, Fill::kBf16).base;
-    Rot idx = R.Get("mla_idx", size_t(N) * dec_topk * 4, Fill::kIdx, kLayers, kCacheBudget,
+    Rot idx = R.Get("mla_idx", size_t(N) * dec_attended * 4, Fill::kIdx, kLayers, kCacheBudget,
                     static_cast<int32_t>(kMlaDecodePoolEntries));
     __nv_bfloat16* out = reinterpret_cast<__nv_bfloat16*>(R.Get("mla_out", size_t(N) * hp * kKvLora * 2, Fill::kNone).base);
     float* po = reinterpret_cast<float*>(R.Get("mla_part_o", size_t(N) * splits * hp * kKvLora * 4, Fill::kNone).base);
     float* pm = reinterpret_cast<float*>(R.Get("mla_part_ml", size_t(N) * splits * hp * 2 * 4, Fill::kNone).base);
-    A.push_back({"sparse_mla_decode", "sparse_mla_decode", [=](int l) {
+    A.push_back({"sparse_mla_decode", "sparse_mla_decode", double(N * dec_attended), [=](int l) {
                    EnqueueSparseMla(false, q, cache, reinterpret_cast<int32_t*>(idx.at(l)), static_cast<int>(N),
-                                    static_cast<int>(hp), static_cast<int>(dec_topk), splits, out, po, pm, s);
+                                    static_cast<int>(hp), static_cast<int>(dec_attended), splits, out, po, pm, s);
                  }});
   }
-  if (sparse_prefill > 0) {
+  if (P > 0) {
     // As the attention suite's sparse_mla_prefill: BF16 kernel, one query
-    // token per block row, top-2048 gathered within the sequence's own cache.
+    // token per block row, keys gathered within the prompt's own cache (it
+    // stays in L2), heads padded to 64. pre_attended keys per row.
     const int64_t hp = L.sparse_heads;
     const __nv_bfloat16* q = reinterpret_cast<const __nv_bfloat16*>(R.Get("mlap_q", size_t(P) * hp * kLatent * 2, Fill::kBf16).base);
     Rot cache = R.Get("mlap_cache", size_t(P) * kMlaBf16EntryBytes, Fill::kBf16, kLayers, kCacheBudget);
-    Rot idx = R.Get("mlap_idx", size_t(P) * kIndexTopK * 4, Fill::kIdx, 2, 1, static_cast<int32_t>(P));
+    Rot idx = R.Get("mlap_idx", size_t(P) * pre_attended * 4, Fill::kIdx, 2, 1, static_cast<int32_t>(P));
     __nv_bfloat16* out = reinterpret_cast<__nv_bfloat16*>(R.Get("mlap_out", size_t(P) * hp * kKvLora * 2, Fill::kNone).base);
-    A.push_back({"sparse_mla_prefill", "sparse_mla_prefill", [=](int l) {
+    // The index buffer serves every prefill of the layout, filled at
+    // allocation for one of them: its indices are drawn again within this
+    // prompt's P cache entries.
+    it.setup.push_back([idx, P, s] {
+      FillI32Mod(reinterpret_cast<int32_t*>(idx.base), idx.stride / 4 * idx.slots, 77, static_cast<int32_t>(P), s);
+    });
+    A.push_back({"sparse_mla_prefill", "sparse_mla_prefill", double(P * pre_attended), [=](int l) {
                    EnqueueSparseMla(false, q, cache.at(l), reinterpret_cast<int32_t*>(idx.at(l)), static_cast<int>(P),
-                                    static_cast<int>(hp), kIndexTopK, 1, out, nullptr, nullptr, s);
+                                    static_cast<int>(hp), static_cast<int>(pre_attended), 1, out, nullptr, nullptr, s);
                  }});
   }
-  gemm(A, "attn_w_uv", false, absorbed, kVHead, kKvLora, static_cast<int>(heads), "w_uv", kLayers);
-  if (dense_prefill) {
-    gemm(A, "kv_b_proj", true, P, heads * (kNope + kVHead), kKvLora, 1, "w_kv_b", kLayers);
-    const size_t nqk = size_t(P) * heads * (kNope + kRope), nv = size_t(P) * heads * kVHead;
-    auto* q = reinterpret_cast<__nv_bfloat16*>(R.Get("mha_q", nqk * 2, Fill::kBf16).base);
-    auto* k = reinterpret_cast<__nv_bfloat16*>(R.Get("mha_k", nqk * 2, Fill::kBf16).base);
-    auto* v = reinterpret_cast<__nv_bfloat16*>(R.Get("mha_v", nv * 2, Fill::kBf16).base);
-    auto* o = reinterpret_cast<__nv_bfloat16*>(R.Get("mha_out", nv * 2, Fill::kNone).base);
-    A.push_back({"dense_mha_prefill", "dense_mha_prefill", [=](int) {
-                   EnqueueDenseMha(q, k, v, o, 1, static_cast<int>(P), static_cast<int>(heads), s);
-                 }});
-  }
-  gemm(A, "o_proj", true, t, kHidden, heads * kVHead, 1, "w_o", kLayers);
-  if (L.attn_tp > 1) comm(A, "attn_all_reduce", "all_reduce", size_t(t) * kHidden * 2);
+  bmm(A, "attn_w_uv", absorbed, kVHead, kKvLora, "w_uv");
+  gemm(A, "o_proj", true, t, kHidden, heads * kVHead, "w_o", kLayers);
+  if (L.attn_tp > 1) copy(A, "attn_all_reduce", "all_reduce", size_t(t) * kHidden * 2);
   norm(A, "post_attention_layernorm", kHidden, t);
 
   // Dense FFN (3 layers): TP within the DP rank (vLLM: dense_tp = tp).
   auto& D = it.dense;
-  gemm(D, "dense_gate_up_proj", true, t, 2 * L.dense_w, kHidden, 1, "w_dense_gate_up", kDenseLayers);
+  gemm(D, "dense_gate_up_proj", true, t, 2 * L.dense_w, kHidden, "w_dense_gate_up", kDenseLayers);
   silu(D, "dense_silu_mul", L.dense_w, t);
-  gemm(D, "dense_down_proj", true, t, kHidden, L.dense_w, 1, "w_dense_down", kDenseLayers);
-  if (L.attn_tp > 1) comm(D, "dense_all_reduce", "all_reduce", size_t(t) * kHidden * 2);
+  gemm(D, "dense_down_proj", true, t, kHidden, L.dense_w, "w_dense_down", kDenseLayers);
+  if (L.attn_tp > 1) copy(D, "dense_all_reduce", "all_reduce", size_t(t) * kHidden * 2);
 
   // MoE (58 layers).
   auto& M = it.moe;
   const int moe_layers = kLayers - kDenseLayers;
-  gemm(M, "router_gate", false, t, kExperts, kHidden, 1, "w_router", moe_layers);  // BF16 (unquantized)
+  gemm(M, "router_gate", false, t, kExperts, kHidden, "w_router", moe_layers);  // BF16 (unquantized)
   {
     const float* lg = reinterpret_cast<const float*>(R.Get("router_logits", size_t(t) * kExperts * 4, Fill::kF32).base);
     const float* bias = reinterpret_cast<const float*>(R.Get("router_bias", kExperts * 4, Fill::kF32).base);
     int32_t* idx = reinterpret_cast<int32_t*>(R.Get("router_idx", size_t(t) * 32, Fill::kNone).base);
     float* wt = reinterpret_cast<float*>(R.Get("router_wts", size_t(t) * 32, Fill::kNone).base);
-    M.push_back({"router_topk", "router_topk",
+    M.push_back({"router_topk", "router_topk", double(t),
                  [=](int) { EnqueueRouterTopK(lg, bias, static_cast<int>(t), idx, wt, s); }});
   }
   const size_t shard_bytes = size_t((moe_tokens + L.dp - 1) / L.dp) * kHidden * 2;
-  if (L.dp > 1) comm(M, "moe_all_gather", "all_gather", shard_bytes);
-  gemm(M, "shared_gate_up_proj", true, t, 2 * L.shared_w, kHidden, 1, "w_shared_gate_up", moe_layers);
+  if (L.dp > 1) copy(M, "moe_all_gather", "all_gather", shard_bytes);
+  gemm(M, "shared_gate_up_proj", true, t, 2 * L.shared_w, kHidden, "w_shared_gate_up", moe_layers);
   silu(M, "shared_silu_mul", L.shared_w, t);
-  gemm(M, "shared_down_proj", true, t, kHidden, L.shared_w, 1, "w_shared_down", moe_layers);
+  gemm(M, "shared_down_proj", true, t, kHidden, L.shared_w, "w_shared_down", moe_layers);
   {
-    // Uniform routing as the grouped suite measures it: one strided-batched
-    // call over min(local experts, pairs) experts with ceil(pairs / that) rows.
-    const int batch = static_cast<int>(std::min(L.local_experts, pairs));
-    const int64_t m = (pairs + batch - 1) / batch;
-    gemm(M, "experts_gate_up", true, m, 2 * L.expert_w, kHidden, batch, "w_experts_gate_up", moe_layers);
+    // servesim prices the grouped GEMMs by the experts the pairs touch under
+    // random routing (sim/cost/op_cost.cc GroupedGemmUs: the table's uniform
+    // point scaled by ExpectedExpertsTouched / min(pairs, experts)): one
+    // strided-batched call, as the grouped suite times it, over that many
+    // experts (rounded, at least 1) with ceil(pairs / experts) rows each.
+    const int experts = std::max(
+        1, static_cast<int>(std::llround(ExpectedExpertsTouched(double(pairs), double(L.local_experts)))));
+    const int64_t m = CeilDiv(pairs, experts);
+    // No all-to-all (whose dispatch would quantize): the gathered tokens the
+    // experts see are quantized once, the down GEMM's pair rows each.
+    act_quant(M, "experts_gate_up", moe_tokens, kHidden);
+    matmul(M, "experts_gate_up", "grouped_gemm_fp8", true, m, 2 * L.expert_w, kHidden, experts, "w_experts_gate_up",
+           moe_layers, double(pairs));
     silu(M, "experts_silu_mul", L.expert_w, pairs);
-    gemm(M, "experts_down", true, m, kHidden, L.expert_w, batch, "w_experts_down", moe_layers);
+    act_quant(M, "experts_down", pairs, L.expert_w);
+    matmul(M, "experts_down", "grouped_gemm_fp8", true, m, kHidden, L.expert_w, experts, "w_experts_down", moe_layers,
+           double(pairs));
+    // Each token's top-k expert rows summed with the router weights (vLLM's
+    // moe_sum): the pairs' BF16 rows read, the tokens' written.
+    copy(M, "experts_topk_reduce", "moe_topk_reduce", size_t(pairs + moe_tokens) * kHidden * 2 / 2);
   }
-  if (L.dp > 1) comm(M, "moe_reduce_scatter", "reduce_scatter", shard_bytes);
-  else comm(M, "moe_all_reduce", "all_reduce", size_t(t) * kHidden * 2);
+  if (L.dp > 1) copy(M, "moe_reduce_scatter", "reduce_scatter", shard_bytes);
+  else copy(M, "moe_all_reduce", "all_reduce", size_t(t) * kHidden * 2);
 
   // Head: final norm, LM head (BF16, unquantized; vocab split over the TP
   // group, lm_head_dp), logits all-gather, sampling.
   norm(it.head, "final_norm", kHidden, t);
-  gemm(it.head, "lm_head", false, rows, L.lm_n, kHidden, 1, "w_lm_head", 1);
-  if (L.attn_tp > 1) comm(it.head, "logits_all_gather", "all_gather", size_t(rows) * L.lm_n * 2);
+  gemm(it.head, "lm_head", false, rows, L.lm_n, kHidden, "w_lm_head", 1);
+  if (L.attn_tp > 1) copy(it.head, "logits_all_gather", "all_gather", size_t(rows) * L.lm_n * 2);
   {
-    const float* lg = reinterpret_cast<const float*>(R.Get("logits", size_t(rows) * kVocab * 4, Fill::kF32).base);
-    int32_t* tok = reinterpret_cast<int32_t*>(R.Get("tokens", size_t(rows) * 4, Fill::kNone).base);
-    it.head.push_back({"sampling", "sampling",
-                       [=](int) { EnqueueSampling(lg, static_cast<int>(rows), kVocab, 1.0f, 1234, tok, s); }});
+    // vLLM's PyTorch top-p sampler over the whole vocabulary, as the
+    // sampling_top_p table times it. vLLM runs it outside the model's CUDA
+    // graph; it is captured here in the iteration's graph (the CUB sorts run
+    // on preallocated temporary storage, capturable, as the sampler suite
+    // captures them to time the table), so measurement and table alike hold
+    // no host launch time.
+    const TopPSampler sampler =
+        LayOutTopPSampler(R.Get("sampler", TopPSamplerBytes(static_cast<int>(rows)), Fill::kNone).base,
+                          static_cast<int>(rows));
+    const auto* logits = reinterpret_cast<const __nv_bfloat16*>(
+        R.Get("sampler_logits", size_t(rows) * kVocab * 2, Fill::kLogits).base);
+    it.setup.push_back([sampler] { InitTopPSampler(sampler); });
+    it.head.push_back({"sampling", "sampling_top_p", double(rows),
+                       [=](int) { EnqueueTopPSampling(sampler, logits, kTopP, 1234, s); }});
+    it.sampled = sampler.out;
+    it.sampled_rows = rows;
   }
   return it;
 }
@@ -484,7 +654,7 @@ std::vector<double> TimeGraph(cudaStream_t s, cudaGraphExec_t exec, int reps) {
 void Breakdown(const Iteration& it, cudaStream_t s, FILE* log) {
   struct Row {
     std::string name, kind;
-    double us_each, count;
+    double x, us_each, count;
   };
   std::vector<Row> rows;
   auto measure = [&](const OpStep& o, double count) {
@@ -492,7 +662,7 @@ void Breakdown(const Iteration& it, cudaStream_t s, FILE* log) {
     cudaGraphExec_t g = CaptureGraph(s, [&] { for (int i = 0; i < kInst; ++i) o.enqueue(kDenseLayers + i); }, nullptr);
     const double ms = Median(TimeGraph(s, g, 5));
     CUDA_CHECK(cudaGraphExecDestroy(g));
-    rows.push_back({o.name, o.kind, 1000.0 * ms / kInst, count});
+    rows.push_back({o.name, o.kind, o.x, 1000.0 * ms / kInst, count});
   };
   for (const auto& o : it.pre) measure(o, 1);
   for (const auto& o : it.attn) measure(o, kLayers);
@@ -501,18 +671,31 @@ void Breakdown(const Iteration& it, cudaStream_t s, FILE* log) {
   for (const auto& o : it.head) measure(o, 1);
   double total = 0;
   for (const auto& r : rows) {
-    std::fprintf(log, "    op %-26s %-20s %10.2f us x %2.0f = %10.1f us\n", r.name.c_str(), r.kind.c_str(), r.us_each,
-                 r.count, r.us_each * r.count);
+    std::fprintf(log, "    op %-30s %-20s x %12.0f %10.2f us x %2.0f = %10.1f us\n", r.name.c_str(), r.kind.c_str(),
+                 r.x, r.us_each, r.count, r.us_each * r.count);
     total += r.us_each * r.count;
   }
   std::fprintf(log, "    sum of isolated ops: %.3f ms\n", total / 1000.0);
+}
+
+// The op list in the columns of `servesim explain`'s op table (op, kind, x,
+// layers), to compare with it before any timing.
+void ListOps(const Iteration& it, FILE* out) {
+  auto list = [&](const std::vector<OpStep>& ops, int layers) {
+    for (const auto& o : ops) std::fprintf(out, "  %-30s %-20s %12.0f %6d\n", o.name.c_str(), o.kind.c_str(), o.x, layers);
+  };
+  list(it.pre, 1);
+  list(it.attn, kLayers);
+  list(it.dense, kDenseLayers);
+  list(it.moe, kLayers - kDenseLayers);
+  list(it.head, 1);
 }
 
 int Main(int argc, char** argv) {
   std::string csv_path;
   std::string layouts_arg = "tp8,dp8ep8";
   double budget_s = 330;
-  bool quick = false, breakdown = false;
+  bool quick = false, breakdown = false, list_ops = false;
   // Every FP8 GEMM per-tensor, as the profile's gemm_fp8 tables are since the
   // fourth 2026-12-06 session (docs/calibration.md, "FP8 scaling mode"):
   // the check composes the kernels the profile timed.
@@ -527,14 +710,16 @@ int Main(int argc, char** argv) {
     else if (a == "--breakdown") breakdown = true;
     else if (a == "--fp8-per-tensor") fp8_per_tensor = true;
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    else if (a == "--list-ops") list_ops = true;
     else {
       std::fprintf(stderr, "servesim_iteration: unknown or incomplete argument '%s'\nusage: servesim_iteration --csv PATH "
                            "[--layouts tp8,dp8ep8] [--budget-s S] [--quick] [--breakdown] [--fp8-per-tensor] "
+                           "[--only BATCH]\n       servesim_iteration --list-ops [--layouts ...] [--quick] "
                            "[--only BATCH]\n", a.c_str());
       return 2;
     }
   }
-  if (csv_path.empty()) {
+  if (csv_path.empty() && !list_ops) {
     std::fprintf(stderr, "servesim_iteration: --csv: required\n");
     return 2;
   }
@@ -570,6 +755,20 @@ int Main(int argc, char** argv) {
     return 2;
   }
 
+  if (list_ops) {
+    // The sizing pass alone: no buffers, no timing (the device is asked only
+    // for its SM count and CUB's sort storage).
+    Context ctx;
+    for (const Layout& L : layouts) {
+      for (const Batch& b : batches) {
+        Registry reg;
+        Plans none(&ctx);
+        std::printf("== %s %s\n", L.name.c_str(), b.Name().c_str());
+        ListOps(Build(L, b, reg, none, ctx), stdout);
+      }
+    }
+    return 0;
+  }
   FILE* csv = std::fopen(csv_path.c_str(), "w");
   if (!csv) {
     std::fprintf(stderr, "servesim_iteration: --csv: cannot write %s\n", csv_path.c_str());
@@ -579,8 +778,9 @@ int Main(int argc, char** argv) {
 
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("servesim_iteration: %s, %d SMs, L2 %.0f MB; collectives replaced by device-to-device copies of the "
-              "same bytes\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6);
+  std::printf("servesim_iteration: %s, %d SMs, L2 %.0f MB; collectives, FP8 activation quantization and the top-k "
+              "expert reduce replaced by device-to-device copies of the bytes servesim prices them by\n", prop.name,
+              prop.multiProcessorCount, prop.l2CacheSize / 1e6);
   Context ctx;
   CUDA_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
   CUBLAS_CHECK(cublasLtCreate(&ctx.lt));
@@ -612,13 +812,13 @@ int Main(int argc, char** argv) {
         std::printf("  %-8s %-32s SKIPPED (time budget)\n", L.name.c_str(), b.Name().c_str());
         continue;
       }
-      if (b.prefill_tokens > kDenseMhaMaxTokens) {
-        // Prefill top-k indices stay within the sequence's own cache.
-        Rot idx = reg.Get("mlap_idx", size_t(b.prefill_tokens) * kIndexTopK * 4, Fill::kIdx, 2, 1);
-        FillI32Mod(reinterpret_cast<int32_t*>(idx.base), idx.stride / 4 * idx.slots, 77,
-                   static_cast<int32_t>(b.prefill_tokens), ctx.stream);
-      }
       const Iteration it = Build(L, b, reg, plans, ctx);
+      // The batch's index patterns and constants, once the previous batch's
+      // work on the shared buffers is done; then the device is idle (the
+      // setup's host-to-device copies run on no stream of ours).
+      CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
+      for (const auto& setup : it.setup) setup();
+      CUDA_CHECK(cudaDeviceSynchronize());
       it.Enqueue();  // eager pass: plans, kernel attributes, warm-up
       CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
       size_t nodes = 0;
@@ -632,18 +832,19 @@ int Main(int argc, char** argv) {
       std::vector<double> sorted = ms;
       std::sort(sorted.begin(), sorted.end());
       // Sanity: the sampled token ids are in the vocabulary.
-      const int64_t rows = b.decode_seqs + (b.prefill_tokens > 0 ? 1 : 0);
-      std::vector<int32_t> tok(rows);
-      CUDA_CHECK(cudaMemcpy(tok.data(), reg.Get("tokens", rows * 4, Fill::kIdx).base, rows * 4, cudaMemcpyDeviceToHost));
+      std::vector<int64_t> tok(it.sampled_rows);
+      CUDA_CHECK(cudaMemcpy(tok.data(), it.sampled, tok.size() * 8, cudaMemcpyDeviceToHost));
       bool ok = true;
-      for (int32_t x : tok) ok &= x >= 0 && x < kVocab;
+      for (int64_t x : tok) ok &= x >= 0 && x < kVocab;
       if (!ok) ++failures;
       std::printf("  %-8s %-32s %10.3f ms  [min %.3f max %.3f, %d replays, %zu graph nodes]%s\n", L.name.c_str(),
                   b.Name().c_str(), med, sorted.front(), sorted.back(), reps, nodes, ok ? "" : "  SAMPLING CHECK FAILED");
       std::fflush(stdout);
       std::fprintf(csv, "%s,%s,%.4f\n", L.name.c_str(), b.Name().c_str(), med);
       std::fflush(csv);
-      const bool breakdown_here = breakdown && ((b.decode_seqs == 64 && b.context == 2048 && b.prefill_tokens == 0) ||
+      // The decode, prefill and mixed batches whose ops compare with
+      // explain's tables one by one.
+      const bool breakdown_here = breakdown && ((b.decode_seqs == 64 && b.context == 2048) ||
                                                 (b.decode_seqs == 0 && b.prefill_tokens == 2048) ||
                                                 (b.decode_seqs == 1 && b.context == 2048));
       if (breakdown_here) {

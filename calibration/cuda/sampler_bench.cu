@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "calibration/cuda/block_argmax.cuh"
+#include "calibration/cuda/kernels.h"
 #include "calibration/cuda/suites.h"
 
 namespace servesim::calibration::cuda {
@@ -167,27 +168,6 @@ __global__ void GatherKeysKernel(const float* keys, const int64_t* flat, float* 
   }
 }
 
-// Buffers of one top-p sampling call over `rows` rows.
-struct TopPBuffers {
-  int rows = 0;
-  size_t n = 0;
-  float* logits = nullptr;       // fp32 logits (also the scatter target)
-  float* sorted = nullptr;       // logits_sort
-  float* probs = nullptr;        // probs_sort / cumsum, then the final probs
-  float* q = nullptr;            // exponential noise
-  int64_t* idx_in = nullptr;     // arange
-  int64_t* idx_sorted = nullptr; // logits_idx
-  int64_t* flat_a = nullptr;     // full-sort path: flat indices
-  int64_t* flat_b = nullptr;
-  int32_t* row_a = nullptr;
-  int32_t* row_b = nullptr;
-  int* offsets = nullptr;        // rows + 1 segment offsets
-  bool* mask = nullptr;
-  int64_t* out = nullptr;
-  void* cub_temp = nullptr;
-  size_t cub_temp_bytes = 0;
-};
-
 bool UseSegmentedSort(int rows) { return rows >= 128; }
 
 size_t CubTempBytes(int rows, size_t n) {
@@ -205,36 +185,48 @@ size_t CubTempBytes(int rows, size_t n) {
   return std::max(a, b);
 }
 
-TopPBuffers AllocTopP(Arena& arena, int rows) {
-  TopPBuffers b;
+// The sampler's buffers laid out from `base` (null: sizes only); `bytes`
+// gets their total. One layout serves TopPSamplerBytes and LayOutTopPSampler.
+TopPSampler LayOut(char* base, int rows, size_t* bytes) {
+  TopPSampler b;
   b.rows = rows;
   b.n = size_t(rows) * kVocab;
-  b.logits = static_cast<float*>(arena.Alloc(b.n * 4));
-  b.sorted = static_cast<float*>(arena.Alloc(b.n * 4));
-  b.probs = static_cast<float*>(arena.Alloc(b.n * 4));
-  b.q = static_cast<float*>(arena.Alloc(b.n * 4));
-  b.idx_in = static_cast<int64_t*>(arena.Alloc(b.n * 8));
-  b.idx_sorted = static_cast<int64_t*>(arena.Alloc(b.n * 8));
+  size_t used = 0;
+  auto take = [&](size_t size) {
+    char* p = base ? base + used : nullptr;
+    used += (size + 255) & ~size_t{255};
+    return p;
+  };
+  b.logits = reinterpret_cast<float*>(take(b.n * 4));
+  b.sorted = reinterpret_cast<float*>(take(b.n * 4));
+  b.probs = reinterpret_cast<float*>(take(b.n * 4));
+  b.q = reinterpret_cast<float*>(take(b.n * 4));
+  b.idx_in = reinterpret_cast<int64_t*>(take(b.n * 8));
+  b.idx_sorted = reinterpret_cast<int64_t*>(take(b.n * 8));
   if (!UseSegmentedSort(rows)) {
-    b.flat_a = static_cast<int64_t*>(arena.Alloc(b.n * 8));
-    b.flat_b = static_cast<int64_t*>(arena.Alloc(b.n * 8));
-    b.row_a = static_cast<int32_t*>(arena.Alloc(b.n * 4));
-    b.row_b = static_cast<int32_t*>(arena.Alloc(b.n * 4));
+    b.flat_a = reinterpret_cast<int64_t*>(take(b.n * 8));
+    b.flat_b = reinterpret_cast<int64_t*>(take(b.n * 8));
+    b.row_a = reinterpret_cast<int32_t*>(take(b.n * 4));
+    b.row_b = reinterpret_cast<int32_t*>(take(b.n * 4));
   }
-  b.offsets = static_cast<int*>(arena.Alloc(size_t(rows + 1) * 4));
-  b.mask = static_cast<bool*>(arena.Alloc(b.n));
-  b.out = static_cast<int64_t*>(arena.Alloc(size_t(rows) * 8));
+  b.offsets = reinterpret_cast<int*>(take(size_t(rows + 1) * 4));
+  b.mask = reinterpret_cast<bool*>(take(b.n));
+  b.out = reinterpret_cast<int64_t*>(take(size_t(rows) * 8));
   b.cub_temp_bytes = CubTempBytes(rows, b.n);
-  b.cub_temp = arena.Alloc(b.cub_temp_bytes);
-  std::vector<int> off(rows + 1);
-  for (int r = 0; r <= rows; ++r) off[r] = r * kVocab;
-  CUDA_CHECK(cudaMemcpy(b.offsets, off.data(), off.size() * 4, cudaMemcpyHostToDevice));
+  b.cub_temp = take(b.cub_temp_bytes);
+  *bytes = used;
+  return b;
+}
+
+TopPSampler AllocTopP(Arena& arena, int rows) {
+  TopPSampler b = LayOutTopPSampler(arena.Alloc(TopPSamplerBytes(rows)), rows);
+  InitTopPSampler(b);
   return b;
 }
 
 // `logits.sort(dim=-1)` as PyTorch runs it: keys `in` -> b.sorted, indices
 // -> b.idx_sorted.
-void EnqueueSort(TopPBuffers& b, const float* in, cudaStream_t s) {
+void EnqueueSort(const TopPSampler& b, const float* in, cudaStream_t s) {
   const size_t n = b.n;
   if (UseSegmentedSort(b.rows)) {
     IotaKernel<<<Grid(n, 256), 256, 0, s>>>(b.idx_in, n, kVocab);
@@ -259,35 +251,16 @@ void EnqueueSort(TopPBuffers& b, const float* in, cudaStream_t s) {
   GatherKeysKernel<<<Grid(n, 256), 256, 0, s>>>(in, b.flat_b, b.sorted, b.idx_sorted, n, kVocab);
 }
 
-// The whole sampler on bf16 logits `in_bf16` (the LM head's output).
-void EnqueueTopPSampler(TopPBuffers& b, const __nv_bfloat16* in_bf16, float top_p, uint64_t seed, cudaStream_t s) {
-  const size_t n = b.n;
-  const unsigned rows = static_cast<unsigned>(b.rows);
-  Bf16ToF32Kernel<<<Grid(n, 256), 256, 0, s>>>(in_bf16, b.logits, n);
-  ScaleKernel<<<Grid(n, 256), 256, 0, s>>>(b.logits, n, 1.0f);
-  EnqueueSort(b, b.logits, s);
-  RowSoftmaxKernel<<<rows, kRowThreads, 0, s>>>(b.sorted, b.probs, kVocab);
-  RowCumsumKernel<<<rows, kRowThreads, 0, s>>>(b.probs, kVocab);
-  TopPMaskKernel<<<Grid(n, 256), 256, 0, s>>>(b.probs, b.mask, n, kVocab, 1.f - top_p);
-  MaskedFillKernel<<<Grid(n, 256), 256, 0, s>>>(b.sorted, b.mask, n);
-  ScatterKernel<<<Grid(n, 256), 256, 0, s>>>(b.sorted, b.idx_sorted, b.logits, n, kVocab);
-  RowSoftmaxKernel<<<rows, kRowThreads, 0, s>>>(b.logits, b.probs, kVocab);
-  ExponentialKernel<<<Grid(n, 256), 256, 0, s>>>(b.q, n, seed);
-  DivKernel<<<Grid(n, 256), 256, 0, s>>>(b.probs, b.q, n);
-  RowArgmaxKernel<<<rows, kRowThreads, 0, s>>>(b.probs, kVocab, b.out);
-  LAUNCH_CHECK();
-}
-
 // CPU reference on a few rows: the sort is ascending with matching indices,
 // and every sampled token lies in its row's nucleus (the smallest set of
 // largest probabilities whose sum reaches top_p).
 bool CheckTopP(Context& ctx, int rows) {
   ctx.arena->Reset();
-  TopPBuffers b = AllocTopP(*ctx.arena, rows);
+  TopPSampler b = AllocTopP(*ctx.arena, rows);
   auto* in = static_cast<__nv_bfloat16*>(ctx.arena->Alloc(b.n * 2));
   FillBf16(in, b.n, 1501, 4.0f, ctx.stream);
   const float top_p = 0.95f;
-  EnqueueTopPSampler(b, in, top_p, 7, ctx.stream);
+  EnqueueTopPSampling(b, in, top_p, 7, ctx.stream);
   CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
   std::vector<__nv_bfloat16> h_in(b.n);
   std::vector<float> h_sorted(b.n);
@@ -330,18 +303,57 @@ void RunSamplerSuite(Context& ctx) {
   for (int64_t rows : {1, 8, 32, 64, 127, 128, 256, 512, 1024}) {
     if (ctx.cfg.quick && rows != 64 && rows != 256) continue;
     ctx.arena->Reset();
-    TopPBuffers b = AllocTopP(*ctx.arena, static_cast<int>(rows));
+    TopPSampler b = AllocTopP(*ctx.arena, static_cast<int>(rows));
     const int sets = RotatingSets(b.n * 2, ctx.cfg, 8);
     auto* in = static_cast<__nv_bfloat16*>(ctx.arena->Alloc(b.n * 2 * sets));
     FillBf16(in, b.n * sets, 1502, 4.0f, ctx.stream);
     Stats st = TimeLaunches(
-        ctx.stream, [&](int it) { EnqueueTopPSampler(b, in + (it % sets) * b.n, 0.95f, 99 + it, ctx.stream); },
+        ctx.stream, [&](int it) { EnqueueTopPSampling(b, in + (it % sets) * b.n, 0.95f, 99 + it, ctx.stream); },
         ctx.cfg);
     // Useful bytes: what the passes other than the sort read and write
     // (about 90 B per logit) plus the sort's keys and indices in and out.
     ctx.rec->Add(t, static_cast<double>(rows), st, 0, 114.0 * b.n);
   }
   ctx.arena->Reset();
+}
+
+
+// Exported launch functions (kernels.h).
+size_t TopPSamplerBytes(int rows) {
+  size_t bytes = 0;
+  LayOut(nullptr, rows, &bytes);
+  return bytes;
+}
+
+TopPSampler LayOutTopPSampler(void* mem, int rows) {
+  size_t bytes = 0;
+  return LayOut(static_cast<char*>(mem), rows, &bytes);
+}
+
+void InitTopPSampler(const TopPSampler& b) {
+  std::vector<int> off(b.rows + 1);
+  for (int r = 0; r <= b.rows; ++r) off[r] = r * kVocab;
+  CUDA_CHECK(cudaMemcpy(b.offsets, off.data(), off.size() * 4, cudaMemcpyHostToDevice));
+}
+
+// The whole sampler on bf16 logits `in_bf16` (the LM head's output).
+void EnqueueTopPSampling(const TopPSampler& b, const __nv_bfloat16* in_bf16, float top_p, uint64_t seed,
+                         cudaStream_t s) {
+  const size_t n = b.n;
+  const unsigned rows = static_cast<unsigned>(b.rows);
+  Bf16ToF32Kernel<<<Grid(n, 256), 256, 0, s>>>(in_bf16, b.logits, n);
+  ScaleKernel<<<Grid(n, 256), 256, 0, s>>>(b.logits, n, 1.0f);
+  EnqueueSort(b, b.logits, s);
+  RowSoftmaxKernel<<<rows, kRowThreads, 0, s>>>(b.sorted, b.probs, kVocab);
+  RowCumsumKernel<<<rows, kRowThreads, 0, s>>>(b.probs, kVocab);
+  TopPMaskKernel<<<Grid(n, 256), 256, 0, s>>>(b.probs, b.mask, n, kVocab, 1.f - top_p);
+  MaskedFillKernel<<<Grid(n, 256), 256, 0, s>>>(b.sorted, b.mask, n);
+  ScatterKernel<<<Grid(n, 256), 256, 0, s>>>(b.sorted, b.idx_sorted, b.logits, n, kVocab);
+  RowSoftmaxKernel<<<rows, kRowThreads, 0, s>>>(b.logits, b.probs, kVocab);
+  ExponentialKernel<<<Grid(n, 256), 256, 0, s>>>(b.q, n, seed);
+  DivKernel<<<Grid(n, 256), 256, 0, s>>>(b.probs, b.q, n);
+  RowArgmaxKernel<<<rows, kRowThreads, 0, s>>>(b.probs, kVocab, b.out);
+  LAUNCH_CHECK();
 }
 
 }  // namespace servesim::calibration::cuda
