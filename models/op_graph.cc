@@ -7,27 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/check.h"
+#include "models/attention_keys.h"
 #include "models/sizes.h"
 
 namespace servesim::models {
 namespace {
-
-// Σ over query rows i = 0..q-1 of the keys row i sees, c + i + 1.
-int64_t CausalPairs(int64_t q, int64_t c) { return q * c + q * (q + 1) / 2; }
-
-// Same with each row capped at `cap` keys (top-k selection).
-int64_t CappedPairs(int64_t q, int64_t c, int64_t cap) {
-  const int64_t uncapped = std::clamp<int64_t>(cap - c, 0, q);
-  return CausalPairs(uncapped, c) + (q - uncapped) * cap;
-}
-
-// Keys of the query rows (key counts c+1 .. c+q) that have more than `cap`
-// keys: only those rows need a top-k selection; a shorter row keeps all.
-int64_t KeysOfRowsLongerThan(int64_t q, int64_t c, int64_t cap) {
-  const int64_t first = std::max(c + 1, cap + 1), last = c + q;
-  if (first > last) return 0;
-  return (first + last) * (last - first + 1) / 2;
-}
 
 // The batch's attention work, summed over its sequences.
 struct AttentionWork {

@@ -45,9 +45,16 @@
 
 #include "calibration/cuda/kernels.h"
 #include "calibration/cuda/suites.h"
+#include "models/attention_keys.h"  // the key counts the op graph prices
+#include "models/op.h"              // ExpectedExpertsTouched
 
 namespace servesim::calibration::cuda {
 namespace {
+
+using models::CappedPairs;
+using models::CausalPairs;
+using models::ExpectedExpertsTouched;
+using models::KeysOfRowsLongerThan;
 
 // DeepSeek-V3.2 dimensions (models/deepseek_v32.textproto; reference
 // model-and-kernels.md §1).
@@ -76,28 +83,6 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t m) { return CeilDiv(a, m) * m; }
 // The multiple of m nearest to v.
 int64_t NearestMultiple(double v, int64_t m) { return std::llround(v / static_cast<double>(m)) * m; }
-
-// Key counts as models/op_graph.cc counts them, for q query rows after c
-// cached tokens (row i sees c + i + 1 keys): all of them, each row capped at
-// `cap`, and those of the rows longer than `cap` (the rows a top-k selects in).
-int64_t CausalPairs(int64_t q, int64_t c) { return q * c + q * (q + 1) / 2; }
-int64_t CappedPairs(int64_t q, int64_t c, int64_t cap) {
-  const int64_t uncapped = std::clamp<int64_t>(cap - c, 0, q);
-  return CausalPairs(uncapped, c) + (q - uncapped) * cap;
-}
-int64_t KeysOfRowsLongerThan(int64_t q, int64_t c, int64_t cap) {
-  const int64_t first = std::max(c + 1, cap + 1), last = c + q;
-  if (first > last) return 0;
-  return (first + last) * (last - first + 1) / 2;
-}
-
-// The experts `pairs` token-expert pairs touch among `experts` under random
-// routing (models/op.h ExpectedExpertsTouched), which servesim's grouped-GEMM
-// price scales by.
-double ExpectedExpertsTouched(double pairs, double experts) {
-  if (pairs <= 0 || experts <= 0) return 0;
-  return experts * -std::expm1(-pairs / experts);
-}
 
 // One GPU's share of the model under a vLLM layout (models/parallel_layout.cc,
 // VllmLayout): TP8 shards heads, experts by width and the dense/shared FFN;
