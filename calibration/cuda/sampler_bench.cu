@@ -317,7 +317,6 @@ void RunSamplerSuite(Context& ctx) {
   ctx.arena->Reset();
 }
 
-
 // Exported launch functions (kernels.h).
 size_t TopPSamplerBytes(int rows) {
   size_t bytes = 0;
