@@ -16,7 +16,7 @@ class Reader {
   absl::StatusOr<std::string> String() {
     if (scan_.Peek() != '"') return Error("expected a string");
     std::optional<std::string> s = scan_.String();
-    if (!s) return Error("unterminated string");
+    if (!s) return Error(scan_.string_error());
     return *s;
   }
   absl::StatusOr<std::string> Scalar() {

@@ -152,6 +152,21 @@ TEST(VllmServeTest, MtpSpeculativeConfigFromAnUnquotedJsonWord) {
   EXPECT_EQ(c->cuda_graph_max_bs(), 512);  // min(1024 * 2 * 2, 512)
 }
 
+// The JSON is read as json.loads reads it: \u006d is "m", and an escape
+// JSON does not define is a malformed argument (bad input), not MTP.
+TEST(VllmServeTest, SpeculativeConfigEscapesAreJsonEscapes) {
+  auto c = ParseV32ServeCommand(
+      std::string(kVllmTp8) +
+      R"( --speculative-config '{"method":"\u006dtp","num_speculative_tokens":1}')");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->num_speculative_tokens(), 1);
+  auto bad = ParseV32ServeCommand(
+      std::string(kVllmTp8) +
+      R"( --speculative-config '{"method":"\mtp","num_speculative_tokens":1}')");
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("invalid escape '\\m'"), std::string::npos) << bad.status();
+}
+
 TEST(VllmServeTest, RefusesDecodeContextParallelWithTheEnginesReason) {
   auto c = ParseV32ServeCommand(std::string(kVllmTp8) + " -dcp 8");
   EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);

@@ -53,7 +53,7 @@ absl::Status WalkTopLevelObject(
   if (!scan.Eat('}')) {
     while (true) {
       std::optional<std::string> key = scan.String();
-      if (!key) return JsonError(scan, "expected a key");
+      if (!key) return JsonError(scan, absl::StrCat("a key: ", scan.string_error()));
       if (!scan.Eat(':')) return JsonError(scan, "expected ':'");
       RETURN_IF_ERROR(read_value(*key, scan));
       if (scan.Eat(',')) continue;

@@ -87,7 +87,7 @@ class JsonRow {
   absl::Status ReadString(std::string* out) {
     if (in_.Peek() != '"') return Error("expected '\"'");
     std::optional<std::string> text = in_.String();
-    if (!text) return Error("unterminated string");
+    if (!text) return Error(in_.string_error());
     *out = *std::move(text);
     return absl::OkStatus();
   }
