@@ -1044,8 +1044,12 @@ TEST(EndToEndTest, SweepsThatEvaluateNothingOrDoNotBelongTogetherExitTwo) {
   Result errors = Servesim("sweep --serve 'vllm serve m -tp 8 --frobnicate'" + bench +
                            " --axis --request-rate=1,2 --out-dir " + dir + "/errors");
   EXPECT_EQ(errors.exit_code, 2) << errors.out;
+  // In a pipe: the summary on stdout and the one error line on stderr, no
+  // progress bar.
   EXPECT_NE(errors.out.find("\nservesim: sweep: 2 of 2 point(s) are errors"), std::string::npos)
       << errors.out;
+  EXPECT_EQ(std::count(errors.out.begin(), errors.out.end(), '\n'), 2) << errors.out;
+  EXPECT_EQ(errors.out.find('\r'), std::string::npos) << errors.out;
   EXPECT_TRUE(std::filesystem::exists(dir + "/errors/sweep.csv"));
   Result twice = Servesim("sweep --serve 'vllm serve m -tp 8'" + bench +
                           " --axis --request-rate=1,2 --axis --request-rate=3 --out-dir " + dir);
@@ -1095,6 +1099,16 @@ TEST(EndToEndTest, SweepsThatEvaluateNothingOrDoNotBelongTogetherExitTwo) {
   EXPECT_NE(foreign.out.find("sweep.shard-1-of-2.csv is a shard of another sweep"),
             std::string::npos)
       << foreign.out;
+  // A file named like a shard that no sweep writes is refused, not skipped.
+  const std::string stray = dir + "/stray";
+  std::filesystem::create_directories(stray);
+  std::filesystem::copy_file(shards + "/sweep.shard-0-of-2.csv", stray + "/sweep.shard-0-of-2.csv");
+  std::filesystem::copy_file(shards + "/sweep.shard-1-of-2.csv", stray + "/sweep.shard-2-of-2.csv");
+  Result past = Servesim("sweep-merge --out-dir " + stray);
+  EXPECT_EQ(past.exit_code, 2) << past.out;
+  EXPECT_NE(past.out.find("sweep.shard-2-of-2.csv is not a shard file a sweep writes"),
+            std::string::npos)
+      << past.out;
   // The same path with other contents (a refit rewrites the parameters file
   // in place) is another sweep too.
   const std::string params = dir + "/params.textproto";

@@ -7,11 +7,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -92,12 +94,20 @@ int MergeSweep(const std::string& dir) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
+    if (!absl::StartsWith(name, "sweep.shard-") || !absl::EndsWith(name, ".csv")) continue;
     int i = 0, n = 0;
     char tail[8] = {0};
-    if (std::sscanf(name.c_str(), "sweep.shard-%d-of-%d.cs%1s", &i, &n, tail) == 3 &&
-        std::string(tail) == "v" && name == planning::ShardFileName({i, n})) {
-      by_count[n][i] = entry.path().string();
+    // A file named like a shard that no sweep --shard writes (an index past
+    // the count, a padded number) is refused, not skipped: the merge would
+    // otherwise report success without it.
+    if (std::sscanf(name.c_str(), "sweep.shard-%d-of-%d.cs%1s", &i, &n, tail) != 3 ||
+        std::string(tail) != "v" || n < 1 || i < 0 || i >= n ||
+        name != planning::ShardFileName({i, n})) {
+      return ReportError(absl::InvalidArgumentError(absl::StrCat(
+          "sweep merge: ", dir, "/", name,
+          " is not a shard file a sweep writes (sweep.shard-I-of-N.csv, 0 <= I < N)")));
     }
+    by_count[n][i] = entry.path().string();
   }
   if (ec) {
     return ReportError(absl::InvalidArgumentError(absl::StrCat("--out-dir: cannot list ", dir)));
@@ -277,13 +287,18 @@ int SweepCommand(const CliArgs& args) {
     return ReportError(absl::InvalidArgumentError(absl::StrCat("--out-dir: cannot create ", dir)));
   }
 
-  table.rows =
-      planning::RunPoints(*points, planning::PredictEvaluator(*context, *env, spread), *threads,
-                          [](int64_t done, int64_t total) {
-                            std::fputs(planning::ProgressBar(done, total, 40).c_str(), stderr);
-                            if (done == total) std::fputc('\n', stderr);
-                            std::fflush(stderr);
-                          });
+  // A progress bar on a terminal only: in a pipe or a log its line would
+  // stand before the one error line a failed sweep prints.
+  std::function<void(int64_t, int64_t)> progress;
+  if (isatty(STDERR_FILENO)) {
+    progress = [](int64_t done, int64_t total) {
+      std::fputs(planning::ProgressBar(done, total, 40).c_str(), stderr);
+      if (done == total) std::fputc('\n', stderr);
+      std::fflush(stderr);
+    };
+  }
+  table.rows = planning::RunPoints(*points, planning::PredictEvaluator(*context, *env, spread),
+                                   *threads, progress);
   if (shard) {
     const std::string path = absl::StrCat(dir, "/", planning::ShardFileName(*shard));
     absl::Status s = WriteStringToFile(path, planning::FormatSweepCsv(table));

@@ -560,6 +560,20 @@ absl::StatusOr<std::vector<LiveRun>> ReadEveryRun(const std::string& path) {
       return ja != jb ? ja : a < b;
     });
     ASSIGN_OR_RETURN(LiveRun run, ReadLiveRunResult(files.front()));
+    // The others (the console log beside a --save-result JSON) are read too,
+    // and must be of the same run: a file that does not parse, or counts
+    // other requests or tokens, is an error rather than a file ignored.
+    for (size_t k = 1; k < files.size(); ++k) {
+      ASSIGN_OR_RETURN(LiveRun other, ReadLiveRunResult(files[k]));
+      for (const char* key : {"completed", "failed", "total_input_tokens", "total_output_tokens"}) {
+        const auto a = run.measured.find(key), b = other.measured.find(key);
+        if (a != run.measured.end() && b != other.measured.end() && a->second != b->second) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("--runs: ", files[k], " and ", files.front(), " (one run, ", stem,
+                           ") disagree on ", key, ": ", b->second, " against ", a->second));
+        }
+      }
+    }
     RETURN_IF_ERROR(add(std::move(run)));
   }
   return all;

@@ -265,6 +265,20 @@ TEST(ReadLiveRunsFromTest, ReadsEachRunsResultWithItsCommands) {
   absl::StatusOr<std::vector<LiveRun>> missing = ReadLiveRunsFrom(dir.string());
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("c.cmd"), std::string::npos) << missing.status();
+  std::filesystem::remove(dir / "c.json");
+
+  // The console log beside the JSON is read too: another run's counts, or no
+  // report at all, are an error, not a file passed over.
+  std::string other = block;
+  other.replace(other.find("500 "), 4, "499 ");
+  write("a.log", other);
+  absl::StatusOr<std::vector<LiveRun>> disagree = ReadLiveRunsFrom(dir.string());
+  ASSERT_FALSE(disagree.ok());
+  EXPECT_NE(disagree.status().message().find("(one run, a) disagree on completed: 499 against 500"),
+            std::string::npos)
+      << disagree.status();
+  write("a.log", "not a report\n");
+  EXPECT_FALSE(ReadLiveRunsFrom(dir.string()).ok());
 }
 
 // vllm bench serve counts every request sent as completed or failed: a

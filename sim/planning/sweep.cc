@@ -147,11 +147,40 @@ absl::StatusOr<Axis> ParseAxis(const std::string& spec) {
   return axis;
 }
 
+namespace {
+
+// `spec` cut at each '|' that a shell would not quote: a command's own
+// quoted '|' (--host 'a|b') stays in the command.
+std::vector<absl::string_view> SplitAtUnquotedBars(absl::string_view spec) {
+  std::vector<absl::string_view> parts;
+  size_t start = 0;
+  char quote = 0;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    const char c = spec[i];
+    if (quote == '\'') {
+      if (c == '\'') quote = 0;
+    } else if (c == '\\') {
+      ++i;  // the next character is literal (outside quotes and inside "")
+    } else if (quote == '"') {
+      if (c == '"') quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '|') {
+      parts.push_back(spec.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  parts.push_back(spec.substr(start));
+  return parts;
+}
+
+}  // namespace
+
 absl::StatusOr<Axis> ParseEngineAxis(const std::string& spec) {
   Axis axis;
   axis.name = "engine";
   axis.target = AxisTarget::kEngine;
-  for (absl::string_view c : absl::StrSplit(spec, '|')) {
+  for (absl::string_view c : SplitAtUnquotedBars(spec)) {
     const std::string command(absl::StripAsciiWhitespace(c));
     if (command.empty()) {
       return absl::InvalidArgumentError("--engine-axis: empty command between '|'");

@@ -93,6 +93,17 @@ TEST(ParseEngineAxisTest, LabelsEachCommandByItsEngine) {
             "--engine-axis: 'vllm serve m -tp 8' is given twice");
 }
 
+// The commands are cut where a shell would see a bare '|': one quoted or
+// escaped inside a command is part of it.
+TEST(ParseEngineAxisTest, QuotedBarsStayInTheirCommand) {
+  absl::StatusOr<Axis> a = ParseEngineAxis(
+      R"(vllm serve m -tp 8 --host 'a|b' | vllm serve m -dp 8 --host "c|d" | vllm serve m --host e\|f)");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->commands, (std::vector<std::string>{"vllm serve m -tp 8 --host 'a|b'",
+                                                   "vllm serve m -dp 8 --host \"c|d\"",
+                                                   "vllm serve m --host e\\|f"}));
+}
+
 TEST(SetFlagTest, ReplacesTheValueInPlace) {
   absl::StatusOr<std::string> c = SetFlag("vllm serve m --max-num-seqs 64 -tp 8", "--max-num-seqs", "128");
   ASSERT_TRUE(c.ok());
