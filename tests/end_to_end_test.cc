@@ -753,6 +753,21 @@ TEST(EndToEndTest, AFitUnderSourceDateEpochIsByteIdentical) {
 
 // An engine with one run has no fold to fit without it: its row would be
 // predicted by parameters fitted on it, so leave-one-out refuses.
+// A token budget of one token per step makes every prompt token a step:
+// 1000 prompts of 60000 tokens would be 60 million steps (minutes of CPU),
+// refused at once with one line.
+TEST(EndToEndTest, AWorkloadOfTooManyEngineStepsIsRefused) {
+  Result r = Servesim(
+      "run --serve 'vllm serve m -tp 8 --max-num-batched-tokens 1 --max-num-seqs 1' --bench "
+      "'vllm bench serve --dataset-name random --random-input-len 60000 --random-output-len 1 "
+      "--num-prompts 1000'");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.out.find("the workload takes at least 60000001 engine steps on this engine "
+                       "(60000000 prompt tokens at 1 per step on 1 DP rank(s))"),
+            std::string::npos)
+      << r.out;
+}
 TEST(EndToEndTest, LeaveOneOutRefusesAnEngineWithOneRun) {
   const std::string csv = ScratchDir() + "/one_run.csv";
   std::ifstream in(std::string(SERVESIM_SHARED_DIR) + "/validation/sharegpt_runs.csv");

@@ -412,10 +412,43 @@ absl::StatusOr<std::vector<serving::ClientRequest>> BuildClientRequests(
   return requests;
 }
 
+namespace {
+
+// A lower bound on the engine steps the workload takes on this engine: with
+// chunked prefill a step prefills at most its token budget on each DP rank
+// (the larger of the chunk and the prefill-batch limit), and the longest
+// reply takes a step per token. A budget of a few tokens turns every prompt
+// token into a step: past the bound the run would take many minutes (about
+// 3 us per step), so it is refused as the output-token bound is.
+absl::Status CheckEngineStepBound(const scenarios::EngineConfig& engine,
+                                  const std::vector<serving::ClientRequest>& requests) {
+  constexpr double kMaxSteps = 50e6;
+  double prompt_tokens = 0;
+  int64_t longest_reply = 0;
+  for (const serving::ClientRequest& r : requests) {
+    prompt_tokens += static_cast<double>(r.prompt_tokens);
+    longest_reply = std::max(longest_reply, r.output_tokens);
+  }
+  const int64_t budget =
+      std::max<int64_t>(1, std::max(engine.max_num_batched_tokens(), engine.max_prefill_tokens()));
+  const int ranks = std::max(1, engine.dp());
+  const double prefill_steps =
+      engine.chunked_prefill() ? prompt_tokens / (static_cast<double>(budget) * ranks) : 0;
+  if (prefill_steps + static_cast<double>(longest_reply) <= kMaxSteps) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "the workload takes at least %.0f engine steps on this engine (%.0f prompt tokens at %d "
+      "per step on %d DP rank(s)); servesim simulates at most %.0f per run: a larger token "
+      "budget, fewer prompts or shorter ones",
+      prefill_steps + static_cast<double>(longest_reply), prompt_tokens, budget, ranks, kMaxSteps));
+}
+
+}  // namespace
+
 absl::StatusOr<serving::SimulationResult> SimulatePrepared(const PredictionContext& context,
                                                            const PreparedRun& run,
                                                            const serving::SimulationInput& input,
                                                            std::set<std::string>* fallbacks) {
+  RETURN_IF_ERROR(CheckEngineStepBound(run.engine, input.requests));
   const cost::GpuRates rates;
   std::unique_ptr<cost::OpCost> op_cost;
   cost::ProfileOpCost* profile_cost = nullptr;
