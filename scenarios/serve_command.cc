@@ -48,6 +48,31 @@ void AppendIgnoredFlagSpecs(const std::vector<IgnoredFlag>& flags,
   }
 }
 
+absl::Status CheckIgnoredFlagValues(const workload::ParsedFlags& flags,
+                                    const std::vector<IgnoredFlag>& ignored) {
+  for (const IgnoredFlag& f : ignored) {
+    if (!f.takes_value || f.multiple_values || !flags.Has(f.name)) continue;
+    switch (f.value) {
+      case IgnoredFlag::Value::kInteger:
+        RETURN_IF_ERROR(flags.GetInt(f.name).status());
+        break;
+      case IgnoredFlag::Value::kNumber:
+        RETURN_IF_ERROR(flags.GetDouble(f.name).status());
+        break;
+      case IgnoredFlag::Value::kText:
+        break;
+    }
+    if (f.choices.empty()) continue;
+    ASSIGN_OR_RETURN(std::string value, flags.GetString(f.name));
+    if (std::find(f.choices.begin(), f.choices.end(), value) == f.choices.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("--serve: ", f.name, ": invalid choice \"",
+                                                     value, "\" (choose from ",
+                                                     absl::StrJoin(f.choices, ", "), ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 void AppendUnmodelledFlagSpecs(const std::vector<UnmodelledFlag>& flags,
                                std::vector<workload::FlagSpec>* specs) {
   for (const UnmodelledFlag& f : flags) {

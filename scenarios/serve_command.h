@@ -122,11 +122,21 @@ void NoteDefault(const workload::ParsedFlags& flags, EngineConfig& config, const
 
 // A flag that does not change what the GPUs compute or when (an address, a
 // parser, a log level): accepted and listed in the run's header.
+// Its value is still typed as the engine's parser types it: the engine
+// refuses `--seed abc` at start-up, so servesim does too.
 struct IgnoredFlag {
+  enum class Value { kText, kInteger, kNumber };
   std::string name;
   bool takes_value = true;
   bool multiple_values = false;  // a list (argparse nargs="+")
+  Value value = Value::kText;
+  std::vector<std::string> choices;  // argparse choices; empty: any
 };
+
+// An error naming the first given ignored flag whose value the engine's
+// parser would refuse (not an integer, not a number, not one of its choices).
+absl::Status CheckIgnoredFlagValues(const workload::ParsedFlags& flags,
+                                    const std::vector<IgnoredFlag>& ignored);
 
 // The FlagSpecs ParseFlags needs to read `flags`.
 void AppendIgnoredFlagSpecs(const std::vector<IgnoredFlag>& flags,

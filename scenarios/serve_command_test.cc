@@ -167,6 +167,29 @@ TEST(VllmServeTest, SpeculativeConfigEscapesAreJsonEscapes) {
   EXPECT_NE(bad.status().message().find("invalid escape '\\m'"), std::string::npos) << bad.status();
 }
 
+// A flag without effect on performance is still typed as the engine's
+// parser types it: each engine refuses these values at start-up.
+TEST(ServeCommandTest, IgnoredFlagsTakeOnlyValuesTheEngineAccepts) {
+  const std::pair<const char*, const char*> refused[] = {
+      {"vllm serve m -tp 8 --seed abc", "--seed: expected an integer, got \"abc\""},
+      {"vllm serve m -tp 8 --swap-space x", "--swap-space: expected a number"},
+      {"vllm serve m -tp 8 --uvicorn-log-level bogus",
+       "--uvicorn-log-level: invalid choice \"bogus\""},
+      {"python3 -m sglang.launch_server --model-path m --tp 8 --random-seed abc",
+       "--random-seed: expected an integer"},
+      {"trtllm-serve m --tp_size 8 --log_level bogus", "--log_level: invalid choice"},
+  };
+  for (const auto& [command, error] : refused) {
+    absl::StatusOr<EngineConfig> c = ParseV32ServeCommand(command);
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << command;
+    EXPECT_NE(c.status().message().find(error), std::string::npos) << c.status();
+  }
+  absl::StatusOr<EngineConfig> ok = ParseV32ServeCommand(
+      "vllm serve m -tp 8 --seed 7 --swap-space 4.5 --uvicorn-log-level debug");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(absl::StrJoin(ok->ignored_flags(), " "), "--seed --swap-space --uvicorn-log-level");
+}
+
 TEST(VllmServeTest, RefusesDecodeContextParallelWithTheEnginesReason) {
   auto c = ParseV32ServeCommand(std::string(kVllmTp8) + " -dcp 8");
   EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition);

@@ -24,7 +24,7 @@ const std::vector<IgnoredFlag>& SglangIgnoredFlags() {
   static const auto* kFlags = new std::vector<IgnoredFlag>{
       {"--model-path"},
       {"--host"},
-      {"--port"},
+      {"--port", true, false, IgnoredFlag::Value::kInteger},
       {"--chat-template"},
       {"--reasoning-parser"},
       {"--tool-call-parser"},
@@ -35,16 +35,16 @@ const std::vector<IgnoredFlag>& SglangIgnoredFlags() {
       {"--log-level"},
       {"--log-requests", false},
       {"--enable-metrics", false},
-      {"--random-seed"},
-      {"--watchdog-timeout"},
+      {"--random-seed", true, false, IgnoredFlag::Value::kInteger},
+      {"--watchdog-timeout", true, false, IgnoredFlag::Value::kNumber},
       {"--skip-server-warmup", false},
       {"--download-dir"},
       {"--tokenizer-mode"},
-      {"--node-rank"},
+      {"--node-rank", true, false, IgnoredFlag::Value::kInteger},
       {"--dist-init-addr"},
       {"--log-level-http"},
       {"--enable-cache-report", false},
-      {"--decode-log-interval"},
+      {"--decode-log-interval", true, false, IgnoredFlag::Value::kInteger},
       {"--revision"},
       // Used only by requests that constrain their output (the bench sends none).
       {"--grammar-backend"}};
@@ -210,6 +210,7 @@ absl::Status ApplyEnv(const EnvVars& env, const ServeContext& context, EngineCon
 absl::Status ReadParallelLayout(const workload::ParsedFlags& flags, EngineConfig& c) {
   // Parallel layout.
   RETURN_IF_ERROR(CheckPort(flags));
+  RETURN_IF_ERROR(CheckIgnoredFlagValues(flags, SglangIgnoredFlags()));
   ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tp-size", 1));
   ASSIGN_OR_RETURN(int64_t dp, flags.GetIntOr("--dp-size", 1));
   // --nnodes: one engine instance over several 8-GPU nodes (tp-size counts

@@ -25,15 +25,22 @@ namespace {
 using workload::FlagSpec;
 
 const std::vector<IgnoredFlag>& TrtllmIgnoredFlags() {
-  static const auto* kFlags = new std::vector<IgnoredFlag>{{"--host"},
-                                                           {"--port"},
-                                                           {"--tokenizer"},
-                                                           {"--log_level"},
-                                                           {"--trust_remote_code", false},
-                                                           {"--reasoning_parser"},
-                                                           {"--num_postprocess_workers"},
-                                                           {"--served_model_name"},
-                                                           {"--custom_tokenizer"}};
+  // --log_level: click.Choice over tensorrt_llm.logger's severity names [U:
+  // recalled from the 1.2 source, not pinned].
+  static const auto* kFlags = new std::vector<IgnoredFlag>{
+      {"--host"},
+      {"--port", true, false, IgnoredFlag::Value::kInteger},
+      {"--tokenizer"},
+      {"--log_level",
+       true,
+       false,
+       IgnoredFlag::Value::kText,
+       {"internal_error", "error", "warning", "info", "verbose", "debug", "trace"}},
+      {"--trust_remote_code", false},
+      {"--reasoning_parser"},
+      {"--num_postprocess_workers", true, false, IgnoredFlag::Value::kInteger},
+      {"--served_model_name"},
+      {"--custom_tokenizer"}};
   return *kFlags;
 }
 
@@ -197,6 +204,7 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
   if (flags.Has("--backend")) c.add_ignored_flags("--backend");
   // Beam search (--max_beam_width > 1) is not modelled; 1 is the default.
   RETURN_IF_ERROR(CheckPort(flags));
+  RETURN_IF_ERROR(CheckIgnoredFlagValues(flags, TrtllmIgnoredFlags()));
   ASSIGN_OR_RETURN(int64_t beams, flags.GetIntOr("--max_beam_width", 1));
   if (beams < 1) {
     return absl::InvalidArgumentError(

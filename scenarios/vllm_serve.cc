@@ -86,7 +86,7 @@ absl::StatusOr<int64_t> HumanReadableIntOr(const workload::ParsedFlags& flags,
 const std::vector<IgnoredFlag>& VllmIgnoredFlags() {
   static const auto* kFlags = new std::vector<IgnoredFlag>{
       {"--host"},
-      {"--port"},
+      {"--port", true, false, IgnoredFlag::Value::kInteger},
       {"--tokenizer-mode"},
       {"--reasoning-parser"},
       {"--tool-call-parser"},
@@ -97,7 +97,11 @@ const std::vector<IgnoredFlag>& VllmIgnoredFlags() {
       {"--api-key"},
       {"--disable-log-requests", false},
       {"--disable-log-stats", false},
-      {"--uvicorn-log-level"},
+      {"--uvicorn-log-level",
+       true,
+       false,
+       IgnoredFlag::Value::kText,
+       {"critical", "error", "warning", "info", "debug", "trace"}},
       {"--tokenizer"},
       {"--download-dir"},
       {"--load-format"},
@@ -105,14 +109,14 @@ const std::vector<IgnoredFlag>& VllmIgnoredFlags() {
       {"--enable-log-requests", false},
       {"--model"},
       {"--data-parallel-address"},
-      {"--data-parallel-rpc-port"},
-      {"--data-parallel-start-rank"},
+      {"--data-parallel-rpc-port", true, false, IgnoredFlag::Value::kInteger},
+      {"--data-parallel-start-rank", true, false, IgnoredFlag::Value::kInteger},
       {"--headless", false},
-      {"--seed"},
-      {"--max-log-len"},
+      {"--seed", true, false, IgnoredFlag::Value::kInteger},
+      {"--max-log-len", true, false, IgnoredFlag::Value::kInteger},
       {"--revision"},
       {"--tokenizer-revision"},
-      {"--max-logprobs"},
+      {"--max-logprobs", true, false, IgnoredFlag::Value::kInteger},
       {"--response-role"},
       {"--root-path"},
       {"--ssl-keyfile"},
@@ -122,10 +126,10 @@ const std::vector<IgnoredFlag>& VllmIgnoredFlags() {
       {"--enable-prompt-tokens-details", false},
       {"--enable-force-include-usage", false},
       {"--enable-request-id-headers", false},
-      {"--max-parallel-loading-workers"},
+      {"--max-parallel-loading-workers", true, false, IgnoredFlag::Value::kInteger},
       // V1 preempts by recomputation and never swaps to CPU (servesim's vLLM
       // scheduler); the swap space is allocated and unused.
-      {"--swap-space"}};
+      {"--swap-space", true, false, IgnoredFlag::Value::kNumber}};
   return *kFlags;
 }
 
@@ -272,6 +276,7 @@ namespace {
 absl::Status ReadParallelism(const workload::ParsedFlags& flags, const ServeContext& context,
                              EngineConfig& c) {
   RETURN_IF_ERROR(CheckPort(flags));
+  RETURN_IF_ERROR(CheckIgnoredFlagValues(flags, VllmIgnoredFlags()));
   ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tensor-parallel-size", 1));
   ASSIGN_OR_RETURN(int64_t dp, flags.GetIntOr("--data-parallel-size", 1));
   ASSIGN_OR_RETURN(int64_t pp, flags.GetIntOr("--pipeline-parallel-size", 1));
