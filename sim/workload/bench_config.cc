@@ -525,6 +525,11 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
   ASSIGN_OR_RETURN(ParsedFlags flags, ParseFlags(words, BenchFlagSpecs(), options));
 
   BenchConfig config;
+  // Flags without effect that argparse still types as integers: vllm bench
+  // serve refuses `--port abc` before it sends anything.
+  for (const char* integer_flag : {"--port", "--ready-check-timeout-sec"}) {
+    if (flags.Has(integer_flag)) RETURN_IF_ERROR(flags.GetInt(integer_flag).status());
+  }
   RETURN_IF_ERROR(ReadDataset(flags, config));
   RETURN_IF_ERROR(ReadArrivals(flags, config));
   RETURN_IF_ERROR(ReadSampling(flags, config));

@@ -73,8 +73,12 @@ TEST(ParseBenchCommandTest, AcceptsEveryDocumentedNoEffectFlag) {
   ASSERT_GE(IgnoredBenchFlags().size(), 5u);  // an empty list would pass vacuously
   std::string command = kLive;
   for (const IgnoredBenchFlag& flag : IgnoredBenchFlags()) {
-    // --metadata takes KEY=VALUE items (vllm refuses others).
-    const char* value = flag.name == std::string_view("--metadata") ? " k=v" : " x";
+    // --metadata takes KEY=VALUE items (vllm refuses others), --port and
+    // --ready-check-timeout-sec integers.
+    const std::string_view name = flag.name;
+    const char* value = name == "--metadata"                                      ? " k=v"
+                        : name == "--port" || name == "--ready-check-timeout-sec" ? " 8000"
+                                                                                  : " x";
     command += " " + std::string(flag.name) + (flag.takes_value ? value : "");
   }
   auto config = ParseBenchCommand(command);
@@ -85,6 +89,14 @@ TEST(ParseBenchCommandTest, AcceptsEveryDocumentedNoEffectFlag) {
   EXPECT_EQ(config->num_prompts, live->num_prompts);
   EXPECT_EQ(config->dataset_name, live->dataset_name);
   EXPECT_EQ(config->backend, live->backend);
+  // argparse still types them: a value that is not an integer is refused.
+  for (const char* flag : {"--port", "--ready-check-timeout-sec"}) {
+    auto bad = ParseBenchCommand(std::string(kLive) + " " + flag + " abc");
+    EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << flag;
+    EXPECT_NE(bad.status().message().find(std::string(flag) + ": expected an integer"),
+              std::string::npos)
+        << bad.status();
+  }
 }
 
 // Warm-up requests finish before vllm starts the clock: accepted, and an
