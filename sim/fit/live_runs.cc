@@ -486,6 +486,29 @@ absl::Status CheckRatesAndPercentiles(const LiveRun& run) {
       }
     }
   }
+  // No request's latency outlasts the benchmark, which runs from the first
+  // send to the last reply.
+  if (const double duration = Measured(run, duration_key); duration > 0) {
+    for (const auto& [key, value] : run.measured) {
+      if (!metrics::IsReportedFigure(key, /*saved_too=*/true) || !absl::EndsWith(key, "_ms")) {
+        continue;
+      }
+      if (value > duration * 1000.0 + 0.01) {
+        return BadRun(run, absl::StrCat(key, ": ", FormatDecimal(value), " ms is longer than the ",
+                                        duration_key, " of ", FormatDecimal(duration), " s"));
+      }
+    }
+  }
+  // The peak of requests in flight is at most the requests sent, and at least
+  // one where any completed.
+  if (const double peak = Measured(run, "max_concurrent_requests"); peak >= 0) {
+    const double completed = Measured(run, "completed"), failed = Measured(run, "failed");
+    const double sent = std::max(0.0, completed) + std::max(0.0, failed);
+    if ((completed >= 0 && peak > sent) || (completed > 0 && peak < 1)) {
+      return BadRun(run, absl::StrCat("max_concurrent_requests: ", FormatDecimal(peak),
+                                      ", but the run sent ", FormatDecimal(sent), " requests"));
+    }
+  }
   // Percentile keys: median_X_ms is the 50th, pNN_X_ms the NNth.
   std::map<std::string, std::map<double, std::string>> by_metric;  // X -> percentile -> key
   for (const auto& [key, value] : run.measured) {
@@ -509,6 +532,16 @@ absl::Status CheckRatesAndPercentiles(const LiveRun& run) {
                                         *lower, ": ", FormatDecimal(Measured(run, *lower))));
       }
       lower = &key;
+    }
+    // Half the values are at least the median and none is negative: the mean
+    // is at least half the median.
+    const std::string mean_key = absl::StrCat("mean_", metric, "_ms");
+    if (auto median = keys.find(50); median != keys.end() && run.measured.count(mean_key) > 0) {
+      const double mean = Measured(run, mean_key), half = Measured(run, median->second) / 2;
+      if (mean + 0.01 < half) {
+        return BadRun(run, absl::StrCat(mean_key, ": ", FormatDecimal(mean), " is below half of ",
+                                        median->second, ": ", FormatDecimal(2 * half)));
+      }
     }
   }
   return absl::OkStatus();

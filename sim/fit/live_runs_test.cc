@@ -372,6 +372,35 @@ TEST(ReadLiveRunsFromTest, RatesAreCountsOverTheDurationAndPercentilesRise) {
             std::string::npos);
 }
 
+// Figures no run can print together: a latency longer than the whole
+// benchmark, a mean below half its median (half the values are at least
+// the median, none below 0), a peak of requests in flight above those sent.
+TEST(ReadLiveRunsFromTest, LatenciesFitTheDurationAndTheMeanItsMedian) {
+  const std::string header =
+      "case,env,serve_command,bench_command,completed,duration_s,mean_ttft_ms,median_ttft_ms,"
+      "max_concurrent_requests\n";
+  auto error_of = [&](const std::string& name, const std::string& figures) {
+    return ErrorOf(ReadLiveRunsFrom(WriteTemp(
+        name,
+        header + "a,,vllm serve m -tp 8,vllm bench serve --num-prompts 1000," + figures + "\n")));
+  };
+  // vllm-tp8-base: mean 13054.56 ms, median 12849.39 ms in 72.75 s.
+  EXPECT_EQ(error_of("ok.csv", "1000,72.75,13054.56,12849.39,1000"), "ok");
+  EXPECT_NE(error_of("long.csv", "1000,72.75,1e308,12849.39,1000")
+                .find("case a: mean_ttft_ms: 1e+308 ms is longer than the duration_s of 72.75 s"),
+            std::string::npos)
+      << error_of("long.csv", "1000,72.75,1e308,12849.39,1000");
+  EXPECT_NE(error_of("mean.csv", "1000,72.75,1.5,12849.39,1000")
+                .find("case a: mean_ttft_ms: 1.5 is below half of median_ttft_ms: 12849.39"),
+            std::string::npos);
+  EXPECT_NE(error_of("peak.csv", "1000,72.75,13054.56,12849.39,99999")
+                .find("case a: max_concurrent_requests: 99999, but the run sent 1000 requests"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of("none.csv", "1000,72.75,13054.56,12849.39,0").find("max_concurrent_requests: 0"),
+      std::string::npos);
+}
+
 // A --save-result JSON's per-request lists are what its totals were summed
 // from: output_lens to total_output_tokens; input_lens to total_input_tokens
 // over the completed requests (a failed one lists its prompt and 0 tokens).
