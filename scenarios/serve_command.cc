@@ -31,7 +31,7 @@ absl::Status CheckDraftTokensPerStep(int64_t k, std::string_view where) {
 absl::Status CheckPort(const workload::ParsedFlags& flags) {
   ASSIGN_OR_RETURN(int64_t port, flags.GetIntOr("--port", 8000));
   if (port < 0 || port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("--port: expected 0..65535, got ", port));
+    return absl::InvalidArgumentError(absl::StrCat("--serve: --port: expected 0..65535, got ", port));
   }
   return absl::OkStatus();
 }
