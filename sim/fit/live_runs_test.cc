@@ -35,8 +35,13 @@ TEST(ReadLiveRunsTest, ReadsExpectedFailures) {
 }
 
 // Writes `text` to a file of the test's temporary directory; returns its path.
+// Named after the running test too: ctest runs the tests in parallel, and two
+// writing the same "ok.csv" read each other's file.
 std::string WriteTemp(const std::string& name, const std::string& text) {
-  const std::string path = (std::filesystem::path(testing::TempDir()) / name).string();
+  const std::string path =
+      (std::filesystem::path(testing::TempDir()) /
+       (std::string(testing::UnitTest::GetInstance()->current_test_info()->name()) + "." + name))
+          .string();
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
@@ -385,20 +390,20 @@ TEST(ReadLiveRunsFromTest, LatenciesFitTheDurationAndTheMeanItsMedian) {
         header + "a,,vllm serve m -tp 8,vllm bench serve --num-prompts 1000," + figures + "\n")));
   };
   // vllm-tp8-base: mean 13054.56 ms, median 12849.39 ms in 72.75 s.
-  EXPECT_EQ(error_of("ok.csv", "1000,72.75,13054.56,12849.39,1000"), "ok");
-  EXPECT_NE(error_of("long.csv", "1000,72.75,1e308,12849.39,1000")
+  EXPECT_EQ(error_of("latency_ok.csv", "1000,72.75,13054.56,12849.39,1000"), "ok");
+  EXPECT_NE(error_of("latency_long.csv", "1000,72.75,1e308,12849.39,1000")
                 .find("case a: mean_ttft_ms: 1e+308 ms is longer than the duration_s of 72.75 s"),
             std::string::npos)
-      << error_of("long.csv", "1000,72.75,1e308,12849.39,1000");
-  EXPECT_NE(error_of("mean.csv", "1000,72.75,1.5,12849.39,1000")
+      << error_of("latency_long.csv", "1000,72.75,1e308,12849.39,1000");
+  EXPECT_NE(error_of("latency_mean.csv", "1000,72.75,1.5,12849.39,1000")
                 .find("case a: mean_ttft_ms: 1.5 is below half of median_ttft_ms: 12849.39"),
             std::string::npos);
-  EXPECT_NE(error_of("peak.csv", "1000,72.75,13054.56,12849.39,99999")
+  EXPECT_NE(error_of("latency_peak.csv", "1000,72.75,13054.56,12849.39,99999")
                 .find("case a: max_concurrent_requests: 99999, but the run sent 1000 requests"),
             std::string::npos);
-  EXPECT_NE(
-      error_of("none.csv", "1000,72.75,13054.56,12849.39,0").find("max_concurrent_requests: 0"),
-      std::string::npos);
+  EXPECT_NE(error_of("latency_none.csv", "1000,72.75,13054.56,12849.39,0")
+                .find("max_concurrent_requests: 0"),
+            std::string::npos);
 }
 
 // A --save-result JSON's per-request lists are what its totals were summed
