@@ -227,7 +227,7 @@ std::string_view DatasetNameToString(DatasetName name) {
 const std::vector<IgnoredBenchFlag>& IgnoredBenchFlags() {
   static const auto* const kFlags = new std::vector<IgnoredBenchFlag>{
       {"--host", true, "server address; the simulated server has none"},
-      {"--port", true, "server address"},
+      {"--port", true, "server address", /*integer=*/true},
       {"--base-url", true, "server address"},
       {"--tokenizer", true, "servesim counts tokens from tables, not text"},
       {"--tokenizer-mode", true, "servesim counts tokens from tables, not text"},
@@ -236,7 +236,7 @@ const std::vector<IgnoredBenchFlag>& IgnoredBenchFlags() {
       {"--label", true, "result-file label"},
       {"--disable-tqdm", false, "progress bar"},
       {"--ready-check-timeout-sec", true,
-       "server readiness probe before the timed run (engine-defaults.md B3)"},
+       "server readiness probe before the timed run (engine-defaults.md B3)", /*integer=*/true},
       {"--request-id-prefix", true, "request-id text only"},
       {"--header", true, "HTTP headers sent with every request"},
   };
@@ -525,10 +525,8 @@ absl::StatusOr<BenchConfig> ParseBenchCommand(std::string_view command) {
   ASSIGN_OR_RETURN(ParsedFlags flags, ParseFlags(words, BenchFlagSpecs(), options));
 
   BenchConfig config;
-  // Flags without effect that argparse still types as integers: vllm bench
-  // serve refuses `--port abc` before it sends anything.
-  for (const char* integer_flag : {"--port", "--ready-check-timeout-sec"}) {
-    if (flags.Has(integer_flag)) RETURN_IF_ERROR(flags.GetInt(integer_flag).status());
+  for (const IgnoredBenchFlag& flag : IgnoredBenchFlags()) {
+    if (flag.integer && flags.Has(flag.name)) RETURN_IF_ERROR(flags.GetInt(flag.name).status());
   }
   RETURN_IF_ERROR(ReadDataset(flags, config));
   RETURN_IF_ERROR(ReadArrivals(flags, config));

@@ -137,6 +137,9 @@ struct IgnoredBenchFlag {
   std::string_view name;
   bool takes_value;
   std::string_view why;
+  // argparse still types its value as an integer: vllm bench serve refuses
+  // `--port abc` before it sends anything.
+  bool integer = false;
 };
 const std::vector<IgnoredBenchFlag>& IgnoredBenchFlags();
 

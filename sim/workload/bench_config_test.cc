@@ -1,5 +1,6 @@
 #include "sim/workload/bench_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -73,12 +74,11 @@ TEST(ParseBenchCommandTest, AcceptsEveryDocumentedNoEffectFlag) {
   ASSERT_GE(IgnoredBenchFlags().size(), 5u);  // an empty list would pass vacuously
   std::string command = kLive;
   for (const IgnoredBenchFlag& flag : IgnoredBenchFlags()) {
-    // --metadata takes KEY=VALUE items (vllm refuses others), --port and
-    // --ready-check-timeout-sec integers.
-    const std::string_view name = flag.name;
-    const char* value = name == "--metadata"                                      ? " k=v"
-                        : name == "--port" || name == "--ready-check-timeout-sec" ? " 8000"
-                                                                                  : " x";
+    // --metadata takes KEY=VALUE items (vllm refuses others); some take
+    // integers.
+    const char* value = flag.name == std::string_view("--metadata") ? " k=v"
+                        : flag.integer                              ? " 8000"
+                                                                    : " x";
     command += " " + std::string(flag.name) + (flag.takes_value ? value : "");
   }
   auto config = ParseBenchCommand(command);
@@ -91,6 +91,9 @@ TEST(ParseBenchCommandTest, AcceptsEveryDocumentedNoEffectFlag) {
   EXPECT_EQ(config->backend, live->backend);
   // argparse still types them: a value that is not an integer is refused.
   for (const char* flag : {"--port", "--ready-check-timeout-sec"}) {
+    ASSERT_TRUE(
+        std::any_of(IgnoredBenchFlags().begin(), IgnoredBenchFlags().end(),
+                    [&](const IgnoredBenchFlag& f) { return f.name == flag && f.integer; }));
     auto bad = ParseBenchCommand(std::string(kLive) + " " + flag + " abc");
     EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << flag;
     EXPECT_NE(bad.status().message().find(std::string(flag) + ": expected an integer"),
