@@ -1,8 +1,26 @@
 #include "sim/cli/cli_args.h"
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 
 namespace servesim::cli {
+namespace {
+
+// "--flag=value" is the flag and an inline value; any other word is itself.
+struct FlagWord {
+  std::string flag;
+  std::string value;
+  bool has_inline_value = false;
+};
+
+FlagWord SplitFlagWord(const std::string& word) {
+  if (const size_t eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos) {
+    return {word.substr(0, eq), word.substr(eq + 1), true};
+  }
+  return {word, "", false};
+}
+
+}  // namespace
 
 absl::StatusOr<CliArgs> ParseCliArgs(int argc, char** argv, const std::string& command,
                                      const std::set<std::string>& valued,
@@ -10,14 +28,7 @@ absl::StatusOr<CliArgs> ParseCliArgs(int argc, char** argv, const std::string& c
   CliArgs args;
   args.command = command;
   for (int i = 2; i < argc; ++i) {
-    std::string word = argv[i];
-    std::string value;
-    bool has_inline = false;
-    if (const size_t eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = word.substr(eq + 1);
-      word = word.substr(0, eq);
-      has_inline = true;
-    }
+    auto [word, value, has_inline] = SplitFlagWord(argv[i]);
     if (switches.count(word)) {
       if (has_inline) return absl::InvalidArgumentError(absl::StrCat(word, ": takes no value"));
       args.switches.insert(word);
@@ -37,6 +48,30 @@ absl::StatusOr<CliArgs> ParseCliArgs(int argc, char** argv, const std::string& c
       return absl::InvalidArgumentError(absl::StrCat(word, ": given more than once"));
     }
   }
+  return args;
+}
+
+absl::StatusOr<CliArgs> ParseRepeatedCliArgs(int argc, char** argv, const std::string& command,
+                                             const std::set<std::string>& valued,
+                                             const std::set<std::string>& switches,
+                                             const std::set<std::string>& repeatable) {
+  std::vector<char*> rest = {argv[0], argv[1]};
+  std::map<std::string, std::vector<std::string>> repeated;
+  for (int i = 2; i < argc; ++i) {
+    auto [word, value, has_inline] = SplitFlagWord(argv[i]);
+    if (!repeatable.count(word)) {
+      rest.push_back(argv[i]);
+      continue;
+    }
+    if (!has_inline) {
+      if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(word, ": needs a value"));
+      value = argv[++i];
+    }
+    repeated[word].push_back(value);
+  }
+  ASSIGN_OR_RETURN(CliArgs args, ParseCliArgs(static_cast<int>(rest.size()), rest.data(), command,
+                                              valued, switches));
+  args.repeated = std::move(repeated);
   return args;
 }
 

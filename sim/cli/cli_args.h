@@ -36,6 +36,13 @@ absl::StatusOr<CliArgs> ParseCliArgs(int argc, char** argv, const std::string& c
                                      const std::set<std::string>& valued,
                                      const std::set<std::string>& switches);
 
+// ParseCliArgs, except that each flag of `repeatable` may be given many times
+// (--axis, --candidate), each value kept in CliArgs::repeated.
+absl::StatusOr<CliArgs> ParseRepeatedCliArgs(int argc, char** argv, const std::string& command,
+                                             const std::set<std::string>& valued,
+                                             const std::set<std::string>& switches,
+                                             const std::set<std::string>& repeatable);
+
 }  // namespace servesim::cli
 
 #endif  // SERVESIM_SIM_CLI_CLI_ARGS_H_

@@ -23,11 +23,6 @@ int FitCommand(const CliArgs& args);
 // (--axis, --candidate) are in CliArgs::repeated: see ParseRepeatedCliArgs.
 int SweepCommand(const CliArgs& args);
 int PlanCommand(const CliArgs& args);
-// ParseCliArgs, except that each flag of `repeatable` may be given many times.
-absl::StatusOr<CliArgs> ParseRepeatedCliArgs(int argc, char** argv, const std::string& command,
-                                             const std::set<std::string>& valued,
-                                             const std::set<std::string>& switches,
-                                             const std::set<std::string>& repeatable);
 
 // The message on one line of at most 600 bytes of it (longer ones cut at a
 // whole UTF-8 character, with the count of bytes left out; line breaks as

@@ -146,37 +146,6 @@ int MergeSweep(const std::string& dir) {
 
 }  // namespace
 
-absl::StatusOr<CliArgs> ParseRepeatedCliArgs(int argc, char** argv, const std::string& command,
-                                             const std::set<std::string>& valued,
-                                             const std::set<std::string>& switches,
-                                             const std::set<std::string>& repeatable) {
-  std::vector<char*> rest = {argv[0], argv[1]};
-  std::map<std::string, std::vector<std::string>> repeated;
-  for (int i = 2; i < argc; ++i) {
-    std::string word = argv[i];
-    std::string value;
-    bool inline_value = false;
-    if (const size_t eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = word.substr(eq + 1);
-      word = word.substr(0, eq);
-      inline_value = true;
-    }
-    if (!repeatable.count(word)) {
-      rest.push_back(argv[i]);
-      continue;
-    }
-    if (!inline_value) {
-      if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(word, ": needs a value"));
-      value = argv[++i];
-    }
-    repeated[word].push_back(value);
-  }
-  ASSIGN_OR_RETURN(CliArgs args, ParseCliArgs(static_cast<int>(rest.size()), rest.data(), command,
-                                              valued, switches));
-  args.repeated = std::move(repeated);
-  return args;
-}
-
 int SweepCommand(const CliArgs& args) {
   if (!args.Has("--out-dir")) {
     return ReportError(absl::InvalidArgumentError("sweep: --out-dir DIR is required"));

@@ -1,0 +1,70 @@
+#include "sim/cli/cli_args.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace servesim::cli {
+namespace {
+
+// argv as main() sees it: the program, the subcommand, then the flags.
+std::vector<char*> Argv(std::vector<std::string>& words) {
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  return argv;
+}
+
+TEST(CliArgsTest, InlineAndSeparateValuesAreTheSame) {
+  std::vector<std::string> words = {
+      "servesim",  "run",     "--serve=vllm serve m", "--bench", "vllm bench serve", "--env", "A=1",
+      "--env=B=2", "--spread"};
+  std::vector<char*> argv = Argv(words);
+  absl::StatusOr<CliArgs> args = ParseCliArgs(static_cast<int>(argv.size()), argv.data(), "run",
+                                              {"--serve", "--bench"}, {"--spread"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->Get("--serve"), "vllm serve m");
+  EXPECT_EQ(args->Get("--bench"), "vllm bench serve");
+  // Only the first '=' splits: B=2 is the variable's own.
+  EXPECT_EQ(args->env, (std::vector<std::string>{"A=1", "B=2"}));
+  EXPECT_TRUE(args->Has("--spread"));
+}
+
+TEST(CliArgsTest, RefusesWhatIsNotTheCommandsOwn) {
+  auto parse = [](std::vector<std::string> words) {
+    std::vector<char*> argv = Argv(words);
+    return ParseCliArgs(static_cast<int>(argv.size()), argv.data(), "run", {"--serve"},
+                        {"--spread"});
+  };
+  EXPECT_EQ(parse({"servesim", "run", "--serve", "a", "--serve", "b"}).status().message(),
+            "--serve: given more than once");
+  EXPECT_EQ(parse({"servesim", "run", "--spread=yes"}).status().message(),
+            "--spread: takes no value");
+  EXPECT_EQ(parse({"servesim", "run", "--serve"}).status().message(), "--serve: needs a value");
+  EXPECT_EQ(parse({"servesim", "run", "--bench", "x"}).status().message(),
+            "run: unknown flag --bench");
+}
+
+TEST(CliArgsTest, RepeatableFlagsKeepEveryValueInOrder) {
+  std::vector<std::string> words = {
+      "servesim", "sweep", "--axis", "-tp=8", "--out-dir", "d", "--axis=--max-num-seqs=64,128",
+      "--axis"};
+  std::vector<char*> argv = Argv(words);
+  // The last --axis has no value.
+  EXPECT_EQ(ParseRepeatedCliArgs(static_cast<int>(argv.size()), argv.data(), "sweep", {"--out-dir"},
+                                 {}, {"--axis"})
+                .status()
+                .message(),
+            "--axis: needs a value");
+  words.pop_back();
+  argv = Argv(words);
+  absl::StatusOr<CliArgs> args = ParseRepeatedCliArgs(static_cast<int>(argv.size()), argv.data(),
+                                                      "sweep", {"--out-dir"}, {}, {"--axis"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->repeated.at("--axis"),
+            (std::vector<std::string>{"-tp=8", "--max-num-seqs=64,128"}));
+  EXPECT_EQ(args->Get("--out-dir"), "d");
+}
+
+}  // namespace
+}  // namespace servesim::cli
