@@ -751,8 +751,6 @@ TEST(EndToEndTest, AFitUnderSourceDateEpochIsByteIdentical) {
   EXPECT_NE(one.find("generated_at: \"2025-12-05T00:00:00Z\""), std::string::npos) << one;
 }
 
-// An engine with one run has no fold to fit without it: its row would be
-// predicted by parameters fitted on it, so leave-one-out refuses.
 // A token budget of one token per step makes every prompt token a step:
 // 1000 prompts of 60000 tokens would be 60 million steps (minutes of CPU),
 // refused at once with one line.
@@ -768,6 +766,9 @@ TEST(EndToEndTest, AWorkloadOfTooManyEngineStepsIsRefused) {
             std::string::npos)
       << r.out;
 }
+
+// An engine with one run has no fold to fit without it: its row would be
+// predicted by parameters fitted on it, so leave-one-out refuses.
 TEST(EndToEndTest, LeaveOneOutRefusesAnEngineWithOneRun) {
   const std::string csv = ScratchDir() + "/one_run.csv";
   std::ifstream in(std::string(SERVESIM_SHARED_DIR) + "/validation/sharegpt_runs.csv");
