@@ -105,10 +105,6 @@ inline constexpr int64_t kMaxInstanceGpus = 4096;
 // when `k` drafts per step is more than that.
 absl::Status CheckDraftTokensPerStep(int64_t k, std::string_view where);
 
-// --port changes nothing simulated, but every engine's parser wants a port
-// number: InvalidArgument when the serve command's is none.
-absl::Status CheckPort(const workload::ParsedFlags& flags);
-
 // A real flag of an engine that servesim does not model. It is read, so that
 // a command carrying it is refused as a feature servesim lacks
 // (Unimplemented, naming the flag) rather than as an unknown flag, which reads
@@ -134,7 +130,8 @@ struct IgnoredFlag {
 };
 
 // An error naming the first given ignored flag whose value the engine's
-// parser would refuse (not an integer, not a number, not one of its choices).
+// parser would refuse (not an integer, not a number, not one of its choices;
+// a --port outside 0..65535).
 absl::Status CheckIgnoredFlagValues(const workload::ParsedFlags& flags,
                                     const std::vector<IgnoredFlag>& ignored);
 

@@ -209,7 +209,6 @@ absl::Status ApplyEnv(const EnvVars& env, const ServeContext& context, EngineCon
 // --moe-dense-tp-size; pipeline parallelism is refused.
 absl::Status ReadParallelLayout(const workload::ParsedFlags& flags, EngineConfig& c) {
   // Parallel layout.
-  RETURN_IF_ERROR(CheckPort(flags));
   RETURN_IF_ERROR(CheckIgnoredFlagValues(flags, SglangIgnoredFlags()));
   ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tp-size", 1));
   ASSIGN_OR_RETURN(int64_t dp, flags.GetIntOr("--dp-size", 1));

@@ -203,7 +203,6 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
   }
   if (flags.Has("--backend")) c.add_ignored_flags("--backend");
   // Beam search (--max_beam_width > 1) is not modelled; 1 is the default.
-  RETURN_IF_ERROR(CheckPort(flags));
   RETURN_IF_ERROR(CheckIgnoredFlagValues(flags, TrtllmIgnoredFlags()));
   ASSIGN_OR_RETURN(int64_t beams, flags.GetIntOr("--max_beam_width", 1));
   if (beams < 1) {

@@ -275,7 +275,6 @@ namespace {
 // and decode context parallelism are refused, each with its reason.
 absl::Status ReadParallelism(const workload::ParsedFlags& flags, const ServeContext& context,
                              EngineConfig& c) {
-  RETURN_IF_ERROR(CheckPort(flags));
   RETURN_IF_ERROR(CheckIgnoredFlagValues(flags, VllmIgnoredFlags()));
   ASSIGN_OR_RETURN(int64_t tp, flags.GetIntOr("--tensor-parallel-size", 1));
   ASSIGN_OR_RETURN(int64_t dp, flags.GetIntOr("--data-parallel-size", 1));
