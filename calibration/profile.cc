@@ -38,7 +38,7 @@ bool PositiveFinite(double v) { return std::isfinite(v) && v > 0; }
 // The device block: provenance every report prints, and plausible figures
 // for a GPU (1 GiB to 1 TiB of memory), so that a truncated or hand-made
 // header is refused rather than shown as "(, measured )".
-absl::Status CheckDevice(const ProfileProto& p, const std::string& origin) {
+absl::Status CheckDevice(const ProfileProto& p, const std::string& origin, ProfileGpu gpu) {
   if (!p.has_device()) return absl::InvalidArgumentError(absl::StrCat(origin, ": no device block"));
   const DeviceInfo& d = p.device();
   const std::string where = absl::StrCat(origin, ": device.");
@@ -48,7 +48,8 @@ absl::Status CheckDevice(const ProfileProto& p, const std::string& origin) {
   // beside them as if measured on an H200.
   // "H200" as a word of its own: "NVIDIA GH200" is another machine.
   const size_t at = d.name().find("H200");
-  if (at == std::string::npos || (at > 0 && absl::ascii_isalpha(d.name()[at - 1]))) {
+  if (gpu == ProfileGpu::kH200Only &&
+      (at == std::string::npos || (at > 0 && absl::ascii_isalpha(d.name()[at - 1])))) {
     return absl::InvalidArgumentError(absl::StrCat(
         where, "name: '", d.name(), "' is not an H200 (servesim models the H200 only)"));
   }
@@ -199,7 +200,7 @@ double Curve::FastestX() const {
   return x_[best];
 }
 
-absl::StatusOr<Profile> Profile::Load(const std::string& path) {
+absl::StatusOr<Profile> Profile::Load(const std::string& path, ProfileGpu gpu) {
   ASSIGN_OR_RETURN(Format format, FormatFor(path));
   ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
   ProfileProto proto;
@@ -210,17 +211,18 @@ absl::StatusOr<Profile> Profile::Load(const std::string& path) {
   } else if (!proto.ParseFromString(bytes)) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": not a binary ProfileProto"));
   }
-  return FromProto(std::move(proto), path);
+  return FromProto(std::move(proto), path, gpu);
 }
 
-absl::StatusOr<Profile> Profile::FromProto(ProfileProto proto, std::string_view origin_view) {
+absl::StatusOr<Profile> Profile::FromProto(ProfileProto proto, std::string_view origin_view,
+                                           ProfileGpu gpu) {
   // Abseil 20220623 here is built without std::string_view interop in StrCat.
   const std::string origin(origin_view);
   if (proto.schema_version() != kSchemaVersion) {
     return absl::InvalidArgumentError(absl::StrCat(origin, ": schema_version ", proto.schema_version(),
                                                    ", this reader wants ", kSchemaVersion));
   }
-  RETURN_IF_ERROR(CheckDevice(proto, origin));
+  RETURN_IF_ERROR(CheckDevice(proto, origin, gpu));
   RETURN_IF_ERROR(CheckCeilings(proto, origin));
   Profile profile(std::move(proto));
   const ProfileProto& p = profile.proto_;

@@ -48,21 +48,31 @@ class Curve {
   double tail_us_per_x_ = 0;       // extrapolation slope above the last point.
 };
 
+// Which GPU a profile may come from. Everything servesim prices beside the
+// tables (roofline rates, the memory engines see, their defaults) is an
+// H200's, so a prediction takes an H200's profile only. kAnyGpu is for the
+// same-card iteration check (explain --gpu-only-json --any-gpu-profile),
+// which sums one card's kernel tables to compare with whole iterations timed
+// on that card.
+enum class ProfileGpu { kH200Only, kAnyGpu };
+
 class Profile {
  public:
   static constexpr int kSchemaVersion = 1;
 
   // Reads `path`: ".textproto" / ".txtpb" as text format, ".pb" as binary.
-  // Validates schema version, the device block (an H200 by name,
-  // measured_at, memory, SM and GPU counts, no negative figure), positive
+  // Validates schema version, the device block (an H200 by name unless
+  // `gpu` is kAnyGpu, measured_at, memory, SM and GPU counts, no negative figure), positive
   // finite ceilings, each table against the contract (table_contract.h: its
   // kind, key names and values, x_name), key order, ascending positive x,
   // positive finite times and finite achieved rates >= 0; errors are one
   // line naming the file and problem.
-  static absl::StatusOr<Profile> Load(const std::string& path);
+  static absl::StatusOr<Profile> Load(const std::string& path,
+                                      ProfileGpu gpu = ProfileGpu::kH200Only);
 
   // Validates `proto` as Load does; `origin` names it in errors.
-  static absl::StatusOr<Profile> FromProto(ProfileProto proto, std::string_view origin);
+  static absl::StatusOr<Profile> FromProto(ProfileProto proto, std::string_view origin,
+                                           ProfileGpu gpu = ProfileGpu::kH200Only);
 
   // Writes the profile; format chosen by extension as in Load.
   absl::Status Save(const std::string& path) const;

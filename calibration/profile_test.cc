@@ -193,6 +193,19 @@ TEST_P(ProfileMalformedTest, RefusedWithNamedProblem) {
   EXPECT_EQ(profile.status().message().find('\n'), std::string::npos);
 }
 
+// Only the same-card iteration check asks for another GPU's profile; every
+// other check still holds for it.
+TEST(ProfileTest, AnotherGpusProfileOnlyWhenAsked) {
+  ProfileProto p = SampleProto();
+  p.mutable_device()->set_name("NVIDIA H100 80GB HBM3");
+  EXPECT_FALSE(Profile::FromProto(p, "h100.textproto").ok());
+  EXPECT_TRUE(Profile::FromProto(p, "h100.textproto", ProfileGpu::kAnyGpu).ok());
+  p.mutable_device()->set_sm_count(0);
+  auto zero_sms = Profile::FromProto(p, "h100.textproto", ProfileGpu::kAnyGpu);
+  ASSERT_FALSE(zero_sms.ok());
+  EXPECT_NE(zero_sms.status().message().find("device.sm_count"), std::string::npos);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Cases, ProfileMalformedTest,
     ::testing::Values(

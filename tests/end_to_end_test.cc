@@ -182,6 +182,39 @@ TEST(EndToEndTest, ExplainOwnKernelOpsAddUpToTheStep) {
 // batch's ops: 9 decodes as the 16-row graph, 5 one-token prompts as the
 // 8-row one, 10 prompt tokens as 16 with 6 padding tokens (found by the
 // sanitizer re-check: one-token prompts padded as rows had aborted explain).
+// The same-card iteration check (calibration/run_same_card_check.sh) sums
+// another card's tables: explain takes them only for GPU times alone, names
+// the card, and prices from them exactly as from an H200's with the same tables.
+TEST(EndToEndTest, ExplainTakesAnotherGpusProfileOnlyForGpuTimes) {
+  std::string profile = ReadFile(SERVESIM_SOURCE_DIR "/calibration/profiles/h200.textproto");
+  const std::string h200 = "name: \"NVIDIA H200\"";
+  ASSERT_NE(profile.find(h200), std::string::npos);
+  profile.replace(profile.find(h200), h200.size(), "name: \"NVIDIA H100 80GB HBM3\"");
+  const std::string path = ScratchDir() + "/h100_named.textproto";
+  std::ofstream(path) << profile;
+  const std::string serve =
+      "--serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8' --gpu-only-json "
+      "--no-production-factors --decode-seqs 32 --context 1024";
+
+  Result refused = Servesim("explain " + serve + " --profile " + path);
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("'NVIDIA H100 80GB HBM3' is not an H200"), std::string::npos)
+      << refused.out;
+
+  Result h100 = Servesim("explain " + serve + " --profile " + path + " --any-gpu-profile");
+  Result committed = Servesim("explain " + serve);
+  ASSERT_EQ(h100.exit_code, 0) << h100.out;
+  ASSERT_EQ(committed.exit_code, 0) << committed.out;
+  EXPECT_NE(h100.out.find("\"profile_gpu\": \"NVIDIA H100 80GB HBM3\""), std::string::npos)
+      << h100.out;
+  EXPECT_NE(committed.out.find("\"profile_gpu\": \"NVIDIA H200\""), std::string::npos)
+      << committed.out;
+  const auto times = [](const std::string& json) {
+    return json.substr(json.find("\"decode_us\""));
+  };
+  EXPECT_EQ(times(h100.out), times(committed.out));
+}
+
 TEST(EndToEndTest, ExplainPaddedBatchesAddUpToTheirSteps) {
   for (const char* prefill : {"--prefill-tokens 5 --prefill-seqs 5", "--prefill-tokens 10"}) {
     // Without fitted parameters: the prefill factor's stretch is in a step's
@@ -851,15 +884,18 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
       "run --serve 'vllm serve m -tp 8 --frobnicate' --bench 'vllm bench serve'",
       "run --serve 'ollama serve m' --bench 'vllm bench serve'",
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve' --env NOEQUALS",
-      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve' --profile /nonexistent.textproto",
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve' --profile "
+      "/nonexistent.textproto",
       "run --serve 'vllm serve m -tp 8'",
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --dataset-name trace'",
       "frobnicate",
       // A table of lengths has no clock to replay or scale.
-      "plan --trace " SERVESIM_SHARED_DIR "/traces/vidur_arxiv_summarization_stats_llama2_tokenizer_filtered_v2.csv "
+      "plan --trace " SERVESIM_SHARED_DIR
+      "/traces/vidur_arxiv_summarization_stats_llama2_tokenizer_filtered_v2.csv "
       "--slo-ttft-p99-ms 2000 --slo-tpot-mean-ms 50 --candidate 'vllm serve m -tp 8'",
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --dataset-name trace "
-      "--dataset-path " SERVESIM_SHARED_DIR "/traces/vidur_arxiv_summarization_stats_llama2_tokenizer_filtered_v2.csv "
+      "--dataset-path " SERVESIM_SHARED_DIR
+      "/traces/vidur_arxiv_summarization_stats_llama2_tokenizer_filtered_v2.csv "
       "--trace-time-scale 2'",
       // A planning margin is a fraction in [0, 10).
       "plan --bench 'vllm bench serve --num-prompts 5' --slo-ttft-p99-ms 2000 "
@@ -896,6 +932,9 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
       "explain --serve 'vllm serve m -tp 8' --prefill-tokens 10 --prefill-seqs 11",
       "explain --serve 'vllm serve m -tp 8' --decode-seqs 99999999",
       "explain --serve 'vllm serve m -tp 8' --context 200000",
+      // Another GPU's tables are for GPU times alone.
+      "explain --serve 'vllm serve m -tp 8' --any-gpu-profile",
+      "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve' --any-gpu-profile",
       "run --serve 'vllm serve m -tp 8' --serve 'vllm serve m -tp 4' --bench 'vllm bench serve'",
       "",  // no command at all
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --request-rate 0x10'",

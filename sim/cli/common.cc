@@ -110,6 +110,7 @@ absl::StatusOr<runner::PredictionContext> ContextFromArgs(const CliArgs& args) {
   paths.model_spec = args.Get("--model-spec");
   paths.profile = args.Get("--profile");
   paths.params = args.Get("--params");
+  if (args.Has("--any-gpu-profile")) paths.profile_gpu = calibration::ProfileGpu::kAnyGpu;
   return runner::LoadPredictionContext(paths);
 }
 

@@ -123,14 +123,20 @@ absl::StatusOr<ReferenceSizes> ReferenceSizesFromArgs(const CliArgs& args,
 bool OwnKernelsOnly(const CliArgs& args) { return args.Has("--no-production-factors"); }
 
 // Each op's time: measured (the profile) or modelled (the roofline).
+// `profile_cost`, when given, is set to the profile's op cost (null without
+// a profile), whose fallbacks the caller reads after pricing.
 std::unique_ptr<cost::OpCost> ExplainOpCost(const CliArgs& args,
-                                            const runner::PredictionContext& context) {
+                                            const runner::PredictionContext& context,
+                                            const cost::ProfileOpCost** profile_cost) {
   std::unique_ptr<cost::OpCost> op_cost;
+  *profile_cost = nullptr;
   if (context.profile) {
-    op_cost = std::make_unique<cost::ProfileOpCost>(
+    auto priced = std::make_unique<cost::ProfileOpCost>(
         *context.profile, cost::GpuRates{},
         OwnKernelsOnly(args) ? std::vector<std::pair<std::string, double>>{}
                              : runner::ProductionScalePairs(context));
+    *profile_cost = priced.get();
+    op_cost = std::move(priced);
   } else {
     op_cost = std::make_unique<cost::RooflineOpCost>(cost::GpuRates{});
   }
@@ -235,21 +241,32 @@ std::vector<std::string> EngineLimitNotes(const ReferenceSizes& sizes, int draft
 
 // --gpu-only-json: the reference steps' GPU times alone, as the iteration
 // check (calibration/run_iteration_check.sh) compares them with a
-// measurement.
-std::string GpuOnlyJson(const CliArgs& args, const models::ParallelLayout& layout,
-                        const ReferenceSizes& sizes, const ReferenceSteps& steps) {
+// measurement; with the profile's GPU and the ops it lacked (priced by the
+// H200 roofline), which a check on another card must not sum unawares.
+std::string GpuOnlyJson(const CliArgs& args, const runner::PredictionContext& context,
+                        const cost::ProfileOpCost* profile_cost,
+                        const models::ParallelLayout& layout, const ReferenceSizes& sizes,
+                        const ReferenceSteps& steps) {
   using metrics::JsonNumber;
-  return absl::StrCat("{\"layout\": ", metrics::JsonString(layout.Describe()),
-                      ", \"decode_seqs\": ", sizes.decode_seqs,
-                      ", \"context\": ", sizes.context_tokens,
-                      ", \"prefill_tokens\": ", sizes.prefill_tokens,
-                      ", \"prefill_seqs\": ", sizes.prefill_seqs,
-                      ", \"production_factors\": ", OwnKernelsOnly(args) ? "false" : "true",
-                      ", \"collectives_as_copies\": ",
-                      args.Has("--collectives-as-copies") ? "true" : "false",
-                      ", \"decode_us\": ", JsonNumber(steps.decode_us),
-                      ", \"prefill_us\": ", JsonNumber(steps.prefill_us),
-                      ", \"mixed_us\": ", JsonNumber(steps.mixed_us), "}\n");
+  std::vector<std::string> fallbacks;
+  if (profile_cost != nullptr) {
+    for (const std::string& f : profile_cost->fallbacks()) {
+      fallbacks.push_back(metrics::JsonString(f));
+    }
+  }
+  return absl::StrCat(
+      "{\"profile_gpu\": ",
+      metrics::JsonString(context.profile ? context.profile->proto().device().name()
+                                          : "none (H200 roofline)"),
+      ", \"roofline_fallbacks\": [", absl::StrJoin(fallbacks, ", "), "]",
+      ", \"layout\": ", metrics::JsonString(layout.Describe()),
+      ", \"decode_seqs\": ", sizes.decode_seqs, ", \"context\": ", sizes.context_tokens,
+      ", \"prefill_tokens\": ", sizes.prefill_tokens, ", \"prefill_seqs\": ", sizes.prefill_seqs,
+      ", \"production_factors\": ", OwnKernelsOnly(args) ? "false" : "true",
+      ", \"collectives_as_copies\": ", args.Has("--collectives-as-copies") ? "true" : "false",
+      ", \"decode_us\": ", JsonNumber(steps.decode_us),
+      ", \"prefill_us\": ", JsonNumber(steps.prefill_us),
+      ", \"mixed_us\": ", JsonNumber(steps.mixed_us), "}\n");
 }
 
 // --json: the layout, parameters, memory, the reference steps' times and
@@ -414,26 +431,33 @@ int ExplainCommand(const CliArgs& args) {
   if (!args.Has("--serve")) {
     return ReportError(absl::InvalidArgumentError("explain: --serve CMD is required"));
   }
-  absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
-  if (!context.ok()) return ReportError(context.status());
-  absl::StatusOr<scenarios::EnvVars> env = EnvFromArgs(args);
-  if (!env.ok()) return ReportError(env.status());
   if (args.Has("--json") && args.Has("--gpu-only-json")) {
     return ReportError(absl::InvalidArgumentError(
         "explain: --json and --gpu-only-json are two outputs; give one"));
   }
+  // Another GPU's tables beside the H200's memory and defaults would make
+  // every other figure explain prints a mixture; GPU times alone are not.
+  if (args.Has("--any-gpu-profile") && !args.Has("--gpu-only-json")) {
+    return ReportError(absl::InvalidArgumentError(
+        "explain: --any-gpu-profile prices GPU times alone; give it with --gpu-only-json"));
+  }
+  absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
+  if (!context.ok()) return ReportError(context.status());
+  absl::StatusOr<scenarios::EnvVars> env = EnvFromArgs(args);
+  if (!env.ok()) return ReportError(env.status());
   absl::StatusOr<runner::PreparedRun> run =
       runner::PrepareRun(*context, args.Get("--serve"), *env, scenarios::ServeContext{});
   if (!run.ok()) return ReportError(run.status());
   absl::StatusOr<ReferenceSizes> sizes = ReferenceSizesFromArgs(args, run->engine);
   if (!sizes.ok()) return ReportError(sizes.status());
 
+  const cost::ProfileOpCost* profile_cost = nullptr;
   cost::StepPredictor predictor(ExplainPredictorConfig(args, run->setup.predictor),
-                                ExplainOpCost(args, *context));
+                                ExplainOpCost(args, *context, &profile_cost));
   const ReferenceSteps steps = PriceReferenceSteps(*sizes, run->setup.layout.attn_dp, predictor);
   std::string out;
   if (args.Has("--gpu-only-json")) {
-    out = GpuOnlyJson(args, run->setup.layout, *sizes, steps);
+    out = GpuOnlyJson(args, *context, profile_cost, run->setup.layout, *sizes, steps);
   } else if (args.Has("--json")) {
     out = ExplainJson(context->spec, *run, *sizes, steps, predictor);
   } else {

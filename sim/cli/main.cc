@@ -65,8 +65,10 @@ int Dispatch(int argc, char** argv) {
   if (command == "explain") {
     auto args = ParseCliArgs(
         argc, argv, command,
-        With({"--serve", "--decode-seqs", "--context", "--prefill-tokens", "--prefill-seqs"}, kContextFlags),
-        {"--json", "--gpu-only-json", "--no-production-factors", "--collectives-as-copies"});
+        With({"--serve", "--decode-seqs", "--context", "--prefill-tokens", "--prefill-seqs"},
+             kContextFlags),
+        {"--json", "--gpu-only-json", "--no-production-factors", "--collectives-as-copies",
+         "--any-gpu-profile"});
     if (!args.ok()) return ReportError(args.status());
     return ExplainCommand(*args);
   }

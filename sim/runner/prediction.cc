@@ -295,7 +295,8 @@ absl::StatusOr<PredictionContext> LoadPredictionContext(ContextPaths paths) {
     paths.params = "none";
   }
   if (paths.profile != "roofline") {
-    absl::StatusOr<calibration::Profile> profile = calibration::Profile::Load(paths.profile);
+    absl::StatusOr<calibration::Profile> profile =
+        calibration::Profile::Load(paths.profile, paths.profile_gpu);
     if (!profile.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("--profile: ", profile.status().message()));
     }

@@ -32,6 +32,9 @@ struct ContextPaths {
   std::string model_spec;   // default: models/deepseek_v32.textproto
   std::string profile;      // default: calibration/profiles/h200.textproto; "roofline" = none
   std::string params;       // default: scenarios/fitted_params.textproto
+  // Another GPU's profile is taken too (explain --gpu-only-json
+  // --any-gpu-profile: the same-card iteration check); see ProfileGpu.
+  calibration::ProfileGpu profile_gpu = calibration::ProfileGpu::kH200Only;
 };
 
 struct PredictionContext {

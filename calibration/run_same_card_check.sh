@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The iteration check on whatever Hopper card the device lends (docs/calibration.md,
+# "Same-card check"): measures the kernel tables servesim prices a GPU step from
+# (every suite but the collectives, which the check prices as copies, and the host
+# launch, which GPU-only times leave out) and then whole DeepSeek-V3.2 iterations,
+# in one session on one card, so the comparison needs no H200. Run from the repo
+# root with $OUT set; writes $OUT/profile.textproto, $OUT/iteration_measured.csv and
+# $OUT/same_card.log. Then, here:
+#   calibration/compare_iterations.sh MEASURED_CSV build/servesim OUT_CSV PROFILE
+#   calibration/run_same_card_check.sh [ITERATION_BUDGET_S]
+# Binaries built here for sm_90a and carried as build-device-iter/servesim_calibrate
+# and build-device-iter/servesim_iteration are used when they load; else both are
+# built on the device.
+set -uo pipefail
+: "${OUT:?set OUT to the output folder}"
+BUDGET="${1:-300}"
+LOG="$OUT/same_card.log"
+{
+  echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD 2>/dev/null)"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total,power.draw --format=csv
+} 2>&1 | tee "$LOG"
+NCCL_ROOT=$(python3 -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null || true)
+if [ -n "$NCCL_ROOT" ]; then export LD_LIBRARY_PATH="$NCCL_ROOT/lib:${LD_LIBRARY_PATH:-}"; fi
+BUILD=build-device-iter
+loads() { [ -x "$1" ] && ! ldd "$1" | grep -q "not found"; }
+if loads "$BUILD/servesim_calibrate" && loads "$BUILD/servesim_iteration"; then
+  echo "== prebuilt binaries in $BUILD" | tee -a "$LOG"
+else
+  cmake -S calibration/cuda -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
+    ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} 2>&1 | tail -3 | tee -a "$LOG"
+  cmake --build "$BUILD" --target servesim_calibrate servesim_iteration -j"$(nproc)" 2>&1 |
+    grep -vE "warning #|Remark|^\s*$" | tail -10 | tee -a "$LOG"
+fi
+echo "== kernel tables" | tee -a "$LOG"
+timeout 420 "$BUILD/servesim_calibrate" --out "$OUT/profile.textproto" --fp8-per-tensor \
+  --suites copy,ceilings,small,sampler,attention,indexer,gemm,grouped 2>&1 | tee -a "$LOG"
+rc=${PIPESTATUS[0]}
+echo "== kernel tables exit $rc" | tee -a "$LOG"
+[ "$rc" -eq 0 ] || exit "$rc"
+echo "== iterations (budget ${BUDGET} s)" | tee -a "$LOG"
+timeout $((BUDGET + 90)) "$BUILD/servesim_iteration" --csv "$OUT/iteration_measured.csv" --budget-s "$BUDGET" \
+  --breakdown --fp8-per-tensor 2>&1 | tee -a "$LOG"
+rc=${PIPESTATUS[0]}
+echo "== iterations exit $rc" | tee -a "$LOG"
+exit "$rc"
