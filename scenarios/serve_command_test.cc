@@ -66,6 +66,27 @@ TEST(VllmServeTest, DefaultedBatchLimitsAreCappedByEachOther) {
   EXPECT_EQ(tokens->max_num_batched_tokens(), 4000);
 }
 
+// Each batch limit below 1 is named with its value; an environment variable
+// servesim does not model is the answer before vLLM's own checks, one of
+// which (max_model_len past the model's) VLLM_ALLOW_LONG_MAX_MODEL_LEN lifts.
+TEST(VllmServeTest, NamesTheBadLimitAndTheUnmodelledEnvFirst) {
+  const std::pair<const char*, const char*> limits[] = {
+      {" --max-num-seqs 0", "--serve: --max-num-seqs: must be >= 1, got 0"},
+      {" --max-model-len -1", "--serve: --max-model-len: must be >= 1, got -1"},
+      {" --max-num-batched-tokens -100",
+       "--serve: --max-num-batched-tokens: must be >= 1, got -100"}};
+  for (const auto& [flag, message] : limits) {
+    EXPECT_EQ(ParseV32ServeCommand(absl::StrCat(kVllmTp8, flag)).status().message(), message);
+  }
+  auto long_len = ParseV32ServeCommand(absl::StrCat(kVllmTp8, " --max-model-len 200000"),
+                                       {{"VLLM_ALLOW_LONG_MAX_MODEL_LEN", "1"}});
+  EXPECT_EQ(long_len.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(
+      absl::StartsWith(long_len.status().message(),
+                       "--env: VLLM_ALLOW_LONG_MAX_MODEL_LEN is not an environment variable"))
+      << long_len.status();
+}
+
 // vLLM reads --max-model-len and --max-num-batched-tokens as human-readable
 // integers: k/m decimal (25.6k = 25600), K/M binary on whole numbers (32K =
 // 32768).

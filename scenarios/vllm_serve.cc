@@ -353,9 +353,14 @@ absl::Status ReadBatchLimits(const workload::ParsedFlags& flags, const ServeCont
                            " (model's max_position_embeddings)"));
   ASSIGN_OR_RETURN(int64_t max_seqs, flags.GetIntOr("--max-num-seqs", 1024));
   ASSIGN_OR_RETURN(int64_t budget, HumanReadableIntOr(flags, "--max-num-batched-tokens", 8192));
-  if (max_seqs < 1 || budget < 1 || max_model_len < 1) {
-    return absl::InvalidArgumentError(
-        "--serve: --max-num-seqs, --max-num-batched-tokens and --max-model-len must be >= 1");
+  for (const auto& [flag, value] :
+       {std::pair<const char*, int64_t>{"--max-model-len", max_model_len},
+        {"--max-num-seqs", max_seqs},
+        {"--max-num-batched-tokens", budget}}) {
+    if (value < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--serve: ", flag, ": must be >= 1, got ", value));
+    }
   }
   if (!flags.Has("--max-num-batched-tokens")) {
     // (max_seqs below the budget keeps the product far from overflow.)
@@ -488,7 +493,18 @@ absl::Status ReadKernelEnv(const workload::ParsedFlags& flags, const EnvVars& en
     } else if (key == "VLLM_USE_FLASHINFER_SAMPLER") {
       ASSIGN_OR_RETURN(bool on, EnvBool(key, value));
       c.set_sampler_sorts_vocab(!on);
-    } else {
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Before any of the engine's own checks, as with flags: an environment
+// variable servesim does not model is the answer (VLLM_ALLOW_LONG_MAX_MODEL_LEN
+// would otherwise meet vLLM's max_model_len refusal, which it lifts).
+absl::Status CheckModelledEnv(const EnvVars& env) {
+  for (const auto& [key, value] : env) {
+    if (key != "VLLM_ATTENTION_BACKEND" && key != "VLLM_USE_DEEP_GEMM" &&
+        key != "VLLM_USE_FLASHINFER_SAMPLER") {
       return absl::InvalidArgumentError(absl::StrCat(
           "--env: ", key,
           " is not an environment variable servesim models for vLLM "
@@ -622,6 +638,7 @@ absl::StatusOr<EngineConfig> ParseVllmServe(const std::vector<std::string>& args
   c.set_engine_version("vLLM v0.13.0");
   // Before the other checks: a flag servesim does not model is the answer.
   RETURN_IF_ERROR(CheckUnmodelledFlags(flags, VllmUnmodelledFlags(), "vLLM"));
+  RETURN_IF_ERROR(CheckModelledEnv(env));
   if (flags.positionals().size() > 1) {
     return absl::InvalidArgumentError(absl::StrCat("--serve: unexpected argument \"",
                                                    flags.positionals()[1], "\" after the model"));

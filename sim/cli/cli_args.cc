@@ -20,6 +20,13 @@ FlagWord SplitFlagWord(const std::string& word) {
   return {word, "", false};
 }
 
+// An empty value is a mistake on the command line (an unset shell
+// variable), never a request for a default: no flag takes one.
+absl::Status CheckNotEmpty(const std::string& flag, const std::string& value) {
+  if (!value.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(flag, ": empty value"));
+}
+
 }  // namespace
 
 absl::StatusOr<CliArgs> ParseCliArgs(int argc, char** argv, const std::string& command,
@@ -41,6 +48,7 @@ absl::StatusOr<CliArgs> ParseCliArgs(int argc, char** argv, const std::string& c
       if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(word, ": needs a value"));
       value = argv[++i];
     }
+    RETURN_IF_ERROR(CheckNotEmpty(word, value));
     if (word == "--env") {
       args.env.push_back(value);
     } else if (!args.values.emplace(word, value).second) {
@@ -67,6 +75,7 @@ absl::StatusOr<CliArgs> ParseRepeatedCliArgs(int argc, char** argv, const std::s
       if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(word, ": needs a value"));
       value = argv[++i];
     }
+    RETURN_IF_ERROR(CheckNotEmpty(word, value));
     repeated[word].push_back(value);
   }
   ASSIGN_OR_RETURN(CliArgs args, ParseCliArgs(static_cast<int>(rest.size()), rest.data(), command,

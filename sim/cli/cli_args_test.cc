@@ -43,6 +43,10 @@ TEST(CliArgsTest, RefusesWhatIsNotTheCommandsOwn) {
   EXPECT_EQ(parse({"servesim", "run", "--serve"}).status().message(), "--serve: needs a value");
   EXPECT_EQ(parse({"servesim", "run", "--bench", "x"}).status().message(),
             "run: unknown flag --bench");
+  // An unset shell variable, inline or separate, is not a request for a default.
+  EXPECT_EQ(parse({"servesim", "run", "--serve", ""}).status().message(), "--serve: empty value");
+  EXPECT_EQ(parse({"servesim", "run", "--serve="}).status().message(), "--serve: empty value");
+  EXPECT_EQ(parse({"servesim", "run", "--env", ""}).status().message(), "--env: empty value");
 }
 
 TEST(CliArgsTest, RepeatableFlagsKeepEveryValueInOrder) {
@@ -56,6 +60,13 @@ TEST(CliArgsTest, RepeatableFlagsKeepEveryValueInOrder) {
                 .status()
                 .message(),
             "--axis: needs a value");
+  words.back() = "--axis=";
+  argv = Argv(words);
+  EXPECT_EQ(ParseRepeatedCliArgs(static_cast<int>(argv.size()), argv.data(), "sweep", {"--out-dir"},
+                                 {}, {"--axis"})
+                .status()
+                .message(),
+            "--axis: empty value");
   words.pop_back();
   argv = Argv(words);
   absl::StatusOr<CliArgs> args = ParseRepeatedCliArgs(static_cast<int>(argv.size()), argv.data(),

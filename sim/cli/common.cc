@@ -97,14 +97,8 @@ int ReportError(const absl::Status& status) {
 }
 
 absl::StatusOr<runner::PredictionContext> ContextFromArgs(const CliArgs& args) {
-  // An empty path means "the default" to LoadPredictionContext; on the
-  // command line it is a mistake (an unset shell variable), not a request
-  // for the default.
-  for (const char* flag : {"--repo-dir", "--model-spec", "--profile", "--params"}) {
-    if (args.Has(flag) && args.Get(flag).empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(flag, ": empty path"));
-    }
-  }
+  // (An empty path, "the default" to LoadPredictionContext, never comes
+  // from the command line: ParseCliArgs refuses empty values.)
   runner::ContextPaths paths;
   paths.repo_dir = args.Get("--repo-dir", SERVESIM_SOURCE_DIR);
   paths.model_spec = args.Get("--model-spec");
@@ -141,9 +135,6 @@ absl::StatusOr<std::optional<SpreadFolds>> SpreadFoldsFromArgs(
     return absl::InvalidArgumentError(
         "--params: --spread predicts with the fits in --folds (their fit on every run gives the "
         "central figures), not with a parameters file; give one or the other");
-  }
-  if (args.Has("--folds") && args.Get("--folds").empty()) {
-    return absl::InvalidArgumentError("--folds: empty path");
   }
   const std::string path = args.Get(
       "--folds", absl::StrCat(context.paths.repo_dir, "/scenarios/fitted_params_folds.textproto"));

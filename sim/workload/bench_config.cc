@@ -431,6 +431,19 @@ absl::Status ReadClient(const ParsedFlags& flags, BenchConfig& config) {
                                    std::string(absl::StripAsciiWhitespace(kv[1])));
     }
   }
+  // The headers change nothing servesim models, but the client refuses an
+  // item without '=' before it sends a request (main_async in
+  // vllm/benchmarks/serve.py [U: recalled, not pinned to v0.13]).
+  if (flags.Has("--header")) {
+    ASSIGN_OR_RETURN(std::vector<std::string> items, flags.GetStrings("--header"));
+    for (const std::string& item : items) {
+      if (item.find('=') == std::string::npos) {
+        return Bad("--header", absl::StrCat("\"", item,
+                                            "\": Invalid header format. Please use KEY=VALUE "
+                                            "format."));
+      }
+    }
+  }
   return absl::OkStatus();
 }
 

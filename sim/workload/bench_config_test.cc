@@ -74,11 +74,11 @@ TEST(ParseBenchCommandTest, AcceptsEveryDocumentedNoEffectFlag) {
   ASSERT_GE(IgnoredBenchFlags().size(), 5u);  // an empty list would pass vacuously
   std::string command = kLive;
   for (const IgnoredBenchFlag& flag : IgnoredBenchFlags()) {
-    // --metadata takes KEY=VALUE items (vllm refuses others); some take
+    // --metadata and --header take KEY=VALUE items (vllm refuses others); some take
     // integers.
-    const char* value = flag.name == std::string_view("--metadata") ? " k=v"
-                        : flag.integer                              ? " 8000"
-                                                                    : " x";
+    const bool key_value =
+        flag.name == std::string_view("--metadata") || flag.name == std::string_view("--header");
+    const char* value = key_value ? " k=v" : flag.integer ? " 8000" : " x";
     command += " " + std::string(flag.name) + (flag.takes_value ? value : "");
   }
   auto config = ParseBenchCommand(command);
@@ -159,6 +159,9 @@ TEST(ParseBenchCommandTest, KeepsTheResultFilesSetupFlags) {
   EXPECT_FALSE(ParseBenchCommand(kLive)->label.has_value());
   EXPECT_EQ(ParseBenchCommand(std::string(kLive) + " --metadata gpu=h200 x").status().message(),
             "--bench: --metadata: \"x\": Invalid metadata format. Please use KEY=VALUE format.");
+  EXPECT_TRUE(ParseBenchCommand(std::string(kLive) + " --header Authorization=x").ok());
+  EXPECT_EQ(ParseBenchCommand(std::string(kLive) + " --header foo").status().message(),
+            "--bench: --header: \"foo\": Invalid header format. Please use KEY=VALUE format.");
 }
 
 TEST(ParseBenchCommandTest, SaveResultPathIsDirAndFilename) {
