@@ -182,6 +182,19 @@ TEST(EndToEndTest, ExplainOwnKernelOpsAddUpToTheStep) {
 // batch's ops: 9 decodes as the 16-row graph, 5 one-token prompts as the
 // 8-row one, 10 prompt tokens as 16 with 6 padding tokens (found by the
 // sanitizer re-check: one-token prompts padded as rows had aborted explain).
+// servesim reads no checkpoint: explain, like run, says which spec stands in
+// for a model the serve command names otherwise.
+TEST(EndToEndTest, ExplainSaysWhichModelItPricesForAnother) {
+  Result other = Servesim("explain --serve 'vllm serve meta-llama/Llama-3-8B -tp 8'");
+  ASSERT_EQ(other.exit_code, 0) << other.out;
+  EXPECT_EQ(other.out.substr(0, other.out.find('\n')),
+            "engine: vLLM v0.13.0 serving meta-llama/Llama-3-8B, simulated as "
+            "deepseek-ai/DeepSeek-V3.2 (the model spec)");
+  Result same = Servesim("explain --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8'");
+  EXPECT_EQ(same.out.substr(0, same.out.find('\n')),
+            "engine: vLLM v0.13.0 serving deepseek-ai/DeepSeek-V3.2");
+}
+
 // The same-card iteration check (calibration/run_same_card_check.sh) sums
 // another card's tables: explain takes them only for GPU times alone, names
 // the card, and prices from them exactly as from an H200's with the same tables.

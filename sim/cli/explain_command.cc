@@ -306,7 +306,8 @@ void AppendEngineAndMemory(const models::ModelSpec& spec, const runner::Prepared
                            std::string& out) {
   const runner::EngineSetup& s = run.setup;
   const models::ParameterCounts counts = models::CountParameters(spec);
-  absl::StrAppend(&out, "engine: ", run.engine.engine_version(), "\n");
+  absl::StrAppend(&out, "engine: ", run.engine.engine_version(), " serving ",
+                  runner::ServedModel(run.engine, spec), "\n");
   for (const std::string& n : s.notes) absl::StrAppend(&out, n, "\n");
   absl::StrAppendFormat(&out,
                         "parameters: %.1fB main model, %.1fB with MTP, %.1fB active per token\n",

@@ -217,7 +217,10 @@ absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
   RunCommands out;
   scenarios::EnvVars exported, serve_env;
   int serve_lines = 0, bench_lines = 0;
-  for (const auto& [number, line] : LogicalLines(text)) {
+  // A UTF-8 byte-order mark, as an editor may save the script.
+  absl::string_view body = text;
+  absl::ConsumePrefix(&body, "\xEF\xBB\xBF");
+  for (const auto& [number, line] : LogicalLines(std::string(body))) {
     const std::string_view kept = workload::WithoutShellComment(line);
     const absl::string_view stripped = absl::StripAsciiWhitespace({kept.data(), kept.size()});
     if (stripped.empty()) continue;
@@ -241,6 +244,9 @@ absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
       }
       continue;
     }
+    // `vllm serve ... &`: a script starts the server in the background
+    // before it runs the client.
+    if (!words->empty() && words->back() == "&") words->pop_back();
     size_t first = 0;
     while (first < words->size() && IsEnvAssignment((*words)[first])) ++first;
     const std::vector<std::string> command(words->begin() + first, words->end());

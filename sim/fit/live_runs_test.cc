@@ -210,6 +210,17 @@ TEST(ParseRunCommandsTest, AQuotedHashIsNoComment) {
   EXPECT_EQ(c->bench_command, "vllm bench serve --label '#3' --num-prompts 10");
 }
 
+// As a script saved by an editor and run by a shell: a byte-order mark
+// first, the server started in the background.
+TEST(ParseRunCommandsTest, TakesAByteOrderMarkAndABackgroundServer) {
+  absl::StatusOr<RunCommands> c = ParseRunCommands(
+      "\xEF\xBB\xBFvllm serve m -tp 8 &\n"
+      "vllm bench serve --num-prompts 10\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->serve_command, "vllm serve m -tp 8");
+  EXPECT_EQ(c->bench_command, "vllm bench serve --num-prompts 10");
+}
+
 TEST(ParseRunCommandsTest, NeedsOneServeAndOneBenchCommandAndNothingElse) {
   EXPECT_EQ(std::string(ParseRunCommands("vllm serve m -tp 8\n").status().message()),
             "needs one serve command and one `vllm bench serve` command, has 1 and 0");

@@ -316,6 +316,11 @@ scenarios::ServeContext WithModel(const models::ModelSpec& spec, scenarios::Serv
   return base;
 }
 
+std::string ServedModel(const scenarios::EngineConfig& engine, const models::ModelSpec& spec) {
+  if (absl::EqualsIgnoreCase(engine.model(), spec.name())) return engine.model();
+  return absl::StrCat(engine.model(), ", simulated as ", spec.name(), " (the model spec)");
+}
+
 WorkloadShape EngineShape(const models::ModelSpec& spec, const PreparedRun& run) {
   WorkloadShape shape;
   shape.model = spec.name();
@@ -614,13 +619,8 @@ std::vector<std::string> HeaderLines(const PredictionContext& context, const Pre
                                      const std::vector<Extrapolation>& extrapolations) {
   const scenarios::EngineConfig& e = run.engine;
   std::vector<std::string> header;
-  // servesim reads no checkpoint: a served name other than the spec's (a
-  // local path, another model) is simulated as the spec, and says so.
-  const bool spec_named = absl::EqualsIgnoreCase(e.model(), context.spec.name());
-  header.push_back(absl::StrCat("engine: ", e.engine_version(), " serving ", e.model(),
-                                spec_named ? "" : absl::StrCat(", simulated as ",
-                                                               context.spec.name(),
-                                                               " (the model spec)")));
+  header.push_back(
+      absl::StrCat("engine: ", e.engine_version(), " serving ", ServedModel(e, context.spec)));
   for (const std::string& n : run.setup.notes) header.push_back(n);
   if (e.num_speculative_tokens() > 0) {
     header.push_back(absl::StrCat("speculative: ", e.speculative_method(), " with ",

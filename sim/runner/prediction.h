@@ -119,6 +119,11 @@ absl::StatusOr<PreparedRun> PrepareRun(const PredictionContext& context,
                                        const scenarios::EnvVars& env,
                                        const scenarios::ServeContext& serve_context);
 
+// The model the serve command names, and, where it is not the spec's (a
+// local path, another model: servesim reads no checkpoint), ", simulated as
+// SPEC (the model spec)".
+std::string ServedModel(const scenarios::EngineConfig& engine, const models::ModelSpec& spec);
+
 // A workload shape with what `run`'s engine decides (the model, the
 // requests it runs at once over all DP ranks, its layout family); the
 // caller adds the requests and the peak.
