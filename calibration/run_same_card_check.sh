@@ -16,7 +16,9 @@ set -uo pipefail
 BUDGET="${1:-300}"
 LOG="$OUT/same_card.log"
 {
-  echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD 2>/dev/null)"
+  # The device's copy of the tree may carry a stale .git: name the bench's
+  # sources by their hash (cat calibration/cuda/* | sha256sum, here too).
+  echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ), calibration/cuda sha256 $(cat calibration/cuda/* | sha256sum | cut -c1-16)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total,power.draw --format=csv
 } 2>&1 | tee "$LOG"
 NCCL_ROOT=$(python3 -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null || true)
