@@ -27,14 +27,7 @@ else
     | tee -a "$LOG"
 fi
 [ -x "$BUILD/servesim_iteration" ] || { echo "build failed" | tee -a "$LOG"; exit 1; }
-echo "== quick" | tee -a "$LOG"
-timeout 120 "$BUILD/servesim_iteration" --csv "$OUT/iteration_quick.csv" --quick --fp8-per-tensor 2>&1 | tee -a "$LOG"
-rc=${PIPESTATUS[0]}
-echo "== quick exit $rc" | tee -a "$LOG"
-[ "$rc" -eq 0 ] || exit "$rc"
-echo "== full (budget ${BUDGET} s)" | tee -a "$LOG"
-timeout $((BUDGET + 120)) "$BUILD/servesim_iteration" --csv "$OUT/iteration_measured.csv" --budget-s "$BUDGET" \
-  --breakdown --fp8-per-tensor 2>&1 | tee -a "$LOG"
-rc=${PIPESTATUS[0]}
-echo "== full exit $rc" | tee -a "$LOG"
-exit "$rc"
+source calibration/device_steps.sh
+run_step quick 120 "$BUILD/servesim_iteration" --csv "$OUT/iteration_quick.csv" --quick --fp8-per-tensor || exit
+run_step "full (budget ${BUDGET} s)" $((BUDGET + 120)) "$BUILD/servesim_iteration" \
+  --csv "$OUT/iteration_measured.csv" --budget-s "$BUDGET" --breakdown --fp8-per-tensor

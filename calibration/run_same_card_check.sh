@@ -33,15 +33,8 @@ else
   cmake --build "$BUILD" --target servesim_calibrate servesim_iteration -j"$(nproc)" 2>&1 |
     grep -vE "warning #|Remark|^\s*$" | tail -10 | tee -a "$LOG"
 fi
-echo "== kernel tables" | tee -a "$LOG"
-timeout 420 "$BUILD/servesim_calibrate" --out "$OUT/profile.textproto" --fp8-per-tensor \
-  --suites copy,ceilings,small,sampler,attention,indexer,gemm,grouped 2>&1 | tee -a "$LOG"
-rc=${PIPESTATUS[0]}
-echo "== kernel tables exit $rc" | tee -a "$LOG"
-[ "$rc" -eq 0 ] || exit "$rc"
-echo "== iterations (budget ${BUDGET} s)" | tee -a "$LOG"
-timeout $((BUDGET + 90)) "$BUILD/servesim_iteration" --csv "$OUT/iteration_measured.csv" --budget-s "$BUDGET" \
-  --breakdown --fp8-per-tensor 2>&1 | tee -a "$LOG"
-rc=${PIPESTATUS[0]}
-echo "== iterations exit $rc" | tee -a "$LOG"
-exit "$rc"
+source calibration/device_steps.sh
+run_step "kernel tables" 420 "$BUILD/servesim_calibrate" --out "$OUT/profile.textproto" --fp8-per-tensor \
+  --suites copy,ceilings,small,sampler,attention,indexer,gemm,grouped || exit
+run_step "iterations (budget ${BUDGET} s)" $((BUDGET + 90)) "$BUILD/servesim_iteration" \
+  --csv "$OUT/iteration_measured.csv" --budget-s "$BUDGET" --breakdown --fp8-per-tensor

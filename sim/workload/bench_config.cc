@@ -359,6 +359,20 @@ absl::Status ReadSampling(const ParsedFlags& flags, BenchConfig& config) {
   return absl::OkStatus();
 }
 
+// The items of vllm's KEY=VALUE flags (--metadata, --header); an item
+// without '=' is its error.
+absl::StatusOr<std::vector<std::string>> KeyValueItems(const ParsedFlags& flags, const char* flag,
+                                                       const char* noun) {
+  ASSIGN_OR_RETURN(std::vector<std::string> items, flags.GetStrings(flag));
+  for (const std::string& item : items) {
+    if (item.find('=') == std::string::npos) {
+      return Bad(flag, absl::StrCat("\"", item, "\": Invalid ", noun,
+                                    " format. Please use KEY=VALUE format."));
+    }
+  }
+  return items;
+}
+
 // The client: backend and endpoint (with vllm's URL checks), the model it
 // names, the result's labels.
 absl::Status ReadClient(const ParsedFlags& flags, BenchConfig& config) {
@@ -417,32 +431,21 @@ absl::Status ReadClient(const ParsedFlags& flags, BenchConfig& config) {
     config.label = label;
   }
   if (flags.Has("--metadata")) {
-    ASSIGN_OR_RETURN(std::vector<std::string> items, flags.GetStrings("--metadata"));
+    ASSIGN_OR_RETURN(std::vector<std::string> items,
+                     KeyValueItems(flags, "--metadata", "metadata"));
     for (const std::string& item : items) {
       // As vllm: item.split("=") gives the key and the value (what follows
-      // a second '=' is dropped); an item without '=' is an error.
-      if (item.find('=') == std::string::npos) {
-        return Bad("--metadata", absl::StrCat("\"", item,
-                                              "\": Invalid metadata format. Please use KEY=VALUE "
-                                              "format."));
-      }
+      // a second '=' is dropped).
       std::vector<std::string> kv = absl::StrSplit(item, '=');
       config.metadata.emplace_back(std::string(absl::StripAsciiWhitespace(kv[0])),
                                    std::string(absl::StripAsciiWhitespace(kv[1])));
     }
   }
-  // The headers change nothing servesim models, but the client refuses an
-  // item without '=' before it sends a request (main_async in
+  // The headers change nothing servesim models, but the client refuses a
+  // bad item before it sends a request (main_async in
   // vllm/benchmarks/serve.py [U: recalled, not pinned to v0.13]).
   if (flags.Has("--header")) {
-    ASSIGN_OR_RETURN(std::vector<std::string> items, flags.GetStrings("--header"));
-    for (const std::string& item : items) {
-      if (item.find('=') == std::string::npos) {
-        return Bad("--header", absl::StrCat("\"", item,
-                                            "\": Invalid header format. Please use KEY=VALUE "
-                                            "format."));
-      }
-    }
+    RETURN_IF_ERROR(KeyValueItems(flags, "--header", "header").status());
   }
   return absl::OkStatus();
 }
