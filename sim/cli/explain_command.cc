@@ -123,8 +123,8 @@ absl::StatusOr<ReferenceSizes> ReferenceSizesFromArgs(const CliArgs& args,
 bool OwnKernelsOnly(const CliArgs& args) { return args.Has("--no-production-factors"); }
 
 // Each op's time: measured (the profile) or modelled (the roofline).
-// `profile_cost`, when given, is set to the profile's op cost (null without
-// a profile), whose fallbacks the caller reads after pricing.
+// `*profile_cost` is set to the profile's op cost (null without a profile),
+// whose fallbacks the caller reads after pricing.
 std::unique_ptr<cost::OpCost> ExplainOpCost(const CliArgs& args,
                                             const runner::PredictionContext& context,
                                             const cost::ProfileOpCost** profile_cost) {
