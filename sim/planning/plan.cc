@@ -609,7 +609,19 @@ absl::StatusOr<std::vector<std::string>> ParseCandidates(const std::string& text
   // An editor's byte-order mark is no part of the first command.
   absl::string_view body = text;
   absl::ConsumePrefix(&body, "\xEF\xBB\xBF");
+  int line_no = 0;
   for (absl::string_view raw : absl::StrSplit(body, '\n')) {
+    ++line_no;
+    // A binary file would otherwise be read as commands and echoed, bytes
+    // and all, into the report.
+    for (size_t i = 0; i < raw.size(); ++i) {
+      const auto byte = static_cast<unsigned char>(raw[i]);
+      if ((byte < 0x20 && byte != '\t' && byte != '\r') || byte == 0x7f) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s:%d: not a text file (control byte 0x%02x at column %d)", origin,
+                            line_no, byte, i + 1));
+      }
+    }
     const std::string_view kept = workload::WithoutShellComment({raw.data(), raw.size()});
     absl::string_view line = absl::StripAsciiWhitespace({kept.data(), kept.size()});
     if (pending.empty() && line.empty()) continue;  // blank, or a comment alone

@@ -126,6 +126,18 @@ TEST(ParseCandidatesTest, SkipsALeadingByteOrderMark) {
   EXPECT_EQ(*c, (std::vector<std::string>{"vllm serve m -tp 8"}));
 }
 
+// A binary file is refused at its first control byte, not read as commands.
+TEST(ParseCandidatesTest, RefusesAFileThatIsNotText) {
+  absl::StatusOr<std::vector<std::string>> binary =
+      ParseCandidates(std::string("vllm serve m -tp 8\n\x7f"
+                                  "ELF\x02\x01",
+                                  25),
+                      "c.bin");
+  EXPECT_EQ(binary.status().message(), "c.bin:2: not a text file (control byte 0x7f at column 1)");
+  // Tabs and a Windows line end are text.
+  EXPECT_TRUE(ParseCandidates("vllm serve m\t-tp 8\r\n", "c.txt").ok());
+}
+
 TEST(ParseCandidatesTest, SkipsCommentsAndJoinsContinuations) {
   absl::StatusOr<std::vector<std::string>> c = ParseCandidates(
       "# vLLM\nvllm serve m -tp 8\n\n  python3 -m sglang.launch_server \\\n  --tp 8\n", "f");
