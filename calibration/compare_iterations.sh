@@ -45,7 +45,7 @@ tail -n +2 "$MEASURED" | while IFS=, read -r layout batch measured; do
     echo "compare_iterations: unknown batch '$batch'" >&2; exit 1
   fi
   json=$("$SERVESIM" explain --serve "$serve" --decode-seqs "$n" --context "$c" --prefill-tokens "$p" \
-         --gpu-only-json --no-production-factors --collectives-as-copies "${PROFILE_ARGS[@]}")
+         --gpu-only-json --no-production-factors --collectives-as-copies ${PROFILE_ARGS[@]+"${PROFILE_ARGS[@]}"})
   python3 - "$layout" "$batch" "$measured" "$field" "$json" >> "$OUT_CSV" <<'PY'
 import json, sys
 layout, batch, measured, field, js = sys.argv[1:]

@@ -11,23 +11,20 @@ set -uo pipefail
 : "${OUT:?set OUT to the output folder}"
 BUDGET="${1:-300}"
 LOG="$OUT/iteration.log"
+source "$(dirname "${BASH_SOURCE[0]}")/device_steps.sh"
 {
+  echo "== calibration/cuda sources sha256 $(cuda_sources_hash)"
   echo "== nvidia-smi"; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.used,memory.total,power.draw --format=csv
   echo "== nvcc"; nvcc --version | tail -2
 } 2>&1 | tee "$LOG"
 BUILD=build-device-iter
 # A binary built elsewhere for sm_90a and carried here (PREBUILT=1) saves the
-# device minutes of the build; its build commit is logged either way.
+# device minutes of the build.
 if [ "${PREBUILT:-0}" = 1 ] && [ -x "$BUILD/servesim_iteration" ]; then
-  echo "== prebuilt $BUILD/servesim_iteration (commit $(git rev-parse --short HEAD 2>/dev/null))" | tee -a "$LOG"
+  echo "== prebuilt $BUILD/servesim_iteration" | tee -a "$LOG"
 else
-  cmake -S calibration/cuda -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
-    2>&1 | tail -3 | tee -a "$LOG" || exit 1
-  cmake --build "$BUILD" --target servesim_iteration -j"$(nproc)" 2>&1 | grep -vE "warning #|Remark|^\s*$" | tail -20 \
-    | tee -a "$LOG"
+  build_cuda_targets "$BUILD" servesim_iteration || exit 1
 fi
-[ -x "$BUILD/servesim_iteration" ] || { echo "build failed" | tee -a "$LOG"; exit 1; }
-source calibration/device_steps.sh
 run_step quick 120 "$BUILD/servesim_iteration" --csv "$OUT/iteration_quick.csv" --quick --fp8-per-tensor || exit
 run_step "full (budget ${BUDGET} s)" $((BUDGET + 120)) "$BUILD/servesim_iteration" \
   --csv "$OUT/iteration_measured.csv" --budget-s "$BUDGET" --breakdown --fp8-per-tensor

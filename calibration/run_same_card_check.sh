@@ -3,11 +3,12 @@
 # "Same-card check"): measures the kernel tables servesim prices a GPU step from
 # (every suite but the collectives, which the check prices as copies, and the host
 # launch, which GPU-only times leave out) and then whole DeepSeek-V3.2 iterations,
-# in one session on one card, so the comparison needs no H200. Run from the repo
-# root with $OUT set; writes $OUT/profile.textproto, $OUT/iteration_measured.csv and
-# $OUT/same_card.log. Then, here:
-#   calibration/compare_iterations.sh MEASURED_CSV build/servesim OUT_CSV PROFILE
+# in one session on one card, so the comparison needs no H200. On the GPU machine,
+# from the repo root with $OUT set:
 #   calibration/run_same_card_check.sh [ITERATION_BUDGET_S]
+# writes $OUT/profile.textproto, $OUT/iteration_measured.csv and $OUT/same_card.log.
+# Then, here:
+#   calibration/compare_iterations.sh MEASURED_CSV build/servesim OUT_CSV PROFILE
 # Binaries built here for sm_90a and carried as build-device-iter/servesim_calibrate
 # and build-device-iter/servesim_iteration are used when they load; else both are
 # built on the device.
@@ -15,10 +16,9 @@ set -uo pipefail
 : "${OUT:?set OUT to the output folder}"
 BUDGET="${1:-300}"
 LOG="$OUT/same_card.log"
+source "$(dirname "${BASH_SOURCE[0]}")/device_steps.sh"
 {
-  # The device's copy of the tree may carry a stale .git: name the bench's
-  # sources by their hash (cat calibration/cuda/* | sha256sum, here too).
-  echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ), calibration/cuda sha256 $(cat calibration/cuda/* | sha256sum | cut -c1-16)"
+  echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ), calibration/cuda sources sha256 $(cuda_sources_hash)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total,power.draw --format=csv
 } 2>&1 | tee "$LOG"
 NCCL_ROOT=$(python3 -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null || true)
@@ -28,12 +28,8 @@ loads() { [ -x "$1" ] && ! ldd "$1" | grep -q "not found"; }
 if loads "$BUILD/servesim_calibrate" && loads "$BUILD/servesim_iteration"; then
   echo "== prebuilt binaries in $BUILD" | tee -a "$LOG"
 else
-  cmake -S calibration/cuda -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
-    ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} 2>&1 | tail -3 | tee -a "$LOG"
-  cmake --build "$BUILD" --target servesim_calibrate servesim_iteration -j"$(nproc)" 2>&1 |
-    grep -vE "warning #|Remark|^\s*$" | tail -10 | tee -a "$LOG"
+  build_cuda_targets "$BUILD" servesim_calibrate servesim_iteration || exit 1
 fi
-source calibration/device_steps.sh
 run_step "kernel tables" 420 "$BUILD/servesim_calibrate" --out "$OUT/profile.textproto" --fp8-per-tensor \
   --suites copy,ceilings,small,sampler,attention,indexer,gemm,grouped || exit
 run_step "iterations (budget ${BUDGET} s)" $((BUDGET + 90)) "$BUILD/servesim_iteration" \

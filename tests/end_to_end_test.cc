@@ -34,9 +34,9 @@ struct Result {
   std::string out;
 };
 
-// Runs build/servesim with `args` (shell-quoted by the caller); stderr joins stdout.
-Result Servesim(const std::string& args) {
-  const std::string cmd = std::string(SERVESIM_BINARY) + " " + args + " 2>&1";
+// Runs `command` in the shell; stderr joins stdout.
+Result RunShell(const std::string& command) {
+  const std::string cmd = command + " 2>&1";
   Result r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return {-1, ""};
@@ -46,6 +46,11 @@ Result Servesim(const std::string& args) {
   const int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// Runs build/servesim with `args` (shell-quoted by the caller); stderr joins stdout.
+Result Servesim(const std::string& args) {
+  return RunShell(std::string(SERVESIM_BINARY) + " " + args);
 }
 
 std::string ReadFile(const std::string& path) {
@@ -178,32 +183,23 @@ TEST(EndToEndTest, ExplainOwnKernelOpsAddUpToTheStep) {
   ExpectOpsAddUp(args, "reference prefill step", "sparse_mla");
 }
 
-// A batch below a CUDA-graph size runs padded, and explain lists the padded
-// batch's ops: 9 decodes as the 16-row graph, 5 one-token prompts as the
-// 8-row one, 10 prompt tokens as 16 with 6 padding tokens (found by the
-// sanitizer re-check: one-token prompts padded as rows had aborted explain).
 // The iteration check's composition, kept: whole DeepSeek-V3.2 iterations
 // measured on one H100 (calibration/run_same_card_check.sh) against today's
 // op graph priced from that card's tables, through the script that made the
-// committed comparison (1.4 % median, max 9.0 % on 2026-12-07). A change to
-// the op graph that the bench does not run (or the reverse) moves these
-// batches; then the bench follows the graph and the check is rerun on a GPU.
+// committed comparison (1.4 % median, max 9.0 % on 2026-12-07). Any change
+// to these batches' prices fails it until that comparison is regenerated;
+// one the bench does not run (an op added to the graph alone) also needs
+// the bench brought along and the check rerun on a GPU.
 TEST(EndToEndTest, TheOpGraphReproducesTheSameCardIterations) {
+  if (RunShell("command -v python3").exit_code != 0) GTEST_SKIP() << "the script needs python3";
   const std::string dir = SERVESIM_SOURCE_DIR "/calibration/profiles/h100_same_card_2026-12-07";
   const std::string out = ScratchDir() + "/same_card_check.csv";
-  const std::string cmd =
+  Result r = RunShell(
       std::string("bash " SERVESIM_SOURCE_DIR "/calibration/compare_iterations.sh ") + dir +
-      "/iteration_measured.csv " + SERVESIM_BINARY + " " + out + " " + dir +
-      "/profile.textproto 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string printed;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) printed.append(buf.data(), n);
-  ASSERT_EQ(pclose(pipe), 0) << printed;
+      "/iteration_measured.csv " + SERVESIM_BINARY + " " + out + " " + dir + "/profile.textproto");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
   // An op priced by the H200 roofline is named on stderr: none may be.
-  EXPECT_EQ(printed.find("priced by the roofline"), std::string::npos) << printed;
+  EXPECT_EQ(r.out.find("priced by the roofline"), std::string::npos) << r.out;
   std::istringstream rows(ReadFile(out));
   std::string row;
   std::getline(rows, row);  // header
@@ -211,10 +207,15 @@ TEST(EndToEndTest, TheOpGraphReproducesTheSameCardIterations) {
   while (std::getline(rows, row)) {
     errors.push_back(std::fabs(std::stod(row.substr(row.rfind(',') + 1))));
   }
-  ASSERT_EQ(errors.size(), 48u) << printed;
+  ASSERT_EQ(errors.size(), 48u) << r.out;
   std::sort(errors.begin(), errors.end());
-  EXPECT_LE((errors[23] + errors[24]) / 2, 3.0) << printed;
-  EXPECT_LE(errors.back(), 12.0) << printed;
+  EXPECT_LE((errors[23] + errors[24]) / 2, 3.0) << r.out;
+  EXPECT_LE(errors.back(), 12.0) << r.out;
+  // Any change to these batches' prices, within the bounds or not, is one
+  // the committed comparison must show.
+  EXPECT_EQ(ReadFile(out), ReadFile(dir + "/iteration_check.csv"))
+      << "regenerate " << dir << "/iteration_check.csv with calibration/compare_iterations.sh, "
+      << "and check that the bench still runs what the op graph prices";
 }
 
 // servesim reads no checkpoint: explain, like run, says which spec stands in
@@ -225,6 +226,11 @@ TEST(EndToEndTest, ExplainSaysWhichModelItPricesForAnother) {
   EXPECT_EQ(other.out.substr(0, other.out.find('\n')),
             "engine: vLLM v0.13.0 serving meta-llama/Llama-3-8B, simulated as "
             "deepseek-ai/DeepSeek-V3.2 (the model spec)");
+  Result json = Servesim("explain --json --serve 'vllm serve meta-llama/Llama-3-8B -tp 8'");
+  EXPECT_NE(json.out.find("\"model\": \"meta-llama/Llama-3-8B\", \"model_spec\": "
+                          "\"deepseek-ai/DeepSeek-V3.2\""),
+            std::string::npos)
+      << json.out;
   Result same = Servesim("explain --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8'");
   EXPECT_EQ(same.out.substr(0, same.out.find('\n')),
             "engine: vLLM v0.13.0 serving deepseek-ai/DeepSeek-V3.2");
@@ -263,6 +269,10 @@ TEST(EndToEndTest, ExplainTakesAnotherGpusProfileOnlyForGpuTimes) {
   EXPECT_EQ(times(h100.out), times(committed.out));
 }
 
+// A batch below a CUDA-graph size runs padded, and explain lists the padded
+// batch's ops: 9 decodes as the 16-row graph, 5 one-token prompts as the
+// 8-row one, 10 prompt tokens as 16 with 6 padding tokens (found by the
+// sanitizer re-check: one-token prompts padded as rows had aborted explain).
 TEST(EndToEndTest, ExplainPaddedBatchesAddUpToTheirSteps) {
   for (const char* prefill : {"--prefill-tokens 5 --prefill-seqs 5", "--prefill-tokens 10"}) {
     // Without fitted parameters: the prefill factor's stretch is in a step's
@@ -982,6 +992,9 @@ TEST(EndToEndTest, BadInputsExitTwoWithOneLine) {
       "explain --serve 'vllm serve m -tp 8' --context 200000",
       // Another GPU's tables are for GPU times alone.
       "explain --serve 'vllm serve m -tp 8' --any-gpu-profile",
+      "explain --serve 'vllm serve m -tp 8' --any-gpu-profile --gpu-only-json",
+      "explain --serve 'vllm serve m -tp 8' --any-gpu-profile --gpu-only-json "
+      "--no-production-factors --profile roofline",
       "run --serve 'vllm serve m -tp 8' --bench 'vllm bench serve' --any-gpu-profile",
       "run --serve 'vllm serve m -tp 8' --serve 'vllm serve m -tp 4' --bench 'vllm bench serve'",
       "",  // no command at all

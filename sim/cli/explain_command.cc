@@ -124,7 +124,7 @@ bool OwnKernelsOnly(const CliArgs& args) { return args.Has("--no-production-fact
 
 // Each op's time: measured (the profile) or modelled (the roofline).
 // `*profile_cost` is set to the profile's op cost (null without a profile),
-// whose fallbacks the caller reads after pricing.
+// owned by the returned OpCost; the caller reads its fallbacks after pricing.
 std::unique_ptr<cost::OpCost> ExplainOpCost(const CliArgs& args,
                                             const runner::PredictionContext& context,
                                             const cost::ProfileOpCost** profile_cost) {
@@ -279,6 +279,8 @@ std::string ExplainJson(const models::ModelSpec& spec, const runner::PreparedRun
   const models::ParameterCounts counts = models::CountParameters(spec);
   return absl::StrCat(
       "{\"engine\": ", metrics::JsonString(run.engine.engine_version()),
+      ", \"model\": ", metrics::JsonString(run.engine.model()),
+      ", \"model_spec\": ", metrics::JsonString(spec.name()),
       ", \"layout\": ", metrics::JsonString(s.layout.Describe()),
       ", \"total_params\": ", counts.main_model,
       ", \"checkpoint_params\": ", counts.checkpoint_total,
@@ -436,11 +438,19 @@ int ExplainCommand(const CliArgs& args) {
     return ReportError(absl::InvalidArgumentError(
         "explain: --json and --gpu-only-json are two outputs; give one"));
   }
-  // Another GPU's tables beside the H200's memory and defaults would make
-  // every other figure explain prints a mixture; GPU times alone are not.
-  if (args.Has("--any-gpu-profile") && !args.Has("--gpu-only-json")) {
-    return ReportError(absl::InvalidArgumentError(
-        "explain: --any-gpu-profile prices GPU times alone; give it with --gpu-only-json"));
+  // Another GPU's tables beside the H200's memory, defaults and
+  // production-kernel factors would make a mixture: only its own kernels'
+  // GPU times are that card's.
+  if (args.Has("--any-gpu-profile")) {
+    if (!args.Has("--gpu-only-json") || !OwnKernelsOnly(args)) {
+      return ReportError(absl::InvalidArgumentError(
+          "explain: --any-gpu-profile prices servesim's own kernels' GPU times alone; give it "
+          "with --gpu-only-json and --no-production-factors"));
+    }
+    if (args.Get("--profile") == "roofline") {
+      return ReportError(absl::InvalidArgumentError(
+          "explain: --any-gpu-profile needs a measured --profile, not the roofline"));
+    }
   }
   absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
   if (!context.ok()) return ReportError(context.status());
