@@ -1,6 +1,7 @@
 #include "sim/cli/cli_args.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 
 namespace servesim::cli {
@@ -21,10 +22,19 @@ FlagWord SplitFlagWord(const std::string& word) {
 }
 
 // An empty value is a mistake on the command line (an unset shell
-// variable), never a request for a default: no flag takes one.
-absl::Status CheckNotEmpty(const std::string& flag, const std::string& value) {
-  if (!value.empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(flag, ": empty value"));
+// variable), never a request for a default: no flag takes one. Nor does any
+// take a control byte but whitespace (a command pasted over lines keeps its
+// newlines): a terminal escape would be echoed into reports.
+absl::Status CheckValue(const std::string& flag, const std::string& value) {
+  if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(flag, ": empty value"));
+  for (size_t i = 0; i < value.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(value[i]);
+    if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7f) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: control byte 0x%02x at column %d", flag, byte, i + 1));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -48,7 +58,7 @@ absl::StatusOr<CliArgs> ParseCliArgs(int argc, char** argv, const std::string& c
       if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(word, ": needs a value"));
       value = argv[++i];
     }
-    RETURN_IF_ERROR(CheckNotEmpty(word, value));
+    RETURN_IF_ERROR(CheckValue(word, value));
     if (word == "--env") {
       args.env.push_back(value);
     } else if (!args.values.emplace(word, value).second) {
@@ -75,7 +85,7 @@ absl::StatusOr<CliArgs> ParseRepeatedCliArgs(int argc, char** argv, const std::s
       if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(word, ": needs a value"));
       value = argv[++i];
     }
-    RETURN_IF_ERROR(CheckNotEmpty(word, value));
+    RETURN_IF_ERROR(CheckValue(word, value));
     repeated[word].push_back(value);
   }
   ASSIGN_OR_RETURN(CliArgs args, ParseCliArgs(static_cast<int>(rest.size()), rest.data(), command,

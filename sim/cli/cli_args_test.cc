@@ -47,6 +47,10 @@ TEST(CliArgsTest, RefusesWhatIsNotTheCommandsOwn) {
   EXPECT_EQ(parse({"servesim", "run", "--serve", ""}).status().message(), "--serve: empty value");
   EXPECT_EQ(parse({"servesim", "run", "--serve="}).status().message(), "--serve: empty value");
   EXPECT_EQ(parse({"servesim", "run", "--env", ""}).status().message(), "--env: empty value");
+  // A terminal escape is no part of a command; a pasted line break is.
+  EXPECT_EQ(parse({"servesim", "run", "--serve", "vllm serve m\x1b[31m"}).status().message(),
+            "--serve: control byte 0x1b at column 13");
+  EXPECT_TRUE(parse({"servesim", "run", "--serve", "vllm serve m \\\n\t-tp 8"}).ok());
 }
 
 TEST(CliArgsTest, RepeatableFlagsKeepEveryValueInOrder) {

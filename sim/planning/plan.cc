@@ -616,7 +616,8 @@ absl::StatusOr<std::vector<std::string>> ParseCandidates(const std::string& text
     // and all, into the report.
     for (size_t i = 0; i < raw.size(); ++i) {
       const auto byte = static_cast<unsigned char>(raw[i]);
-      if ((byte < 0x20 && byte != '\t' && byte != '\r') || byte == 0x7f) {
+      const bool line_end = byte == '\r' && i + 1 == raw.size();  // a Windows line end
+      if ((byte < 0x20 && byte != '\t' && !line_end) || byte == 0x7f) {
         return absl::InvalidArgumentError(
             absl::StrFormat("%s:%d: not a text file (control byte 0x%02x at column %d)", origin,
                             line_no, byte, i + 1));

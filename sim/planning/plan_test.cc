@@ -136,6 +136,8 @@ TEST(ParseCandidatesTest, RefusesAFileThatIsNotText) {
   EXPECT_EQ(binary.status().message(), "c.bin:2: not a text file (control byte 0x7f at column 1)");
   // Tabs and a Windows line end are text.
   EXPECT_TRUE(ParseCandidates("vllm serve m\t-tp 8\r\n", "c.txt").ok());
+  EXPECT_EQ(ParseCandidates("vllm serve m\r-tp 8\n", "c.txt").status().message(),
+            "c.txt:1: not a text file (control byte 0x0d at column 13)");
 }
 
 TEST(ParseCandidatesTest, SkipsCommentsAndJoinsContinuations) {
