@@ -1,6 +1,7 @@
 // `vllm serve` as vLLM v0.13.0 reads it. Every default below names its source
 // in shared/reference/engine-defaults.md §C1 (and docs/engines.md).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -502,14 +503,16 @@ absl::Status ReadKernelEnv(const workload::ParsedFlags& flags, const EnvVars& en
 // variable servesim does not model is the answer (VLLM_ALLOW_LONG_MAX_MODEL_LEN
 // would otherwise meet vLLM's max_model_len refusal, which it lifts).
 absl::Status CheckModelledEnv(const EnvVars& env) {
+  // The variables ReadKernelEnv reads.
+  static constexpr std::array<const char*, 3> kModelled = {
+      "VLLM_ATTENTION_BACKEND", "VLLM_USE_DEEP_GEMM", "VLLM_USE_FLASHINFER_SAMPLER"};
   for (const auto& [key, value] : env) {
-    if (key != "VLLM_ATTENTION_BACKEND" && key != "VLLM_USE_DEEP_GEMM" &&
-        key != "VLLM_USE_FLASHINFER_SAMPLER") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--env: ", key,
-          " is not an environment variable servesim models for vLLM "
-          "(VLLM_ATTENTION_BACKEND, VLLM_USE_DEEP_GEMM, VLLM_USE_FLASHINFER_SAMPLER; those without "
-          "effect, such as HF_HOME or NCCL_DEBUG, are listed in docs/engines.md)"));
+    if (std::find(kModelled.begin(), kModelled.end(), key) == kModelled.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--env: ", key, " is not an environment variable servesim models for vLLM (",
+                       absl::StrJoin(kModelled, ", "),
+                       "; those without effect, such as HF_HOME or NCCL_DEBUG, are listed in "
+                       "docs/engines.md)"));
     }
   }
   return absl::OkStatus();
