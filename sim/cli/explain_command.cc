@@ -122,24 +122,13 @@ absl::StatusOr<ReferenceSizes> ReferenceSizesFromArgs(const CliArgs& args,
 // (calibration/run_iteration_check.sh).
 bool OwnKernelsOnly(const CliArgs& args) { return args.Has("--no-production-factors"); }
 
-// Each op's time: measured (the profile) or modelled (the roofline).
-// `*profile_cost` is set to the profile's op cost (null without a profile),
-// owned by the returned OpCost; the caller reads its fallbacks after pricing.
+// Each op's time: measured (the profile) or modelled (the roofline);
+// `*profile_cost` as runner::MakeOpCost sets it.
 std::unique_ptr<cost::OpCost> ExplainOpCost(const CliArgs& args,
                                             const runner::PredictionContext& context,
                                             const cost::ProfileOpCost** profile_cost) {
-  std::unique_ptr<cost::OpCost> op_cost;
-  *profile_cost = nullptr;
-  if (context.profile) {
-    auto priced = std::make_unique<cost::ProfileOpCost>(
-        *context.profile, cost::GpuRates{},
-        OwnKernelsOnly(args) ? std::vector<std::pair<std::string, double>>{}
-                             : runner::ProductionScalePairs(context));
-    *profile_cost = priced.get();
-    op_cost = std::move(priced);
-  } else {
-    op_cost = std::make_unique<cost::RooflineOpCost>(cost::GpuRates{});
-  }
+  std::unique_ptr<cost::OpCost> op_cost =
+      runner::MakeOpCost(context, !OwnKernelsOnly(args), profile_cost);
   if (args.Has("--collectives-as-copies")) {
     op_cost = std::make_unique<CollectivesAsCopies>(std::move(op_cost));
   }

@@ -450,23 +450,26 @@ absl::Status CheckEngineStepBound(const scenarios::EngineConfig& engine,
 
 }  // namespace
 
+std::unique_ptr<cost::OpCost> MakeOpCost(const PredictionContext& context, bool production_factors,
+                                         const cost::ProfileOpCost** profile_cost) {
+  *profile_cost = nullptr;
+  if (!context.profile) return std::make_unique<cost::RooflineOpCost>(cost::GpuRates{});
+  auto priced = std::make_unique<cost::ProfileOpCost>(
+      *context.profile, cost::GpuRates{},
+      production_factors ? ProductionScalePairs(context)
+                         : std::vector<std::pair<std::string, double>>{});
+  *profile_cost = priced.get();
+  return priced;
+}
+
 absl::StatusOr<serving::SimulationResult> SimulatePrepared(const PredictionContext& context,
                                                            const PreparedRun& run,
                                                            const serving::SimulationInput& input,
                                                            std::set<std::string>* fallbacks) {
   RETURN_IF_ERROR(CheckEngineStepBound(run.engine, input.requests));
-  const cost::GpuRates rates;
-  std::unique_ptr<cost::OpCost> op_cost;
-  cost::ProfileOpCost* profile_cost = nullptr;
-  if (context.profile) {
-    auto pc = std::make_unique<cost::ProfileOpCost>(*context.profile, rates,
-                                                    ProductionScalePairs(context));
-    profile_cost = pc.get();
-    op_cost = std::move(pc);
-  } else {
-    op_cost = std::make_unique<cost::RooflineOpCost>(rates);
-  }
-  cost::StepPredictor predictor(run.setup.predictor, std::move(op_cost));
+  const cost::ProfileOpCost* profile_cost = nullptr;
+  cost::StepPredictor predictor(run.setup.predictor,
+                                MakeOpCost(context, /*production_factors=*/true, &profile_cost));
   absl::StatusOr<serving::SimulationResult> result =
       serving::RunServingSimulation(run.setup.topology, predictor, input);
   if (fallbacks != nullptr && profile_cost != nullptr) *fallbacks = profile_cost->fallbacks();

@@ -16,11 +16,12 @@
 #include "scenarios/engine_config.pb.h"
 #include "scenarios/fitted_params.pb.h"
 #include "scenarios/serve_command.h"
+#include "sim/cost/op_cost.h"
 #include "sim/cost/production_kernels.h"
-#include "sim/runner/fit_coverage.h"
 #include "sim/metrics/bench_metrics.h"
 #include "sim/metrics/report.h"
 #include "sim/runner/engine_setup.h"
+#include "sim/runner/fit_coverage.h"
 #include "sim/serving/serving_simulation.h"
 #include "sim/workload/bench_config.h"
 #include "sim/workload/live_lengths.h"
@@ -64,6 +65,14 @@ absl::Status ValidateFittedParams(const scenarios::FittedParams& params,
 
 // The context's production-kernel factors as ProfileOpCost takes them.
 std::vector<std::pair<std::string, double>> ProductionScalePairs(const PredictionContext& c);
+
+// What a prediction prices each op with: the context's profile (with its
+// production-kernel factors unless `production_factors` is false), or the
+// roofline without one. `*profile_cost` is set to the profile's op cost
+// (null without a profile), owned by the returned OpCost; a caller reads
+// its fallbacks after pricing.
+std::unique_ptr<cost::OpCost> MakeOpCost(const PredictionContext& context, bool production_factors,
+                                         const cost::ProfileOpCost** profile_cost);
 
 // Fills defaults in `paths` and loads everything; bad files are InvalidArgument.
 absl::StatusOr<PredictionContext> LoadPredictionContext(ContextPaths paths);
