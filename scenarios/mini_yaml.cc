@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/byte_order_mark.h"
 
 namespace servesim::scenarios {
 namespace {
@@ -50,7 +51,7 @@ absl::StatusOr<std::string> Unquote(const std::string& s, const std::string& whe
 absl::StatusOr<std::map<std::string, YamlValue>> ParseMiniYaml(std::string_view text,
                                                                const std::string& context) {
   // A UTF-8 byte-order mark is no part of the first key (PyYAML skips it).
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  text = WithoutByteOrderMark(text);
   std::map<std::string, YamlValue> out;
   // Open mappings: (indent of their keys' parent line, dotted path).
   std::vector<std::pair<int, std::string>> stack;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/byte_order_mark.h"
 #include "base/decimal.h"
 #include "base/read_file.h"
 #include "base/status_macros.h"
@@ -57,8 +58,8 @@ absl::Status CheckFigure(const std::string& key, double value) {
 absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
   ASSIGN_OR_RETURN(std::string text, ReadText(path));
   // Spreadsheet programs save CSV with a byte-order mark before the header.
-  if (absl::StartsWith(text, "\xEF\xBB\xBF")) text.erase(0, 3);
-  absl::StatusOr<std::vector<std::vector<std::string>>> rows = workload::ParseCsv(text);
+  absl::StatusOr<std::vector<std::vector<std::string>>> rows =
+      workload::ParseCsv(std::string(WithoutByteOrderMark(absl::string_view(text))));
   if (!rows.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--runs: ", path, ": ", rows.status().message()));
   }
@@ -218,8 +219,7 @@ absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
   scenarios::EnvVars exported, serve_env;
   int serve_lines = 0, bench_lines = 0;
   // A UTF-8 byte-order mark, as an editor may save the script.
-  absl::string_view body = text;
-  absl::ConsumePrefix(&body, "\xEF\xBB\xBF");
+  const absl::string_view body = WithoutByteOrderMark(absl::string_view(text));
   for (const auto& [number, line] : LogicalLines(std::string(body))) {
     const std::string_view kept = workload::WithoutShellComment(line);
     const absl::string_view stripped = absl::StripAsciiWhitespace({kept.data(), kept.size()});

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/byte_order_mark.h"
 #include "base/decimal.h"
 #include "base/status_macros.h"
 #include "sim/runner/fit_coverage.h"
@@ -607,8 +608,7 @@ absl::StatusOr<std::vector<std::string>> ParseCandidates(const std::string& text
   std::vector<std::string> out;
   std::string pending;
   // An editor's byte-order mark is no part of the first command.
-  absl::string_view body = text;
-  absl::ConsumePrefix(&body, "\xEF\xBB\xBF");
+  const absl::string_view body = WithoutByteOrderMark(absl::string_view(text));
   int line_no = 0;
   for (absl::string_view raw : absl::StrSplit(body, '\n')) {
     ++line_no;

@@ -6,13 +6,14 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "base/json_scanner.h"
+#include "base/byte_order_mark.h"
 #include "base/decimal.h"
+#include "base/json_scanner.h"
 #include "base/read_file.h"
 #include "base/status_macros.h"
 #include "sim/workload/string_view_compat.h"
@@ -209,7 +210,7 @@ absl::StatusOr<int64_t> ParseDateTimeNsImpl(absl::string_view stamp) {
 
 absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::string_view name) {
   // A UTF-8 byte-order mark (what spreadsheet tools write) is no header.
-  absl::ConsumePrefix(&text, "\xEF\xBB\xBF");
+  text = WithoutByteOrderMark(text);
   TraceFile trace;
   std::optional<Format> format;
   int64_t first_ns = 0;
