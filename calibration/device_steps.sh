@@ -36,3 +36,14 @@ build_cuda_targets() {
     [ -x "$build/$t" ] || { echo "build failed: $build/$t" | tee -a "$LOG"; return 1; }
   done
 }
+
+# log_machine: starts $LOG with the time, the bench sources' hash, the GPU
+# (name, driver, clocks, memory, power) and nvcc's version.
+log_machine() {
+  {
+    echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ), calibration/cuda sources sha256 $(cuda_sources_hash)"
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.used,memory.total,power.draw \
+      --format=csv
+    nvcc --version | tail -1
+  } 2>&1 | tee "$LOG"
+}

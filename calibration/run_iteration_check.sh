@@ -12,11 +12,7 @@ set -uo pipefail
 BUDGET="${1:-300}"
 LOG="$OUT/iteration.log"
 source "$(dirname "${BASH_SOURCE[0]}")/device_steps.sh"
-{
-  echo "== calibration/cuda sources sha256 $(cuda_sources_hash)"
-  echo "== nvidia-smi"; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.used,memory.total,power.draw --format=csv
-  echo "== nvcc"; nvcc --version | tail -2
-} 2>&1 | tee "$LOG"
+log_machine
 BUILD=build-device-iter
 # A binary built elsewhere for sm_90a and carried here (PREBUILT=1) saves the
 # device minutes of the build.

@@ -17,10 +17,7 @@ set -uo pipefail
 BUDGET="${1:-300}"
 LOG="$OUT/same_card.log"
 source "$(dirname "${BASH_SOURCE[0]}")/device_steps.sh"
-{
-  echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ), calibration/cuda sources sha256 $(cuda_sources_hash)"
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total,power.draw --format=csv
-} 2>&1 | tee "$LOG"
+log_machine
 NCCL_ROOT=$(python3 -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null || true)
 if [ -n "$NCCL_ROOT" ]; then export LD_LIBRARY_PATH="$NCCL_ROOT/lib:${LD_LIBRARY_PATH:-}"; fi
 BUILD=build-device-iter
