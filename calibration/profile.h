@@ -62,11 +62,11 @@ class Profile {
 
   // Reads `path`: ".textproto" / ".txtpb" as text format, ".pb" as binary.
   // Validates schema version, the device block (an H200 by name unless
-  // `gpu` is kAnyGpu, measured_at, memory, SM and GPU counts, no negative figure), positive
-  // finite ceilings, each table against the contract (table_contract.h: its
-  // kind, key names and values, x_name), key order, ascending positive x,
-  // positive finite times and finite achieved rates >= 0; errors are one
-  // line naming the file and problem.
+  // `gpu` is kAnyGpu; measured_at, memory, SM and GPU counts, no negative
+  // figure), positive finite ceilings, each table against the contract
+  // (table_contract.h: its kind, key names and values, x_name), key order,
+  // ascending positive x, positive finite times and finite achieved rates
+  // >= 0; errors are one line naming the file and problem.
   static absl::StatusOr<Profile> Load(const std::string& path,
                                       ProfileGpu gpu = ProfileGpu::kH200Only);
 
