@@ -1,7 +1,10 @@
 #include "sim/cli/cli_args.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/control_byte.h"
 #include "base/status_macros.h"
 
 namespace servesim::cli {
@@ -27,12 +30,10 @@ FlagWord SplitFlagWord(const std::string& word) {
 // newlines): a terminal escape would be echoed into reports.
 absl::Status CheckValue(const std::string& flag, const std::string& value) {
   if (value.empty()) return absl::InvalidArgumentError(absl::StrCat(flag, ": empty value"));
-  for (size_t i = 0; i < value.size(); ++i) {
-    const auto byte = static_cast<unsigned char>(value[i]);
-    if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7f) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: control byte 0x%02x at column %d", flag, byte, i + 1));
-    }
+  if (const std::optional<size_t> at = FirstControlByte(absl::string_view(value), true)) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s: control byte 0x%02x at column %d", flag,
+                                                      static_cast<unsigned char>(value[*at]),
+                                                      *at + 1));
   }
   return absl::OkStatus();
 }

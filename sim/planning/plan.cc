@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/byte_order_mark.h"
+#include "base/control_byte.h"
 #include "base/decimal.h"
 #include "base/status_macros.h"
 #include "sim/runner/fit_coverage.h"
@@ -614,14 +615,12 @@ absl::StatusOr<std::vector<std::string>> ParseCandidates(const std::string& text
     ++line_no;
     // A binary file would otherwise be read as commands and echoed, bytes
     // and all, into the report.
-    for (size_t i = 0; i < raw.size(); ++i) {
-      const auto byte = static_cast<unsigned char>(raw[i]);
-      const bool line_end = byte == '\r' && i + 1 == raw.size();  // a Windows line end
-      if ((byte < 0x20 && byte != '\t' && !line_end) || byte == 0x7f) {
-        return absl::InvalidArgumentError(
-            absl::StrFormat("%s:%d: not a text file (control byte 0x%02x at column %d)", origin,
-                            line_no, byte, i + 1));
-      }
+    absl::string_view line_text = raw;
+    absl::ConsumeSuffix(&line_text, "\r");  // a Windows line end
+    if (const std::optional<size_t> at = FirstControlByte(line_text, false)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s:%d: not a text file (control byte 0x%02x at column %d)", origin,
+                          line_no, static_cast<unsigned char>(line_text[*at]), *at + 1));
     }
     const std::string_view kept = workload::WithoutShellComment({raw.data(), raw.size()});
     absl::string_view line = absl::StripAsciiWhitespace({kept.data(), kept.size()});
