@@ -1,6 +1,8 @@
 // `servesim explain`: the layout, memory and op-by-op time of a reference
 // iteration that a serve command implies.
 #include <cstdio>
+#include <set>
+#include <string>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -237,18 +239,19 @@ std::string GpuOnlyJson(const CliArgs& args, const runner::PredictionContext& co
                         const models::ParallelLayout& layout, const ReferenceSizes& sizes,
                         const ReferenceSteps& steps) {
   using metrics::JsonNumber;
-  std::vector<std::string> fallbacks;
-  if (profile_cost != nullptr) {
-    for (const std::string& f : profile_cost->fallbacks()) {
-      fallbacks.push_back(metrics::JsonString(f));
-    }
-  }
+  const std::set<std::string> none;
+  const std::set<std::string>& fallbacks =
+      profile_cost != nullptr ? profile_cost->fallbacks() : none;
   return absl::StrCat(
       "{\"profile_gpu\": ",
       metrics::JsonString(context.profile ? context.profile->proto().device().name()
                                           : "none (H200 roofline)"),
-      ", \"roofline_fallbacks\": [", absl::StrJoin(fallbacks, ", "), "]",
-      ", \"layout\": ", metrics::JsonString(layout.Describe()),
+      ", \"roofline_fallbacks\": [",
+      absl::StrJoin(fallbacks, ", ",
+                    [](std::string* out, const std::string& f) {
+                      absl::StrAppend(out, metrics::JsonString(f));
+                    }),
+      "]", ", \"layout\": ", metrics::JsonString(layout.Describe()),
       ", \"decode_seqs\": ", sizes.decode_seqs, ", \"context\": ", sizes.context_tokens,
       ", \"prefill_tokens\": ", sizes.prefill_tokens, ", \"prefill_seqs\": ", sizes.prefill_seqs,
       ", \"production_factors\": ", OwnKernelsOnly(args) ? "false" : "true",
