@@ -389,7 +389,7 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
     }
     if (run->params.has_value()) {
       const NodeTrial& judged = c.nodes > 0 ? c.answer : c.largest;
-      runner::WorkloadShape shape = runner::EngineShape(context.spec, *run);
+      runner::WorkloadShape shape = runner::EngineShape(context, *run);
       // Whether the engine turns a request away is the trials' business: a
       // rejection ends the search and the report says so.
       for (const serving::ClientRequest& r : workload.requests) {

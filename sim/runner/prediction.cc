@@ -15,6 +15,7 @@
 #include "base/read_file.h"
 #include "base/status_macros.h"
 #include "base/text_proto.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "sim/cost/op_cost.h"
 #include "sim/cost/production_kernels.h"
 #include "sim/runner/fit_coverage.h"
@@ -274,17 +275,30 @@ const scenarios::EngineParams* FindEngineParams(const scenarios::FittedParams& p
   return nullptr;
 }
 
+namespace {
+constexpr char kDefaultModelSpec[] = "models/deepseek_v32.textproto";
+}  // namespace
+
 absl::StatusOr<PredictionContext> LoadPredictionContext(ContextPaths paths) {
   if (paths.repo_dir.empty()) paths.repo_dir = ".";
   const bool explicit_profile = !paths.profile.empty();
   const bool explicit_params = !paths.params.empty();
   auto in_repo = [&](const std::string& rel) { return absl::StrCat(paths.repo_dir, "/", rel); };
-  if (paths.model_spec.empty()) paths.model_spec = in_repo("models/deepseek_v32.textproto");
+  if (paths.model_spec.empty()) paths.model_spec = in_repo(kDefaultModelSpec);
   if (paths.profile.empty()) paths.profile = in_repo("calibration/profiles/h200.textproto");
   if (paths.params.empty()) paths.params = in_repo("scenarios/fitted_params.textproto");
 
   PredictionContext c;
   ASSIGN_OR_RETURN(c.spec, models::LoadModelSpec(paths.model_spec));
+  c.model_identity = c.spec.name();
+  if (const std::string default_spec = in_repo(kDefaultModelSpec);
+      paths.model_spec != default_spec && std::ifstream(default_spec)) {
+    absl::StatusOr<models::ModelSpec> repository = models::LoadModelSpec(default_spec);
+    if (repository.ok() && repository->name() == c.spec.name() &&
+        !google::protobuf::util::MessageDifferencer::Equals(*repository, c.spec)) {
+      c.model_identity = absl::StrCat(c.spec.name(), " as changed by ", paths.model_spec);
+    }
+  }
   // Without a committed profile the roofline stands in, and the header says so.
   if (!explicit_profile && !std::ifstream(paths.profile)) {
     c.missing_default_profile = paths.profile;
@@ -321,9 +335,9 @@ std::string ServedModel(const scenarios::EngineConfig& engine, const models::Mod
   return absl::StrCat(engine.model(), ", simulated as ", spec.name(), " (the model spec)");
 }
 
-WorkloadShape EngineShape(const models::ModelSpec& spec, const PreparedRun& run) {
+WorkloadShape EngineShape(const PredictionContext& context, const PreparedRun& run) {
   WorkloadShape shape;
-  shape.model = spec.name();
+  shape.model = context.model_identity;
   shape.running_cap = run.setup.max_running_per_rank * run.setup.layout.attn_dp;
   shape.layout_family = LayoutFamily(run.setup.layout, run.engine.num_speculative_tokens());
   return shape;
@@ -717,7 +731,7 @@ absl::StatusOr<Prediction> Predict(const PredictionContext& context, const RunRe
   // model_id: --model, else the name the server reports (the served model).
   p.model_id = p.bench.model.empty() ? p.engine.model() : p.bench.model;
   p.report = ClientReportOptions(p.bench, p.model_id, input.requests.size());
-  p.shape = EngineShape(context.spec, run);
+  p.shape = EngineShape(context, run);
   for (const metrics::RequestRecord& r : p.simulation.records) {
     p.shape.AddRequest(r.prompt_tokens, r.start, r.success);
   }

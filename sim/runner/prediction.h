@@ -41,6 +41,11 @@ struct ContextPaths {
 struct PredictionContext {
   ContextPaths paths;
   models::ModelSpec spec;
+  // What the fit coverage compares with the fitted runs' model: the spec's
+  // name, marked where a --model-spec file keeps the name of the
+  // repository's spec but changes its content (a deleted indexer is still
+  // "deepseek-ai/DeepSeek-V3.2" by name, not the model the runs served).
+  std::string model_identity;
   std::shared_ptr<const calibration::Profile> profile;  // null: roofline only
   scenarios::FittedParams params;
   std::string missing_default_profile;  // set when the default profile file is absent
@@ -136,7 +141,7 @@ std::string ServedModel(const scenarios::EngineConfig& engine, const models::Mod
 // A workload shape with what `run`'s engine decides (the model, the
 // requests it runs at once over all DP ranks, its layout family); the
 // caller adds the requests and the peak.
-WorkloadShape EngineShape(const models::ModelSpec& spec, const PreparedRun& run);
+WorkloadShape EngineShape(const PredictionContext& context, const PreparedRun& run);
 
 // The refusal of a run whose engine turned every request away, with the
 // first reason: "every request fails: the engine rejects each of the N, e.g. ...".

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/text_proto.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "sim/runner/repo_context_for_test.h"
 
@@ -329,6 +330,39 @@ TEST(FittedParamsTest, ContextRefusesABadParamsFile) {
             absl::StrCat("--params: ", path,
                          ": VLLM: step_cpu_us: must be in [0, 1e7] us (10 s), got nan"));
   std::remove(path.c_str());
+}
+
+// A --model-spec file that keeps the repository spec's name but changes its
+// content is another model to the fit coverage; a copy of the spec is not.
+TEST(ModelIdentityTest, AChangedSpecUnderTheSameNameIsMarked) {
+  const std::string repo_spec = std::string(SERVESIM_SOURCE_DIR) + "/models/deepseek_v32.textproto";
+  absl::StatusOr<models::ModelSpec> spec = models::LoadModelSpec(repo_spec);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const std::string copy = testing::TempDir() + "/model_identity_copy.textproto";
+  const std::string dense = testing::TempDir() + "/model_identity_dense.textproto";
+  auto write = [](const std::string& path, const models::ModelSpec& m) {
+    std::string text;
+    ASSERT_TRUE(google::protobuf::TextFormat::PrintToString(m, &text));
+    std::ofstream(path) << text;
+  };
+  write(copy, *spec);
+  spec->clear_indexer();
+  write(dense, *spec);
+  auto identity = [](const std::string& model_spec) {
+    ContextPaths paths;
+    paths.repo_dir = SERVESIM_SOURCE_DIR;
+    paths.model_spec = model_spec;
+    absl::StatusOr<PredictionContext> c = LoadPredictionContext(paths);
+    EXPECT_TRUE(c.ok()) << c.status();
+    return c.ok() ? c->model_identity : std::string();
+  };
+  EXPECT_EQ(identity(""), "deepseek-ai/DeepSeek-V3.2");
+  EXPECT_EQ(identity(copy), "deepseek-ai/DeepSeek-V3.2");
+  EXPECT_EQ(identity(dense), "deepseek-ai/DeepSeek-V3.2 as changed by " + dense);
+  EXPECT_EQ(identity(std::string(SERVESIM_SOURCE_DIR) + "/models/deepseek_v3.textproto"),
+            "deepseek-ai/DeepSeek-V3");
+  std::remove(copy.c_str());
+  std::remove(dense.c_str());
 }
 
 }  // namespace
