@@ -11,9 +11,15 @@
 namespace servesim::fit {
 namespace {
 
+// Writes `text` to a file of the temporary directory named after the running
+// test too (ctest runs each test as its own process, in parallel); returns its
+// path.
 std::string WriteTemp(const std::string& name, const std::string& text) {
   const std::string path =
-      (std::filesystem::path(::testing::TempDir()) / name).string();
+      (std::filesystem::path(::testing::TempDir()) /
+       absl::StrCat("servesim_fold_spread_",
+                    ::testing::UnitTest::GetInstance()->current_test_info()->name(), ".", name))
+          .string();
   std::ofstream(path) << text;
   return path;
 }

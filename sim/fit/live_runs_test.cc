@@ -34,14 +34,17 @@ TEST(ReadLiveRunsTest, ReadsExpectedFailures) {
   for (const LiveRun& r : *runs) EXPECT_TRUE(r.expected_failure);
 }
 
-// Writes `text` to a file of the test's temporary directory; returns its path.
-// Named after the running test too: ctest runs the tests in parallel, and two
-// writing the same "ok.csv" read each other's file.
+// A path in the test's temporary directory, named after the running test too:
+// ctest runs the tests in parallel, and two writing the same "ok.csv" read
+// each other's file (or remove each other's folder).
+std::filesystem::path TempPath(const std::string& name) {
+  return std::filesystem::path(testing::TempDir()) /
+         (std::string(testing::UnitTest::GetInstance()->current_test_info()->name()) + "." + name);
+}
+
+// Writes `text` to TempPath(name); returns its path.
 std::string WriteTemp(const std::string& name, const std::string& text) {
-  const std::string path =
-      (std::filesystem::path(testing::TempDir()) /
-       (std::string(testing::UnitTest::GetInstance()->current_test_info()->name()) + "." + name))
-          .string();
+  const std::string path = TempPath(name).string();
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
@@ -163,7 +166,7 @@ TEST(ReadLiveRunsTest, BadEnvCellAndADirectoryAreNamed) {
                  "a,vllm serve m,vllm bench serve,FOO,250\n")));
   EXPECT_NE(env.find("env.csv: case a: env: expected KEY=VALUE, got \"FOO\""), std::string::npos)
       << env;
-  const std::string dir = ::testing::TempDir() + "/servesim_runs_dir";
+  const std::string dir = TempPath("runs_dir").string();
   std::filesystem::create_directories(dir + "/x.csv");
   const std::string read = ErrorOf(ReadLiveRunsFrom(dir));
   EXPECT_NE(read.find("x.csv: not a readable file (a directory)"), std::string::npos) << read;
@@ -245,7 +248,7 @@ TEST(ParseRunCommandsTest, NeedsOneServeAndOneBenchCommandAndNothingElse) {
 // A confirmation run's directory: one run saved as JSON (with its console
 // log, which the JSON supersedes), one as a console log only.
 TEST(ReadLiveRunsFromTest, ReadsEachRunsResultWithItsCommands) {
-  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "confirmation";
+  const std::filesystem::path dir = TempPath("confirmation");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   auto write = [&](const std::string& name, const std::string& text) {
@@ -421,7 +424,7 @@ TEST(ReadLiveRunsFromTest, LatenciesFitTheDurationAndTheMeanItsMedian) {
 // from: output_lens to total_output_tokens; input_lens to total_input_tokens
 // over the completed requests (a failed one lists its prompt and 0 tokens).
 TEST(ReadLiveRunsFromTest, PerRequestListsMustAgreeWithTheTotals) {
-  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "lists";
+  const std::filesystem::path dir = TempPath("lists");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "r.cmd") << "vllm serve m -tp 8\nvllm bench serve --num-prompts 3\n";
@@ -458,7 +461,7 @@ TEST(ReadLiveRunsFromTest, PerRequestListsMustAgreeWithTheTotals) {
 // A run's own result file: the same rules for its figures, and no case name
 // shared with another file of the directory.
 TEST(ReadLiveRunsFromTest, ResultFilesNeedFiniteFiguresAndTheirOwnCaseNames) {
-  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "bad_results";
+  const std::filesystem::path dir = TempPath("bad_results");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   auto write = [&](const std::string& name, const std::string& text) {

@@ -261,11 +261,16 @@ TEST(PlanTest, SlowdownNeverNeedsFewerNodes) {
   ASSERT_GT(a.nodes, 0);
   ASSERT_GT(b.nodes, 0);
   EXPECT_GE(b.nodes, a.nodes);
+  // The search tries every count up to its answer, so the slowed one tried
+  // a.nodes once: the comparison below must run, not be skipped.
+  int compared = 0;
   for (const NodeTrial& t : b.trials) {
     if (t.nodes == a.nodes) {
       EXPECT_GT(t.figures.p99_ttft_ms, a.answer.figures.p99_ttft_ms);
+      ++compared;
     }
   }
+  EXPECT_EQ(compared, 1);
   EXPECT_NE(FormatPlanReport(*slowed, slo, options).find("50 % slower than predicted"),
             std::string::npos);
   options.slowdown = -0.1;

@@ -164,13 +164,19 @@ BenchConfig SharegptConfig(int64_t n) {
   return config;
 }
 
-// Writes a ShareGPT length table of `rows` into a folder of this test's own (ctest runs each test
-// as its own process, in parallel) and returns the folder, to pass as SampleRequests' traces dir.
-std::string WriteSharegptTable(const std::string& rows) {
-  const std::string dir = ::testing::TempDir() + "/servesim_sharegpt_" +
-                          std::to_string(getpid()) + "_" +
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
+// A folder of this test's own for the files it writes (ctest runs each test as its own process,
+// in parallel, and /tmp may hold a real ShareGPT_V3_unfiltered_cleaned_split.json).
+std::string TestTempDir() {
+  const std::string dir = ::testing::TempDir() + "/servesim_dataset_" + std::to_string(getpid()) +
+                          "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
   std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// Writes a ShareGPT length table of `rows` into TestTempDir() and returns the folder, to pass as
+// SampleRequests' traces dir.
+std::string WriteSharegptTable(const std::string& rows) {
+  const std::string dir = TestTempDir();
   std::ofstream(dir + "/" + kSharegptTableFile)
       << "prompt_tokens,completion_tokens,output_tokens\n"
       << rows;
@@ -385,7 +391,7 @@ TEST(SharegptDatasetTest, OversamplesWithReplacementUnlessToldNot) {
 }
 
 TEST(SharegptDatasetTest, ExistingShareGptJsonIsReportedAsNotRead) {
-  const std::string path = ::testing::TempDir() + "/ShareGPT_V3_unfiltered_cleaned_split.json";
+  const std::string path = TestTempDir() + "/ShareGPT_V3_unfiltered_cleaned_split.json";
   std::ofstream(path) << "[]";
   BenchConfig config = SharegptConfig(10);
   config.dataset_path = path;
@@ -395,16 +401,13 @@ TEST(SharegptDatasetTest, ExistingShareGptJsonIsReportedAsNotRead) {
 }
 
 TEST(SharegptDatasetTest, MalformedTableRowNamesTheLine) {
-  const std::string dir = ::testing::TempDir();
-  std::ofstream(dir + "/" + kSharegptTableFile)
-      << "prompt_tokens,completion_tokens,output_tokens\n10,20,5\n5,x,3\n";
+  const std::string dir = WriteSharegptTable("10,20,5\n5,x,3\n");
   auto requests = SampleRequests(SharegptConfig(1), dir, nullptr);
   ASSERT_FALSE(requests.ok());
   EXPECT_NE(requests.status().message().find(":3: expected three integers"), std::string::npos)
       << requests.status();
   // A reply longer than max_completion_tokens cannot be generated.
-  std::ofstream(dir + "/" + kSharegptTableFile)
-      << "prompt_tokens,completion_tokens,output_tokens\n10,20,5\n5,30,31\n";
+  WriteSharegptTable("10,20,5\n5,30,31\n");  // the same folder, rewritten
   requests = SampleRequests(SharegptConfig(1), dir, nullptr);
   ASSERT_FALSE(requests.ok());
   EXPECT_NE(requests.status().message().find(":3: output_tokens 31 exceeds completion_tokens 30"),
@@ -414,7 +417,7 @@ TEST(SharegptDatasetTest, MalformedTableRowNamesTheLine) {
 }
 
 TEST(TraceDatasetTest, TakesTheFirstRowsOrAllWithoutNumPrompts) {
-  const std::string path = ::testing::TempDir() + "/small_trace.csv";
+  const std::string path = TestTempDir() + "/small_trace.csv";
   std::ofstream(path) << "arrival_s,input_tokens,output_tokens\n5.0,100,10\n5.5,200,20\n7,300,30\n";
   BenchConfig config;
   config.dataset_name = DatasetName::kTrace;
@@ -438,7 +441,7 @@ TEST(TraceDatasetTest, TakesTheFirstRowsOrAllWithoutNumPrompts) {
 }
 
 TEST(TraceDatasetTest, ALengthTableIsShuffledWithTheSeedUnlessDisabled) {
-  const std::string path = ::testing::TempDir() + "/lengths.csv";
+  const std::string path = TestTempDir() + "/lengths.csv";
   {
     std::ofstream out(path);
     out << "num_prefill_tokens,num_decode_tokens,num_total_tokens,pd_ratio\n";
