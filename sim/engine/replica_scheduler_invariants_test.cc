@@ -79,6 +79,7 @@ class ReplicaSchedulerInvariantsTest : public ::testing::Test {
  protected:
   // With `share_prefixes`, three requests in four open with one of three
   // shared prefixes of 2-4 whole blocks (a --random-prefix-len workload).
+  // Leaves the most requests that ran at once in most_running_.
   void RunRandomMix(uint64_t seed, const Limits& limits, bool share_prefixes = false) {
     std::mt19937_64 rng(seed);
     const int n = 120;
@@ -109,9 +110,11 @@ class ReplicaSchedulerInvariantsTest : public ::testing::Test {
     StepBatch batch;
     StepOutcome out;
     int steps = 0;
+    most_running_ = 0;
     while (s->HasWork() || next < n) {
       if (next < n) s->Enqueue(next++, reqs);
       s->Schedule(reqs, &batch);
+      most_running_ = std::max(most_running_, s->num_running());
       // Conservation: the pool's used blocks are exactly those the requests
       // hold, a shared prefix's blocks once however many hold them.
       int64_t held = s->kv_cache().held_prefix_blocks();
@@ -162,6 +165,8 @@ class ReplicaSchedulerInvariantsTest : public ::testing::Test {
     EXPECT_EQ(s->num_waiting(), 0);
     EXPECT_EQ(s->num_running(), 0);
   }
+
+  int64_t most_running_ = 0;
 };
 
 using Schedulers = ::testing::Types<VllmTraits, SglangTraits, TrtllmTraits>;
@@ -199,6 +204,7 @@ TYPED_TEST(ReplicaSchedulerInvariantsTest, HoldsWhenTheRunningCapBinds) {
   Limits l;
   l.max_seqs = 4;
   this->RunRandomMix(13, l);
+  EXPECT_EQ(this->most_running_, l.max_seqs);
 }
 
 TYPED_TEST(ReplicaSchedulerInvariantsTest, HoldsWhenKvIsTheBindingLimit) {
@@ -206,6 +212,7 @@ TYPED_TEST(ReplicaSchedulerInvariantsTest, HoldsWhenKvIsTheBindingLimit) {
   l.kv_blocks = 30;  // 480 tokens: one long request nearly fills it
   l.max_seqs = 64;
   this->RunRandomMix(11, l);
+  EXPECT_LT(this->most_running_, l.max_seqs);  // the pool held fewer
 }
 
 }  // namespace
