@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/scratch_path_for_test.h"
 #include "scenarios/serve_command_for_test.h"
 
 namespace servesim::scenarios {
@@ -200,9 +201,7 @@ class TrtllmYamlTest : public ::testing::Test {
  protected:
   // One file per test: ctest runs each test as its own process, in parallel.
   std::string Write(const std::string& text) {
-    const std::string path = ::testing::TempDir() + "/servesim_trtllm_" +
-                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
-                             ".yaml";
+    const std::string path = ScratchPathForTest("yaml");
     std::ofstream(path) << text;
     return path;
   }

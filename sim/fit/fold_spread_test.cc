@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "base/scratch_path_for_test.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "sim/runner/repo_context_for_test.h"
@@ -11,15 +12,9 @@
 namespace servesim::fit {
 namespace {
 
-// Writes `text` to a file of the temporary directory named after the running
-// test too (ctest runs each test as its own process, in parallel); returns its
-// path.
+// Writes `text` to a file of the running test's own; returns its path.
 std::string WriteTemp(const std::string& name, const std::string& text) {
-  const std::string path =
-      (std::filesystem::path(::testing::TempDir()) /
-       absl::StrCat("servesim_fold_spread_",
-                    ::testing::UnitTest::GetInstance()->current_test_info()->name(), ".", name))
-          .string();
+  const std::string path = ScratchPathForTest(name);
   std::ofstream(path) << text;
   return path;
 }

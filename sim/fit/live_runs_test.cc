@@ -8,6 +8,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "base/scratch_path_for_test.h"
 #include "sim/workload/command_line.h"
 
 namespace servesim::fit {
@@ -34,13 +35,7 @@ TEST(ReadLiveRunsTest, ReadsExpectedFailures) {
   for (const LiveRun& r : *runs) EXPECT_TRUE(r.expected_failure);
 }
 
-// A path in the test's temporary directory, named after the running test too:
-// ctest runs the tests in parallel, and two writing the same "ok.csv" read
-// each other's file (or remove each other's folder).
-std::filesystem::path TempPath(const std::string& name) {
-  return std::filesystem::path(testing::TempDir()) /
-         (std::string(testing::UnitTest::GetInstance()->current_test_info()->name()) + "." + name);
-}
+std::filesystem::path TempPath(const std::string& name) { return ScratchPathForTest(name); }
 
 // Writes `text` to TempPath(name); returns its path.
 std::string WriteTemp(const std::string& name, const std::string& text) {

@@ -9,8 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include <unistd.h>
-
+#include "base/scratch_path_for_test.h"
 #include "gtest/gtest.h"
 
 namespace servesim::workload {
@@ -167,8 +166,7 @@ BenchConfig SharegptConfig(int64_t n) {
 // A folder of this test's own for the files it writes (ctest runs each test as its own process,
 // in parallel, and /tmp may hold a real ShareGPT_V3_unfiltered_cleaned_split.json).
 std::string TestTempDir() {
-  const std::string dir = ::testing::TempDir() + "/servesim_dataset_" + std::to_string(getpid()) +
-                          "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string dir = ScratchPathForTest("files");
   std::filesystem::create_directories(dir);
   return dir;
 }
