@@ -1126,9 +1126,16 @@ TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
   std::ofstream(dir + "/fit_nan.csv") << header << row << "nan,100\n";
   std::ofstream(dir + "/fit_inf.csv") << header << row << "1500,inf\n";
   std::ofstream(dir + "/fit_none.csv") << header;
-  // A figure validate compares but fit does not fit (p99 ITL alone).
-  std::ofstream(dir + "/fit_p99_itl.csv")
-      << "case,engine,env,serve_command,bench_command,completed,p99_itl_ms\n" << row << "90\n";
+  // A figure validate compares but fit does not fit (mean ITL alone), and
+  // one fit fits on vLLM but not on SGLang (p99 ITL alone).
+  std::ofstream(dir + "/fit_mean_itl.csv")
+      << "case,engine,env,serve_command,bench_command,completed,mean_itl_ms\n"
+      << row << "90\n";
+  std::ofstream(dir + "/fit_sglang_p99_itl.csv")
+      << "case,engine,env,serve_command,bench_command,completed,p99_itl_ms\n"
+      << "a,sglang,,python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
+         "--tp-size 8,vllm bench serve --dataset-name random --random-input-len 64 "
+         "--random-output-len 8 --num-prompts 8,8,90\n";
   const std::string ok = "fit --runs " + dir + "/fit_ok.csv --max-evaluations 4 ";
   const std::string bad[] = {
       "fit --runs " + dir + "/fit_nan.csv --out " + dir + "/p --engines vllm --max-evaluations 20",
@@ -1144,7 +1151,8 @@ TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
       ok + "--out " + dir + "/no_such_dir/p",
       ok + "--out " + dir,
       ok + "--out " + dir + "/",
-      "fit --runs " + dir + "/fit_p99_itl.csv --out " + dir + "/p --max-evaluations 3",
+      "fit --runs " + dir + "/fit_mean_itl.csv --out " + dir + "/p --max-evaluations 3",
+      "fit --runs " + dir + "/fit_sglang_p99_itl.csv --out " + dir + "/p --max-evaluations 3",
       ok + "--out " + dir + "/p --env VLLM_USE_DEEP_GEMM=0",
       ok + "--out " + dir + "/p --engines vllm,sglang,vllm",
       "validate --runs " + dir + "/fit_ok.csv --env VLLM_USE_DEEP_GEMM=0",

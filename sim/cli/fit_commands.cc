@@ -218,7 +218,7 @@ int ValidateCommand(const CliArgs& args) {
 int FitCommand(const CliArgs& args) {
   absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
   if (!context.ok()) return ReportError(context.status());
-  absl::StatusOr<std::vector<fit::LiveRun>> runs = RunsFromArgs(args, fit::FittedMetrics());
+  absl::StatusOr<std::vector<fit::LiveRun>> runs = RunsFromArgs(args, fit::AllFittedMetrics());
   if (!runs.ok()) return ReportError(runs.status());
   if (!args.Has("--out") && !args.Has("--leave-one-out")) {
     return ReportError(absl::InvalidArgumentError("fit: --out PARAMS is required"));

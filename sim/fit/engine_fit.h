@@ -15,8 +15,14 @@
 
 namespace servesim::fit {
 
-// The figures the fit matches, as --save-result keys.
-const std::vector<std::string>& FittedMetrics();
+// The figures the fit matches for `engine`, as --save-result keys: the
+// throughput, mean TTFT, mean TPOT and median ITL of every engine, and the
+// p99 ITL where the engine's prefill chunks carry the running decodes with
+// them (vLLM's chunked prefill, TensorRT-LLM's in-flight batching), which
+// makes the slowest 1 % of gaps the mixed steps' duration (docs/fitting.md).
+const std::vector<std::string>& FittedMetrics(scenarios::EngineKind engine);
+// Every figure FittedMetrics gives for any engine.
+const std::vector<std::string>& AllFittedMetrics();
 
 // The loss of one squared log error z: soft-L1 with a 20 % scale c, i.e.
 // 2c^2 (sqrt(1 + z/c^2) - 1): about z for errors within the scale, growing

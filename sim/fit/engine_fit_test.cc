@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -141,23 +142,48 @@ TEST(CoverageOfTest, UnionOfTheRunsWorkloads) {
   EXPECT_FALSE(c->only_bursts());
 }
 
-// A figure left empty in the runs file is absent: the fit matches the others,
-// or none, and still returns parameters.
+// A figure left empty in the runs file is absent: the fit matches the
+// others. A run with none of the engine's fitted figures is an error, not a
+// fit of the starting values.
 TEST(FitEngineTest, FitsWithFiguresMissing) {
   EngineFitOptions options;
   options.max_evaluations = 8;
-  for (const auto& measured : {std::map<std::string, double>{{"mean_ttft_ms", 100}},
-                               std::map<std::string, double>{}}) {
-    absl::StatusOr<scenarios::EngineParams> p = FitEngine(
-        runner::RepoPredictionContext(), {SmallVllmRun(measured)}, scenarios::VLLM, options);
-    ASSERT_TRUE(p.ok()) << p.status();
-    EXPECT_TRUE(std::isfinite(p->rms_log_error()));
-    // No figure, no residual: the RMS of nothing is 0.
-    if (measured.empty()) {
-      EXPECT_EQ(p->rms_log_error(), 0);
-    }
-    EXPECT_EQ(p->fitted_on_size(), 1);
+  absl::StatusOr<scenarios::EngineParams> p =
+      FitEngine(runner::RepoPredictionContext(), {SmallVllmRun({{"mean_ttft_ms", 100}})},
+                scenarios::VLLM, options);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(std::isfinite(p->rms_log_error()));
+  EXPECT_GT(p->rms_log_error(), 0);
+  EXPECT_EQ(p->fitted_on_size(), 1);
+  absl::StatusOr<scenarios::EngineParams> none =
+      FitEngine(runner::RepoPredictionContext(), {SmallVllmRun({{"mean_itl_ms", 100}})},
+                scenarios::VLLM, options);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("case small: none of the figures fit matches for vllm"),
+            std::string::npos)
+      << none.status();
+}
+
+// The p99 ITL is a fitted figure where prefill chunks carry the running
+// decodes (vLLM, TensorRT-LLM) and not on SGLang, whose prefill batches
+// are steps of their own: a run measuring only it gives one residual on
+// vLLM and none on SGLang.
+TEST(ResidualsAtTest, P99ItlCountsWhereStepsAreMixed) {
+  const runner::PredictionContext& context = runner::RepoPredictionContext();
+  LiveRun vllm = SmallVllmRun({{"p99_itl_ms", 50}});
+  LiveRun sglang = vllm;
+  sglang.serve_command =
+      "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp-size 8";
+  for (const auto& [run, engine, count] :
+       {std::tuple{vllm, scenarios::VLLM, 1}, std::tuple{sglang, scenarios::SGLANG, 0}}) {
+    const scenarios::EngineParams* params = runner::FindEngineParams(context.params, engine);
+    ASSERT_NE(params, nullptr);
+    absl::StatusOr<FitResiduals> r = ResidualsAt(context, {run}, *params);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->count, count) << scenarios::EngineKind_Name(engine);
   }
+  const std::vector<std::string>& trtllm = FittedMetrics(scenarios::TRTLLM);
+  EXPECT_NE(std::find(trtllm.begin(), trtllm.end(), "p99_itl_ms"), trtllm.end());
 }
 
 // A NaN figure made every loss NaN, no start won, and the fit read the
@@ -198,7 +224,8 @@ TEST(FormatSearchReachTest, MarksAFitBeatenAtAnotherFitsPoint) {
   LiveRun run = SmallVllmRun({});
   absl::StatusOr<CaseResult> at_exact = ValidateRun(runner::WithEngineParams(context, exact), run);
   ASSERT_TRUE(at_exact.ok()) << at_exact.status();
-  for (const std::string& key : FittedMetrics()) run.measured[key] = at_exact->predicted.at(key);
+  for (const std::string& key : FittedMetrics(scenarios::VLLM))
+    run.measured[key] = at_exact->predicted.at(key);
   scenarios::FoldFits folds;
   *folds.add_folds()->mutable_params() = exact;
   scenarios::FoldFit* second = folds.add_folds();
