@@ -221,17 +221,18 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   if (runs.empty()) return absl::InvalidArgumentError("no runs to fit");
   // A non-finite figure would make every loss NaN or infinite, and no start
   // would ever be better than another.
+  const std::vector<std::string>& figures = FittedMetrics(engine);
   for (const LiveRun& r : runs) {
     // A run with none of this engine's fitted figures adds nothing to the
     // loss: alone, the fit would return its starting values.
-    if (std::none_of(FittedMetrics(engine).begin(), FittedMetrics(engine).end(),
+    if (std::none_of(figures.begin(), figures.end(),
                      [&](const std::string& key) { return r.measured.count(key) > 0; })) {
       return absl::InvalidArgumentError(
           absl::StrCat("case ", r.name, ": none of the figures fit matches for ",
                        absl::AsciiStrToLower(scenarios::EngineKind_Name(engine)), " (",
-                       absl::StrJoin(FittedMetrics(engine), ", "), ") is measured"));
+                       absl::StrJoin(figures, ", "), ") is measured"));
     }
-    for (const std::string& key : FittedMetrics(engine)) {
+    for (const std::string& key : figures) {
       if (auto it = r.measured.find(key); it != r.measured.end() && !std::isfinite(it->second)) {
         return absl::InvalidArgumentError(
             absl::StrCat("case ", r.name, ": ", key, ": not a finite number: ", it->second));

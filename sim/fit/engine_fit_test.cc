@@ -224,8 +224,9 @@ TEST(FormatSearchReachTest, MarksAFitBeatenAtAnotherFitsPoint) {
   LiveRun run = SmallVllmRun({});
   absl::StatusOr<CaseResult> at_exact = ValidateRun(runner::WithEngineParams(context, exact), run);
   ASSERT_TRUE(at_exact.ok()) << at_exact.status();
-  for (const std::string& key : FittedMetrics(scenarios::VLLM))
+  for (const std::string& key : FittedMetrics(scenarios::VLLM)) {
     run.measured[key] = at_exact->predicted.at(key);
+  }
   scenarios::FoldFits folds;
   *folds.add_folds()->mutable_params() = exact;
   scenarios::FoldFit* second = folds.add_folds();
