@@ -143,8 +143,9 @@ absl::Status CheckEachCanBeHeldOut(const std::vector<EngineRuns>& engines) {
 
 // Every fit is independent: each engine's fit on all its runs and, with
 // `leave_one_out`, each fold's fit without one run (the caller has checked
-// CheckEachCanBeHeldOut). They share the cores; results come back in engine
-// and run order whatever the thread count.
+// CheckEachCanBeHeldOut). They share the cores: fewer fits than threads
+// split the rest among their searches. Results come back in engine and run
+// order, and each fit is the same, whatever the thread count.
 absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
                                   const std::vector<EngineRuns>& engines, bool leave_one_out,
                                   const fit::EngineFitOptions& options, int threads) {
@@ -161,13 +162,15 @@ absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
   }
   std::vector<absl::StatusOr<scenarios::EngineParams>> fits(tasks.size(),
                                                             absl::UnknownError("not run"));
+  fit::EngineFitOptions each = options;
+  each.threads = std::max(1, threads / static_cast<int>(tasks.size()));
   planning::ParallelFor(tasks.size(), threads, [&](size_t t) {
     const EngineRuns& e = engines[tasks[t].engine];
     std::vector<fit::LiveRun> on;
     for (size_t j = 0; j < e.runs.size(); ++j) {
       if (static_cast<int>(j) != tasks[t].held_out) on.push_back(e.runs[j]);
     }
-    fits[t] = fit::FitEngine(context, on, e.kind, options);
+    fits[t] = fit::FitEngine(context, on, e.kind, each);
   });
   FitResults out;
   for (const auto& f : fits) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -275,15 +276,18 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
     for (double t : theta) values.push_back(std::exp(t));
     return ParamsAt(engine, specs, values);
   };
+  // Called from the search's threads. Of several failures the one with the
+  // smallest message is kept, so which is reported does not depend on their
+  // order.
+  std::mutex failure_mutex;
   absl::Status failure = absl::OkStatus();
-  FitResiduals last;  // of the latest evaluation, for the RMS
   auto loss_on = [&](const std::vector<double>& theta, const std::vector<LiveRun>& on) {
     absl::StatusOr<FitResiduals> r = ResidualsAt(context, on, to_params(theta));
     if (!r.ok()) {
-      failure = r.status();
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (failure.ok() || r.status().ToString() < failure.ToString()) failure = r.status();
       return kRefusedLoss;
     }
-    last = *r;
     return r->robust_loss;
   };
   auto objective = [&](const std::vector<double>& theta) { return loss_on(theta, runs); };
@@ -327,6 +331,7 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
       static_cast<int>(search.fixed_starts.size() + search.screened_starts + search.polished_ends);
   search.max_polishes = 4;
   search.tolerance = 1e-4;  // of the robust loss, ~0.1 % of its value
+  search.threads = options.threads;
   NelderMeadResult best = MinimizeFromManyStarts(objective, search, step, lower, upper);
   // A backend factor moves only the runs that use the backend, and often
   // not at all near its start (a step bound by host work hides a slower
@@ -346,8 +351,8 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   scenarios::EngineParams params = to_params(best.x);
   for (const std::string& name : not_fitted) params.add_not_fitted(name);
   for (const LiveRun& r : runs) params.add_fitted_on(r.name);
-  objective(best.x);
-  params.set_rms_log_error(last.count ? std::sqrt(last.squared_sum / last.count) : 0);
+  ASSIGN_OR_RETURN(const FitResiduals at_best, ResidualsAt(context, runs, to_params(best.x)));
+  params.set_rms_log_error(at_best.count ? std::sqrt(at_best.squared_sum / at_best.count) : 0);
   ASSIGN_OR_RETURN(*params.mutable_coverage(),
                    CoverageOf(runner::WithEngineParams(context, params), runs));
   return params;

@@ -64,6 +64,9 @@ absl::StatusOr<FitResiduals> ResidualsAt(const runner::PredictionContext& contex
 
 struct EngineFitOptions {
   int max_evaluations = 80;
+  // Threads the search evaluates the runs on; the fit is the same at any
+  // count (sim/fit/multi_start.h).
+  int threads = 1;
 };
 
 // Runs of `engine` among `runs` (results only, no expected failures).

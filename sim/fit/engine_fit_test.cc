@@ -164,6 +164,24 @@ TEST(FitEngineTest, FitsWithFiguresMissing) {
       << none.status();
 }
 
+// The searches run concurrently with options.threads, each deterministic and
+// combined in the starts' order: the fit is the same value for value.
+TEST(FitEngineTest, TheFitIsTheSameOnThreeThreads) {
+  const std::vector<LiveRun> runs = {
+      SmallVllmRun({{"total_token_throughput", 900}, {"mean_ttft_ms", 300}, {"mean_tpot_ms", 40}})};
+  EngineFitOptions options;
+  options.max_evaluations = 64;
+  absl::StatusOr<scenarios::EngineParams> one =
+      FitEngine(runner::RepoPredictionContext(), runs, scenarios::VLLM, options);
+  options.threads = 3;
+  absl::StatusOr<scenarios::EngineParams> three =
+      FitEngine(runner::RepoPredictionContext(), runs, scenarios::VLLM, options);
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_TRUE(three.ok()) << three.status();
+  EXPECT_EQ(one->SerializeAsString(), three->SerializeAsString());
+  EXPECT_GT(one->rms_log_error(), 0);
+}
+
 // The p99 ITL is a fitted figure where prefill chunks carry the running
 // decodes (vLLM, TensorRT-LLM) and not on SGLang, whose prefill batches
 // are steps of their own: a run measuring only it gives one residual on

@@ -4,6 +4,8 @@
 #include <limits>
 #include <numeric>
 
+#include "sim/planning/parallel_for.h"
+
 namespace servesim::fit {
 
 std::vector<double> HaltonPoint(int index, int dims) {
@@ -21,9 +23,10 @@ std::vector<double> HaltonPoint(int index, int dims) {
 
 std::vector<std::vector<double>> LowestPoints(
     const std::function<double(const std::vector<double>&)>& f,
-    const std::vector<std::vector<double>>& candidates, int count) {
-  std::vector<double> values;
-  for (const std::vector<double>& c : candidates) values.push_back(f(c));
+    const std::vector<std::vector<double>>& candidates, int count, int threads) {
+  std::vector<double> values(candidates.size());
+  planning::ParallelFor(candidates.size(), threads,
+                        [&](size_t i) { values[i] = f(candidates[i]); });
   std::vector<size_t> order(candidates.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
@@ -53,14 +56,15 @@ NelderMeadResult MinimizeFromManyStarts(
     }
     if (inside) screen.push_back(std::move(point));
   }
-  for (std::vector<double>& from : LowestPoints(f, screen, search.screened_starts)) {
+  for (std::vector<double>& from :
+       LowestPoints(f, screen, search.screened_starts, search.threads)) {
     starts.push_back(std::move(from));
   }
-  std::vector<NelderMeadResult> ends;
-  for (const std::vector<double>& from : starts) {
-    ends.push_back(MinimizeNelderMead(f, from, step, lower, upper, search.evaluations_per_search,
-                                      search.tolerance));
-  }
+  std::vector<NelderMeadResult> ends(starts.size());
+  planning::ParallelFor(starts.size(), search.threads, [&](size_t i) {
+    ends[i] = MinimizeNelderMead(f, starts[i], step, lower, upper, search.evaluations_per_search,
+                                 search.tolerance);
+  });
   // Lowest first; equal values keep the starts' order, so the result does
   // not depend on how the sort breaks ties.
   std::stable_sort(
@@ -68,16 +72,18 @@ NelderMeadResult MinimizeFromManyStarts(
       [](const NelderMeadResult& a, const NelderMeadResult& b) { return a.value < b.value; });
   const size_t polished =
       std::min(ends.size(), static_cast<size_t>(std::max(1, search.polished_ends)));
-  NelderMeadResult best;
-  for (size_t e = 0; e < polished; ++e) {
-    NelderMeadResult end = std::move(ends[e]);
+  planning::ParallelFor(polished, search.threads, [&](size_t e) {
+    NelderMeadResult& end = ends[e];
     for (int k = 0; k < search.max_polishes; ++k) {
       NelderMeadResult r = MinimizeNelderMead(f, end.x, step, lower, upper,
                                               search.evaluations_per_search, search.tolerance);
       if (!(r.value < end.value - search.tolerance)) break;
       end = std::move(r);
     }
-    if (best.x.empty() || end.value < best.value) best = std::move(end);
+  });
+  NelderMeadResult best;
+  for (size_t e = 0; e < polished; ++e) {
+    if (best.x.empty() || ends[e].value < best.value) best = std::move(ends[e]);
   }
   return best;
 }

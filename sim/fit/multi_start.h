@@ -17,10 +17,11 @@ namespace servesim::fit {
 std::vector<double> HaltonPoint(int index, int dims);
 
 // The `count` candidates with the lowest values of f, lowest first; equal
-// values keep the candidates' order. Each candidate is evaluated once.
+// values keep the candidates' order. Each candidate is evaluated once, on up
+// to `threads` threads at a time (f must then be safe to call concurrently).
 std::vector<std::vector<double>> LowestPoints(
     const std::function<double(const std::vector<double>&)>& f,
-    const std::vector<std::vector<double>>& candidates, int count);
+    const std::vector<std::vector<double>>& candidates, int count, int threads = 1);
 
 // A search from many starts: local searches from fixed starts and from the
 // lowest points of a screen, the best end point polished.
@@ -42,6 +43,11 @@ struct MultiStartSearch {
   // different valleys rank by where they stopped, not by the valleys' floors.
   int polished_ends = 1;
   double tolerance = 0;  // a polish that gains less than this ends them
+  // The screen's points, the searches and the polished ends each run on up
+  // to this many threads, f then called concurrently. Every search is
+  // deterministic and their results are combined in the starts' order, so
+  // the result is the same at any thread count.
+  int threads = 1;
 };
 
 // Runs a Nelder-Mead search (`step`, `lower`, `upper` as MinimizeNelderMead

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 
 namespace servesim::fit {
 namespace {
@@ -98,6 +99,30 @@ TEST(MinimizeFromManyStartsTest, ABoundThatDoesNotBindLeavesTheResultUnchanged) 
       MinimizeFromManyStarts(TwoValleys, TwoValleySearch(), {1, 1}, {-4, -4}, {2.5, 4});
   EXPECT_EQ(wide.x, narrow.x);
   EXPECT_EQ(wide.value, narrow.value);
+}
+
+// The screen, the searches and the polishes run on four threads: the same
+// end point, value and number of evaluations as on one.
+TEST(MinimizeFromManyStartsTest, TheResultIsTheSameOnFourThreads) {
+  MultiStartSearch s = TwoValleySearch();
+  s.polished_ends = 2;
+  std::atomic<int> on_one{0}, on_four{0};
+  auto counted = [](std::atomic<int>* n) {
+    return [n](const std::vector<double>& x) {
+      ++*n;
+      return TwoValleys(x);
+    };
+  };
+  const NelderMeadResult one =
+      MinimizeFromManyStarts(counted(&on_one), s, {1, 1}, {-4, -4}, {4, 4});
+  s.threads = 4;
+  const NelderMeadResult four =
+      MinimizeFromManyStarts(counted(&on_four), s, {1, 1}, {-4, -4}, {4, 4});
+  EXPECT_EQ(one.x, four.x);
+  EXPECT_EQ(one.value, four.value);
+  EXPECT_EQ(on_one.load(), on_four.load());
+  EXPECT_EQ(LowestPoints(TwoValleys, {{0, 0}, {1, 1}, {-2, -1}, {3, 3}}, 2, /*threads=*/3),
+            LowestPoints(TwoValleys, {{0, 0}, {1, 1}, {-2, -1}, {3, 3}}, 2));
 }
 
 // Of the first 16 points of base 2, 8 fall below 1/2: only those are inside
