@@ -93,7 +93,10 @@ absl::StatusOr<std::map<std::string, YamlValue>> ParseMiniYaml(std::string_view 
       return absl::InvalidArgumentError(
           absl::StrCat(where, ": expected \"key: value\", got \"", Trim(body), "\""));
     }
-    const std::string key = Trim(body.substr(0, colon));
+    // A quoted key is the same key to PyYAML ("enable_attention_dp": true).
+    absl::StatusOr<std::string> unquoted_key = Unquote(Trim(body.substr(0, colon)), where);
+    if (!unquoted_key.ok()) return unquoted_key.status();
+    const std::string key = *unquoted_key;
     const std::string value = Trim(body.substr(colon + 1));
     while (!stack.empty() && indent <= stack.back().first) stack.pop_back();
     if (!stack.empty() && out.count(stack.back().second) &&

@@ -312,6 +312,24 @@ TEST_F(TrtllmYamlTest, AValueTheYamlSetsIsNotNotedAsADefault) {
       << defaults;
 }
 
+// A quoted key is the key (PyYAML reads "enable_attention_dp" so); a section
+// given a scalar is named as a section, not as an unknown option.
+TEST_F(TrtllmYamlTest, QuotedKeysAndScalarSections) {
+  auto quoted = ParseV32ServeCommand("trtllm-serve /m --tp_size 8 --config " +
+                                     Write("\"enable_attention_dp\": true\n"));
+  ASSERT_TRUE(quoted.ok()) << quoted.status();
+  EXPECT_TRUE(quoted->enable_dp_attention());
+  EXPECT_EQ(quoted->dp(), 8);
+  auto scalar =
+      ParseV32ServeCommand("trtllm-serve /m --tp_size 8 --config " + Write("kv_cache_config: 5\n"));
+  ASSERT_FALSE(scalar.ok());
+  EXPECT_NE(scalar.status().message().find(
+                "line 1: kv_cache_config: expected a mapping of its options "
+                "(kv_cache_config.free_gpu_memory_fraction, kv_cache_config.dtype"),
+            std::string::npos)
+      << scalar.status();
+}
+
 // The YAML's integers are capped as the command line's are (a review found
 // max_batch_size: 2^63 - 1 reaching the int64 products the flags' cap closed).
 TEST_F(TrtllmYamlTest, AbsurdIntegersAreRefusedWithTheLine) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -282,6 +283,16 @@ absl::StatusOr<EngineConfig> ParseTrtllmServe(const std::vector<std::string>& ar
     for (const auto& [key, value] : doc) {
       if (std::find_if(std::begin(kYamlKeys), std::end(kYamlKeys),
                        [&](const char* k) { return key == k; }) == std::end(kYamlKeys)) {
+        // A section given a scalar ("kv_cache_config: 5") is not an unknown option.
+        std::vector<std::string> children;
+        for (const char* k : kYamlKeys) {
+          if (absl::StartsWith(k, absl::StrCat(key, "."))) children.push_back(k);
+        }
+        if (!children.empty()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "--serve: ", path, ": line ", value.line, ": ", key,
+              ": expected a mapping of its options (", absl::StrJoin(children, ", "), ")"));
+        }
         return absl::InvalidArgumentError(absl::StrCat(
             "--serve: ", path, ": line ", value.line, ": ", key,
             ": not an LLM API option servesim models (", absl::StrJoin(kYamlKeys, ", "), ")"));

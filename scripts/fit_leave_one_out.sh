@@ -12,11 +12,10 @@ threads="${1:-2}"
 runs="${SERVESIM_RUNS:-../shared/validation/sharegpt_runs.csv}"
 table=docs/validation_leave_one_out.txt
 folds=scenarios/fitted_params_folds.textproto
-stderr_log="$(mktemp)"
 table_tmp="$(mktemp)"
-trap 'rm -f "$stderr_log" "$table_tmp"' EXIT
+trap 'rm -f "$table_tmp"' EXIT
+# The table file starts with the fit's "fitting ENGINE on N runs" lines (stdout).
 "${SERVESIM_BIN:-build/servesim}" fit --runs "$runs" --params none --max-evaluations 2400 --leave-one-out \
-  --threads "$threads" --folds-out "$folds" >"$table_tmp" 2>"$stderr_log"
-# The table file starts with the fit's "fitting ENGINE on N runs" lines.
-{ grep '^fitting ' "$stderr_log"; cat "$table_tmp"; } >"$table"
+  --threads "$threads" --folds-out "$folds" >"$table_tmp"
+cat "$table_tmp" >"$table"
 echo "wrote $table and $folds"

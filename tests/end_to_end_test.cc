@@ -1174,6 +1174,40 @@ TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
       << lone.out;
   Result fitted = Servesim(ok + "--out " + dir + "/p");
   EXPECT_EQ(fitted.exit_code, 0) << fitted.out;
+
+  // An output that is a file the fit reads is refused before the fit, and
+  // the file is left whole; --out over --params is a refit in place.
+  std::filesystem::copy_file(SERVESIM_SOURCE_DIR "/calibration/profiles/h200.textproto",
+                             dir + "/profile.textproto",
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string profile = ReadFile(dir + "/profile.textproto");
+  Result over_profile = Servesim(ok + "--profile " + dir + "/profile.textproto --out " + dir +
+                                 "/./profile.textproto");
+  EXPECT_EQ(over_profile.exit_code, 2) << over_profile.out;
+  EXPECT_EQ(over_profile.out,
+            "servesim: --out: " + dir + "/./profile.textproto is the file --profile reads\n");
+  EXPECT_EQ(ReadFile(dir + "/profile.textproto"), profile);
+  Result folds_over_params = Servesim("fit --runs " + dir + "/fit_ok.csv --params " + dir +
+                                      "/p --leave-one-out --folds-out " + dir + "/p");
+  EXPECT_EQ(folds_over_params.exit_code, 2) << folds_over_params.out;
+  EXPECT_NE(folds_over_params.out.find("is the file --params reads"), std::string::npos)
+      << folds_over_params.out;
+  Result refit = Servesim(ok + "--params " + dir + "/p --out " + dir + "/p");
+  EXPECT_EQ(refit.exit_code, 0) << refit.out;
+
+  // A run that ran live but that servesim refuses is named before any fit.
+  std::ofstream(dir + "/fit_refused.csv")
+      << header
+      << "tp3,vllm,,vllm serve deepseek-ai/DeepSeek-V3.2 -tp 3,vllm bench serve --dataset-name "
+         "random --random-input-len 64 --random-output-len 8 --num-prompts 8,8,1500,100\n";
+  Result refused = Servesim("fit --runs " + dir + "/fit_refused.csv --out " + dir + "/q");
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_EQ(refused.out.rfind("servesim: --runs: case tp3 ran live, but servesim refuses its "
+                              "configuration: ",
+                              0),
+            0u)
+      << refused.out;
+  EXPECT_EQ(std::count(refused.out.begin(), refused.out.end(), '\n'), 1) << refused.out;
 }
 
 // A sweep that evaluates nothing writes its table and exits 2; one flag on
@@ -1207,6 +1241,21 @@ TEST(EndToEndTest, SweepsThatEvaluateNothingOrDoNotBelongTogetherExitTwo) {
   EXPECT_NE(both.out.find("--serve does not go with --engine-axis"), std::string::npos)
       << both.out;
   EXPECT_FALSE(std::filesystem::exists(dir + "/both"));
+
+  // The sweep's files must not be written over a file it reads.
+  std::filesystem::create_directories(dir + "/inputs");
+  std::ofstream(dir + "/inputs/sweep.csv") << "arrival_s,input_tokens,output_tokens\n0,100,4\n";
+  Result over_trace = Servesim(
+      "sweep --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --dataset-name trace "
+      "--dataset-path " +
+      dir +
+      "/inputs/sweep.csv --num-prompts 1' --axis --request-rate=1,2 "
+      "--out-dir " +
+      dir + "/inputs");
+  EXPECT_EQ(over_trace.exit_code, 2) << over_trace.out;
+  EXPECT_EQ(over_trace.out, "servesim: --out-dir: " + dir +
+                                "/inputs/sweep.csv is the file --bench --dataset-path reads\n");
+  EXPECT_EQ(ReadFile(dir + "/inputs/sweep.csv"), "arrival_s,input_tokens,output_tokens\n0,100,4\n");
 
   const std::string shards = dir + "/shards";
   for (const char* shard : {"0/2", "1/2"}) {

@@ -73,6 +73,21 @@ runner::PredictionContext SpreadCentralContext(const runner::PredictionContext& 
 // links resolved as far as the file system has them); false if one is empty.
 bool SameFile(const std::string& a, const std::string& b);
 
+// A file a command reads, named by the flag that gave it ("" when none,
+// "roofline" and "none" are not files).
+struct NamedPath {
+  std::string flag;
+  std::string path;
+};
+
+// The context's input files: --profile, --params and --model-spec.
+std::vector<NamedPath> ContextInputs(const runner::PredictionContext& context);
+
+// Refuses an output that names one of `inputs` as a file: the write would
+// destroy what the command (or the next one) reads.
+absl::Status CheckOutputIsNoInput(const std::string& out_flag, const std::string& out_path,
+                                  const std::vector<NamedPath>& inputs);
+
 }  // namespace servesim::cli
 
 #endif  // SERVESIM_SIM_CLI_COMMANDS_H_

@@ -166,4 +166,21 @@ bool SameFile(const std::string& a, const std::string& b) {
   return ea || eb ? a == b : ca == cb;
 }
 
+std::vector<NamedPath> ContextInputs(const runner::PredictionContext& context) {
+  return {{"--profile", context.paths.profile},
+          {"--params", context.paths.params},
+          {"--model-spec", context.paths.model_spec}};
+}
+
+absl::Status CheckOutputIsNoInput(const std::string& out_flag, const std::string& out_path,
+                                  const std::vector<NamedPath>& inputs) {
+  for (const NamedPath& in : inputs) {
+    if (in.path != "roofline" && in.path != "none" && SameFile(out_path, in.path)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(out_flag, ": ", out_path, " is the file ", in.flag, " reads"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace servesim::cli

@@ -236,12 +236,17 @@ int FitCommand(const CliArgs& args) {
         absl::StrCat("--out and --folds-out both write ", args.Get("--out"))));
   }
   // A fit takes minutes: a file that cannot be written is refused first, and
-  // one that would be written over the live runs would destroy them.
-  for (const char* flag : {"--out", "--folds-out"}) {
+  // one that would be written over an input would destroy it. --out may
+  // rewrite --params in place (a refit of some engines keeps the others).
+  for (const std::string flag : {"--out", "--folds-out"}) {
     if (!args.Has(flag)) continue;
-    if (SameFile(args.Get(flag), args.Get("--runs"))) {
-      return ReportError(absl::InvalidArgumentError(
-          absl::StrCat(flag, ": ", args.Get(flag), " is the file --runs reads")));
+    std::vector<NamedPath> inputs = {{"--runs", args.Get("--runs")}};
+    for (NamedPath& in : ContextInputs(*context)) {
+      if (flag == "--out" && in.flag == "--params") continue;
+      inputs.push_back(std::move(in));
+    }
+    if (absl::Status s = CheckOutputIsNoInput(flag, args.Get(flag), inputs); !s.ok()) {
+      return ReportError(s);
     }
     if (absl::Status s = CheckWritableFilePath(flag, args.Get(flag)); !s.ok()) {
       return ReportError(s);
@@ -249,9 +254,19 @@ int FitCommand(const CliArgs& args) {
   }
   // Before the fits start: a run that ValidateRun would refuse surfaces only
   // when the optimiser first reaches it, after the other engines' fits.
+  // A run that ran live but that servesim refuses has nothing to fit on:
+  // the results file and servesim disagree, so it is named here.
   for (const fit::LiveRun& run : *runs) {
     if (absl::Status s = fit::CheckRunWithinContext(*context, run); !s.ok()) {
       return ReportError(s);
+    }
+    if (run.expected_failure) continue;
+    absl::StatusOr<fit::CaseResult> c = fit::ValidateRun(*context, run);
+    if (!c.ok()) return ReportError(c.status());
+    if (c->refused) {
+      return ReportError(absl::InvalidArgumentError(
+          absl::StrCat("--runs: case ", run.name,
+                       " ran live, but servesim refuses its configuration: ", c->refusal)));
     }
   }
   fit::EngineFitOptions options;
@@ -305,10 +320,13 @@ int FitCommand(const CliArgs& args) {
   if (args.Has("--leave-one-out")) {
     if (absl::Status s = CheckEachCanBeHeldOut(engines); !s.ok()) return ReportError(s);
   }
+  // On stdout: stderr holds only an error, and a fit can still fail.
   for (const EngineRuns& e : engines) {
-    std::fprintf(stderr, "fitting %s on %zu runs\n",
-                 absl::AsciiStrToLower(scenarios::EngineKind_Name(e.kind)).c_str(), e.runs.size());
+    std::printf("fitting %s on %zu run%s\n",
+                absl::AsciiStrToLower(scenarios::EngineKind_Name(e.kind)).c_str(), e.runs.size(),
+                e.runs.size() == 1 ? "" : "s");
   }
+  std::fflush(stdout);
   absl::StatusOr<FitResults> fitted =
       FitAll(*context, engines, args.Has("--leave-one-out"), options, threads);
   if (!fitted.ok()) return ReportError(fitted.status());

@@ -28,6 +28,7 @@
 #include "sim/planning/sweep_plots.h"
 #include "sim/planning/sweep_table.h"
 #include "sim/workload/arrivals.h"
+#include "sim/workload/bench_config.h"
 #include "sim/workload/trace_file.h"
 
 namespace servesim::cli {
@@ -58,6 +59,10 @@ absl::StatusOr<std::optional<double>> PositiveFlag(const CliArgs& args, const st
 }
 
 // sweep.csv, sweep.json and the two plots of a whole (or merged) sweep.
+// The files WriteSweepOutputs writes into its directory.
+constexpr const char* kSweepOutputFiles[] = {"sweep.csv", "sweep.json", "throughput.svg",
+                                             "pareto.svg"};
+
 absl::Status WriteSweepOutputs(const std::string& dir, const planning::SweepTable& table) {
   RETURN_IF_ERROR(WriteStringToFile(dir + "/sweep.csv", planning::FormatSweepCsv(table)));
   RETURN_IF_ERROR(WriteStringToFile(dir + "/sweep.json", planning::FormatSweepJson(table)));
@@ -213,6 +218,22 @@ int SweepCommand(const CliArgs& args) {
   if (!env.ok()) return ReportError(env.status());
   absl::StatusOr<std::optional<SpreadFolds>> folds = SpreadFoldsFromArgs(args, *context);
   if (!folds.ok()) return ReportError(folds.status());
+  // The files the sweep writes must not be files it reads: the context's,
+  // the folds and each point's dataset (run refuses the same).
+  std::vector<NamedPath> inputs = ContextInputs(*context);
+  if (*folds) inputs.push_back({"--folds", (*folds)->path});
+  for (const planning::SweepPoint& p : *points) {
+    absl::StatusOr<workload::BenchConfig> b = workload::ParseBenchCommand(p.bench_command);
+    if (b.ok()) inputs.push_back({"--bench --dataset-path", b->dataset_path});
+  }
+  std::vector<std::string> written = {std::begin(kSweepOutputFiles), std::end(kSweepOutputFiles)};
+  if (shard) written = {planning::ShardFileName(*shard)};
+  for (const std::string& name : written) {
+    if (absl::Status s = CheckOutputIsNoInput("--out-dir", absl::StrCat(dir, "/", name), inputs);
+        !s.ok()) {
+      return ReportError(s);
+    }
+  }
   if (*folds) *context = SpreadCentralContext(*context, **folds);
   if (shard) {
     // What else changes the figures, so that a shard run with other settings

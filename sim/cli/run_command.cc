@@ -97,12 +97,9 @@ int RunCommand(const CliArgs& args) {
       {"--result-json", args.Get("--result-json")},
       {"--bench --save-result", bench->save_result_path},
       {"--step-log", args.Get("--step-log")}};
-  const std::pair<std::string, std::string> inputs[] = {
-      {"--profile", context->paths.profile},
-      {"--params", context->paths.params},
-      {"--model-spec", context->paths.model_spec},
-      {"--bench --dataset-path", bench->dataset_path},
-      {"--folds", *spread_folds ? (*spread_folds)->path : ""}};
+  std::vector<NamedPath> inputs = ContextInputs(*context);
+  inputs.push_back({"--bench --dataset-path", bench->dataset_path});
+  inputs.push_back({"--folds", *spread_folds ? (*spread_folds)->path : ""});
   for (size_t i = 0; i < std::size(outputs); ++i) {
     const auto& [flag, path] = outputs[i];
     if (path.empty()) continue;
@@ -112,11 +109,8 @@ int RunCommand(const CliArgs& args) {
             absl::StrCat(flag, " and ", outputs[j].first, " both write ", path)));
       }
     }
-    for (const auto& [in_flag, in_path] : inputs) {
-      if (in_path != "roofline" && in_path != "none" && SameFile(path, in_path)) {
-        return ReportError(absl::InvalidArgumentError(
-            absl::StrCat(flag, ": ", path, " is the file ", in_flag, " reads")));
-      }
+    if (absl::Status s = CheckOutputIsNoInput(flag, path, inputs); !s.ok()) {
+      return ReportError(s);
     }
   }
   // After the checks above, which name --params and --folds apart.

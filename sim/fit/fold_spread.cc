@@ -65,9 +65,9 @@ absl::StatusOr<scenarios::FoldFits> LoadFoldFits(const std::string& path,
       }
     }
     if (!seen.insert({f.params().engine(), f.held_out()}).second) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": a second fit of ",
-          scenarios::EngineKind_Name(f.params().engine()), " ", HeldOutLabel(f.held_out())));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": a second fit of ", scenarios::EngineKind_Name(f.params().engine()),
+                       " (", HeldOutLabel(f.held_out()), ")"));
     }
   }
   // A prediction beside its spread takes the engine's fit on every run.

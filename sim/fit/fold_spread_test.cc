@@ -40,13 +40,15 @@ TEST(LoadFoldFitsTest, RefusesBadFilesNamingTheProblem) {
       {"schema_version: 2\n", "schema_version 2, this reader wants 1"},
       {"schema_version: 1\n", "no folds"},
       {"schema_version: 1\nfolds { params { engine: VLLM step_cpu_us: -1 } }\n", "step_cpu_us"},
-      {"schema_version: 1\nfolds { held_out: \"a\" params { engine: VLLM fitted_on: \"a\" } }\n",
+      {"schema_version: 1\nfolds { params { engine: VLLM } }\n", "VLLM: an empty block"},
+      {"schema_version: 1\nfolds { held_out: \"a\" params { engine: VLLM step_cpu_us: 1 "
+       "fitted_on: \"a\" } }\n",
        "held_out a is among the runs it was fitted on"},
-      {"schema_version: 1\nfolds { held_out: \"a\" params { engine: SGLANG } }\n"
-       "folds { held_out: \"a\" params { engine: SGLANG } }\n",
-       "folds[1]: a second fit of SGLANG without a"},
-      {"schema_version: 1\nfolds { params { engine: VLLM } }\n"
-       "folds { held_out: \"a\" params { engine: SGLANG } }\n",
+      {"schema_version: 1\nfolds { held_out: \"a\" params { engine: SGLANG step_cpu_us: 1 } }\n"
+       "folds { held_out: \"a\" params { engine: SGLANG step_cpu_us: 1 } }\n",
+       "folds[1]: a second fit of SGLANG (without a)"},
+      {"schema_version: 1\nfolds { params { engine: VLLM step_cpu_us: 1 } }\n"
+       "folds { held_out: \"a\" params { engine: SGLANG step_cpu_us: 1 } }\n",
        "no fit on every run of SGLANG"},
   };
   int i = 0;

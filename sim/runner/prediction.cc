@@ -105,6 +105,15 @@ absl::Status ValidateEngineParams(const scenarios::EngineParams& e, const std::s
     return absl::InvalidArgumentError(
         absl::StrCat(where, "rms_log_error: must be >= 0, got ", FormatDecimal(e.rms_log_error())));
   }
+  // As a file with no block for the engine is refused: zero host costs are
+  // what --params none asks for, not what a fitted file may say by omission.
+  if (e.step_cpu_us() == 0 && e.per_seq_cpu_us() == 0 && e.frontend_request_us() == 0 &&
+      !e.has_prefill_time_scale() && e.backend_factors_size() == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where,
+                     "an empty block: no fitted value, so its host costs would all be 0 "
+                     "(fit the engine, or run with --params none)"));
+  }
   return absl::OkStatus();
 }
 

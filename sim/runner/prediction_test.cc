@@ -209,7 +209,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "VLLM: step_cpu_us: must be in [0, 1e7] us (10 s), got nan"},
         BadParams{"StepInf", VLLM_BLOCK("step_cpu_us: inf"), "step_cpu_us: must be in [0, 1e7]"},
         BadParams{"StepHuge", VLLM_BLOCK("step_cpu_us: 1e300"), "got 1e+300"},
-        BadParams{"StepNegative", VLLM_BLOCK("step_cpu_us: -1"), "step_cpu_us: must be in [0, 1e7]"},
+        BadParams{"StepNegative", VLLM_BLOCK("step_cpu_us: -1"),
+                  "step_cpu_us: must be in [0, 1e7]"},
         BadParams{"PerSeqNan", VLLM_BLOCK("per_seq_cpu_us: nan"), "per_seq_cpu_us: must be"},
         BadParams{"PerSeqHuge", VLLM_BLOCK("per_seq_cpu_us: 1e300"), "per_seq_cpu_us: must be"},
         BadParams{"PerSeqNegative", VLLM_BLOCK("per_seq_cpu_us: -3"), "per_seq_cpu_us: must be"},
@@ -233,10 +234,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadParams{"FactorNan", FACTOR("nan"), "time_scale: must be in (0, 1000], got nan"},
         BadParams{"FactorNegative", FACTOR("-5"), "time_scale: must be in (0, 1000], got -5"},
         BadParams{"FactorZero", FACTOR("0"), "time_scale: must be in (0, 1000], got 0"},
-        BadParams{"FactorUnknown",
-                  VLLM_BLOCK("backend_factors { backend: \"nsa_decode=flashmla_kv\" time_scale: 2 }"),
-                  "VLLM: backend_factors: unknown backend \"nsa_decode=flashmla_kv\" (known: "
-                  "moe_comm=allgather_reducescatter)"},
+        BadParams{
+            "FactorUnknown",
+            VLLM_BLOCK("backend_factors { backend: \"nsa_decode=flashmla_kv\" time_scale: 2 }"),
+            "VLLM: backend_factors: unknown backend \"nsa_decode=flashmla_kv\" (known: "
+            "moe_comm=allgather_reducescatter)"},
         BadParams{"FactorTwice",
                   VLLM_BLOCK("backend_factors { backend: \"moe_comm=allgather_reducescatter\" "
                              "time_scale: 2 } backend_factors { backend: "
@@ -263,8 +265,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadParams{"SchemaVersion", "schema_version: 2",
                   "p.textproto: schema_version 2, this reader wants 1"},
         BadParams{"EngineTwice",
-                  "schema_version: 1 engines { engine: SGLANG } engines { engine: SGLANG }",
+                  "schema_version: 1 engines { engine: SGLANG step_cpu_us: 1 } "
+                  "engines { engine: SGLANG step_cpu_us: 1 }",
                   "engines[1]: a second block for SGLANG"},
+        BadParams{"EmptyBlock", "schema_version: 1 engines { engine: VLLM fitted_on: \"r\" }",
+                  "p.textproto: VLLM: an empty block: no fitted value, so its host costs would "
+                  "all be 0 (fit the engine, or run with --params none)"},
         BadParams{"EngineUnknown", "schema_version: 1 engines { engine: 99 }",
                   "engines[0]: engine: 99 is not VLLM, SGLANG or TRTLLM"},
         BadParams{"EngineMissing", "schema_version: 1 engines { step_cpu_us: 5 }",
@@ -291,9 +297,13 @@ TEST(FittedParamsTest, WhatTheFitCanWriteIsAccepted) {
         " time_scale: 10 } }");
     EXPECT_TRUE(ValidateText(text).ok()) << ValidateText(text);
   }
-  EXPECT_TRUE(ValidateText("schema_version: 1 engines { engine: VLLM step_cpu_us: 0 }").ok());
+  EXPECT_TRUE(
+      ValidateText("schema_version: 1 engines { engine: VLLM step_cpu_us: 0 per_seq_cpu_us: 1 }")
+          .ok());
   // A fit that predicted some figure as 0 records an infinite RMS.
-  EXPECT_TRUE(ValidateText("schema_version: 1 engines { engine: VLLM rms_log_error: inf }").ok());
+  EXPECT_TRUE(
+      ValidateText("schema_version: 1 engines { engine: VLLM step_cpu_us: 1 rms_log_error: inf }")
+          .ok());
   EXPECT_TRUE(ValidateText("schema_version: 1").ok());
   absl::StatusOr<scenarios::FittedParams> committed = LoadFittedParams(
       std::string(SERVESIM_SOURCE_DIR) + "/scenarios/fitted_params.textproto");
