@@ -67,6 +67,7 @@ class JsonRow {
           // The prompt's blocks: anything but an array would drop the
           // sharing the trace records without a word.
           if (next != '[') return Error("hash_ids must be an array of whole numbers");
+          hash_ids->clear();  // a repeated key: the last wins, as with the numbers and json.loads
           RETURN_IF_ERROR(ReadWholeNumbers(hash_ids));
         } else {
           RETURN_IF_ERROR(SkipValue());

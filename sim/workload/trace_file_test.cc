@@ -32,6 +32,19 @@ TEST(ParseDateTimeNsTest, RejectsMalformedStamps) {
   EXPECT_TRUE(ParseDateTimeNs("2000-02-29 00:00:00").ok());  // 400-year leap
 }
 
+// A key given twice in a row takes its last value, as Python's json.loads
+// reads it: the block list too, not the two lists joined.
+TEST(ParseTraceTextTest, ARepeatedKeyTakesItsLastValue) {
+  auto trace = ParseTraceText(
+      "{\"timestamp\": 0, \"input_length\": 1000, \"output_length\": 5, \"output_length\": 6, "
+      "\"hash_ids\": [0, 1], \"hash_ids\": [2]}\n",
+      "t.jsonl");
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  ASSERT_EQ(trace->rows.size(), 1u);
+  EXPECT_EQ(trace->rows[0].output_tokens, 6);
+  EXPECT_EQ(trace->rows[0].hash_ids, (std::vector<int64_t>{2}));
+}
+
 TEST(ParseTraceTextTest, ReadsMooncakeJsonl) {
   auto trace = ParseTraceText(
       "{\"timestamp\": 0, \"input_length\": 6758, \"output_length\": 500, \"hash_ids\": [0, 1]}\n"
