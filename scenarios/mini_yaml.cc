@@ -97,6 +97,13 @@ absl::StatusOr<std::map<std::string, YamlValue>> ParseMiniYaml(std::string_view 
     absl::StatusOr<std::string> unquoted_key = Unquote(Trim(body.substr(0, colon)), where);
     if (!unquoted_key.ok()) return unquoted_key.status();
     const std::string key = *unquoted_key;
+    // Paths are dotted here; PyYAML reads "a.b" as one key, which no option is.
+    if (key.find('.') != std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": \"", key,
+                       "\": a key with a '.' is one key in YAML, not a nested option "
+                       "(write the option's section as a mapping)"));
+    }
     const std::string value = Trim(body.substr(colon + 1));
     while (!stack.empty() && indent <= stack.back().first) stack.pop_back();
     if (!stack.empty() && out.count(stack.back().second) &&

@@ -28,6 +28,13 @@ TEST(MiniYamlTest, RejectsTabsAndDuplicatesWithTheLine) {
   EXPECT_NE(ragged.status().message().find("line 3"), std::string::npos) << ragged.status();
   EXPECT_FALSE(ParseMiniYaml("a: 1\n  b: 2\n", "f").ok());
   EXPECT_TRUE(ParseMiniYaml("a:\n    b: 1\nc:\n  d: 2\ne: 3\n", "f").ok());
+  // "a.b" is one key to PyYAML, never a's option b.
+  for (const char* dotted : {"a.b: 1\n", "\"a.b\": 1\n"}) {
+    auto d = ParseMiniYaml(dotted, "f");
+    ASSERT_FALSE(d.ok()) << dotted;
+    EXPECT_NE(d.status().message().find("\"a.b\": a key with a '.' is one key"), std::string::npos)
+        << d.status();
+  }
   auto ok = ParseMiniYaml("a:\n  b: [1, 2]\n  c: 'x # y'\n", "f");
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ(ok->at("a.b").items.size(), 2u);

@@ -1194,6 +1194,38 @@ TEST(EndToEndTest, FitBadInputsExitTwoWithOneLine) {
       << folds_over_params.out;
   Result refit = Servesim(ok + "--params " + dir + "/p --out " + dir + "/p");
   EXPECT_EQ(refit.exit_code, 0) << refit.out;
+  // A plain fit's stdout is the parameters file (no progress lines outside
+  // a terminal).
+  EXPECT_EQ(refit.out.rfind("schema_version: 1\n", 0), 0u) << refit.out;
+
+  // Fitting one engine needs no block for it, nor for the runs' other
+  // engines, in the starting file: the second engine is fitted into it.
+  std::ofstream(dir + "/fit_two.csv")
+      << header << row << "1500,100\n"
+      << "b,sglang,,python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 "
+         "--tp-size 8,vllm bench serve --dataset-name random --random-input-len 64 "
+         "--random-output-len 8 --num-prompts 8,8,1200,150\n";
+  const std::string two = "fit --runs " + dir + "/fit_two.csv --max-evaluations 4 ";
+  ASSERT_EQ(Servesim(two + "--params none --engines vllm --out " + dir + "/p2").exit_code, 0);
+  Result second = Servesim(two + "--params " + dir + "/p2 --engines sglang --out " + dir + "/p2");
+  EXPECT_EQ(second.exit_code, 0) << second.out;
+  EXPECT_NE(ReadFile(dir + "/p2").find("engine: SGLANG"), std::string::npos);
+  EXPECT_NE(ReadFile(dir + "/p2").find("engine: VLLM"), std::string::npos);
+
+  // A results file written into a --runs directory would be read as runs.
+  std::filesystem::create_directories(dir + "/rundir");
+  std::filesystem::copy_file(dir + "/fit_ok.csv", dir + "/rundir/runs.csv",
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string in_dir = "fit --runs " + dir + "/rundir --max-evaluations 4 --out " + dir;
+  Result over_runs = Servesim(in_dir + "/rundir/runs.csv");
+  EXPECT_EQ(over_runs.exit_code, 2) << over_runs.out;
+  EXPECT_NE(over_runs.out.find("/rundir/runs.csv is the file --runs reads"), std::string::npos)
+      << over_runs.out;
+  Result new_csv = Servesim(in_dir + "/rundir/params.csv");
+  EXPECT_EQ(new_csv.exit_code, 2) << new_csv.out;
+  EXPECT_NE(new_csv.out.find("would be read as a run from the --runs directory"), std::string::npos)
+      << new_csv.out;
+  EXPECT_EQ(Servesim(in_dir + "/rundir/params.textproto").exit_code, 0);
 
   // A run that ran live but that servesim refuses is named before any fit.
   std::ofstream(dir + "/fit_refused.csv")

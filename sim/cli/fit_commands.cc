@@ -1,5 +1,7 @@
 // `servesim validate` and `servesim fit`: predicted against live runs, and the
 // fit of the few parameters no kernel measurement gives.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -9,8 +11,10 @@
 #include <thread>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/status_macros.h"
@@ -20,6 +24,7 @@
 #include "sim/fit/engine_fit.h"
 #include "sim/fit/validation.h"
 #include "sim/planning/parallel_for.h"
+#include "sim/workload/bench_config.h"
 
 namespace servesim::cli {
 namespace {
@@ -162,15 +167,21 @@ absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
   }
   std::vector<absl::StatusOr<scenarios::EngineParams>> fits(tasks.size(),
                                                             absl::UnknownError("not run"));
-  fit::EngineFitOptions each = options;
-  each.threads = std::max(1, threads / static_cast<int>(tasks.size()));
+  // Threads beyond one per fit are split among the fits, the first ones
+  // taking one more each where they do not divide evenly.
+  const int n = static_cast<int>(tasks.size());
+  auto threads_of = [&](size_t t) {
+    return std::max(1, threads / n + (static_cast<int>(t) < threads % n ? 1 : 0));
+  };
   planning::ParallelFor(tasks.size(), threads, [&](size_t t) {
     const EngineRuns& e = engines[tasks[t].engine];
     std::vector<fit::LiveRun> on;
     for (size_t j = 0; j < e.runs.size(); ++j) {
       if (static_cast<int>(j) != tasks[t].held_out) on.push_back(e.runs[j]);
     }
-    fits[t] = fit::FitEngine(context, on, e.kind, each);
+    fit::EngineFitOptions mine = options;
+    mine.threads = threads_of(t);
+    fits[t] = fit::FitEngine(context, on, e.kind, mine);
   });
   FitResults out;
   for (const auto& f : fits) {
@@ -238,9 +249,21 @@ int FitCommand(const CliArgs& args) {
   // A fit takes minutes: a file that cannot be written is refused first, and
   // one that would be written over an input would destroy it. --out may
   // rewrite --params in place (a refit of some engines keeps the others).
+  std::vector<NamedPath> run_files = {{"--runs", args.Get("--runs")}};
+  for (const fit::LiveRun& run : *runs) {
+    run_files.push_back({"--runs", run.source});
+    if (!absl::EndsWith(run.source, ".csv")) {
+      run_files.push_back(
+          {"--runs", std::filesystem::path(run.source).replace_extension(".cmd").string()});
+    }
+    if (absl::StatusOr<workload::BenchConfig> b = workload::ParseBenchCommand(run.bench_command);
+        b.ok()) {
+      run_files.push_back({"--runs (a run's --dataset-path)", b->dataset_path});
+    }
+  }
   for (const std::string flag : {"--out", "--folds-out"}) {
     if (!args.Has(flag)) continue;
-    std::vector<NamedPath> inputs = {{"--runs", args.Get("--runs")}};
+    std::vector<NamedPath> inputs = run_files;
     for (NamedPath& in : ContextInputs(*context)) {
       if (flag == "--out" && in.flag == "--params") continue;
       inputs.push_back(std::move(in));
@@ -248,25 +271,28 @@ int FitCommand(const CliArgs& args) {
     if (absl::Status s = CheckOutputIsNoInput(flag, args.Get(flag), inputs); !s.ok()) {
       return ReportError(s);
     }
+    // A new results file in a --runs directory would be read as runs next time.
+    const std::filesystem::path out(args.Get(flag));
+    const std::string ext = out.extension().string();
+    std::error_code ec;
+    if (std::filesystem::is_directory(args.Get("--runs"), ec) &&
+        (ext == ".csv" || ext == ".json" || ext == ".txt" || ext == ".log" || ext == ".cmd") &&
+        SameFile(out.has_parent_path() ? out.parent_path().string() : ".", args.Get("--runs"))) {
+      return ReportError(
+          absl::InvalidArgumentError(absl::StrCat(flag, ": ", args.Get(flag),
+                                                  " would be read as a run from the --runs "
+                                                  "directory ",
+                                                  args.Get("--runs"))));
+    }
     if (absl::Status s = CheckWritableFilePath(flag, args.Get(flag)); !s.ok()) {
       return ReportError(s);
     }
   }
   // Before the fits start: a run that ValidateRun would refuse surfaces only
   // when the optimiser first reaches it, after the other engines' fits.
-  // A run that ran live but that servesim refuses has nothing to fit on:
-  // the results file and servesim disagree, so it is named here.
   for (const fit::LiveRun& run : *runs) {
     if (absl::Status s = fit::CheckRunWithinContext(*context, run); !s.ok()) {
       return ReportError(s);
-    }
-    if (run.expected_failure) continue;
-    absl::StatusOr<fit::CaseResult> c = fit::ValidateRun(*context, run);
-    if (!c.ok()) return ReportError(c.status());
-    if (c->refused) {
-      return ReportError(absl::InvalidArgumentError(
-          absl::StrCat("--runs: case ", run.name,
-                       " ran live, but servesim refuses its configuration: ", c->refusal)));
     }
   }
   fit::EngineFitOptions options;
@@ -320,11 +346,36 @@ int FitCommand(const CliArgs& args) {
   if (args.Has("--leave-one-out")) {
     if (absl::Status s = CheckEachCanBeHeldOut(engines); !s.ok()) return ReportError(s);
   }
-  // On stdout: stderr holds only an error, and a fit can still fail.
+  // A run that ran live but that servesim refuses (or does not model) would
+  // score the refusal's loss at every point, and the fit would return its
+  // start: the results file and servesim disagree, so the case is named.
+  // Its engine's costs do not decide a refusal; the starting file may have
+  // no block for the engine being fitted.
   for (const EngineRuns& e : engines) {
-    std::printf("fitting %s on %zu run%s\n",
-                absl::AsciiStrToLower(scenarios::EngineKind_Name(e.kind)).c_str(), e.runs.size(),
-                e.runs.size() == 1 ? "" : "s");
+    scenarios::EngineParams bare;
+    bare.set_engine(e.kind);
+    const runner::PredictionContext unfitted = runner::WithEngineParams(*context, bare);
+    for (const fit::LiveRun& run : e.runs) {
+      absl::StatusOr<fit::CaseResult> c = fit::ValidateRun(unfitted, run);
+      if (!c.ok()) return ReportError(c.status());
+      if (c->refused || c->not_modelled) {
+        return ReportError(absl::InvalidArgumentError(absl::StrCat(
+            "--runs: case ", run.name, " ran live, but servesim ",
+            c->refused ? "refuses" : "does not model", " its configuration: ", c->refusal)));
+      }
+    }
+  }
+  // The leave-one-out's table starts with them (stdout); a plain fit's
+  // stdout is the parameters file, so there they show on a terminal only.
+  for (const EngineRuns& e : engines) {
+    const std::string line = absl::StrFormat(
+        "fitting %s on %zu run%s\n", absl::AsciiStrToLower(scenarios::EngineKind_Name(e.kind)),
+        e.runs.size(), e.runs.size() == 1 ? "" : "s");
+    if (args.Has("--leave-one-out")) {
+      std::fputs(line.c_str(), stdout);
+    } else if (isatty(STDERR_FILENO)) {
+      std::fputs(line.c_str(), stderr);
+    }
   }
   std::fflush(stdout);
   absl::StatusOr<FitResults> fitted =

@@ -111,8 +111,8 @@ absl::Status ValidateEngineParams(const scenarios::EngineParams& e, const std::s
       !e.has_prefill_time_scale() && e.backend_factors_size() == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(where,
-                     "an empty block: no fitted value, so its host costs would all be 0 "
-                     "(fit the engine, or run with --params none)"));
+                     "an empty block: it sets no host cost, prefill factor or backend "
+                     "factor (fit the engine, or run with --params none)"));
   }
   return absl::OkStatus();
 }

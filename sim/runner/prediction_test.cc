@@ -269,8 +269,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "engines { engine: SGLANG step_cpu_us: 1 }",
                   "engines[1]: a second block for SGLANG"},
         BadParams{"EmptyBlock", "schema_version: 1 engines { engine: VLLM fitted_on: \"r\" }",
-                  "p.textproto: VLLM: an empty block: no fitted value, so its host costs would "
-                  "all be 0 (fit the engine, or run with --params none)"},
+                  "p.textproto: VLLM: an empty block: it sets no host cost, prefill factor or "
+                  "backend factor (fit the engine, or run with --params none)"},
         BadParams{"EngineUnknown", "schema_version: 1 engines { engine: 99 }",
                   "engines[0]: engine: 99 is not VLLM, SGLANG or TRTLLM"},
         BadParams{"EngineMissing", "schema_version: 1 engines { step_cpu_us: 5 }",
