@@ -1288,6 +1288,16 @@ TEST(EndToEndTest, SweepsThatEvaluateNothingOrDoNotBelongTogetherExitTwo) {
   EXPECT_EQ(over_trace.out, "servesim: --out-dir: " + dir +
                                 "/inputs/sweep.csv is the file --bench --dataset-path reads\n");
   EXPECT_EQ(ReadFile(dir + "/inputs/sweep.csv"), "arrival_s,input_tokens,output_tokens\n0,100,4\n");
+  // A shard is refused too: the merge would write sweep.csv there.
+  Result shard_over_trace = Servesim(
+      "sweep --serve 'vllm serve m -tp 8' --bench 'vllm bench serve --dataset-name trace "
+      "--dataset-path " +
+      dir +
+      "/inputs/sweep.csv --num-prompts 1' --axis --request-rate=1,2 "
+      "--out-dir " +
+      dir + "/inputs --shard 0/2");
+  EXPECT_EQ(shard_over_trace.exit_code, 2) << shard_over_trace.out;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/inputs/sweep.shard-0-of-2.csv"));
 
   const std::string shards = dir + "/shards";
   for (const char* shard : {"0/2", "1/2"}) {

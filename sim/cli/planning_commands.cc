@@ -226,8 +226,9 @@ int SweepCommand(const CliArgs& args) {
     absl::StatusOr<workload::BenchConfig> b = workload::ParseBenchCommand(p.bench_command);
     if (b.ok()) inputs.push_back({"--bench --dataset-path", b->dataset_path});
   }
+  // A shard's files too: the merge writes the sweep's into the same folder.
   std::vector<std::string> written = {std::begin(kSweepOutputFiles), std::end(kSweepOutputFiles)};
-  if (shard) written = {planning::ShardFileName(*shard)};
+  if (shard) written.push_back(planning::ShardFileName(*shard));
   for (const std::string& name : written) {
     if (absl::Status s = CheckOutputIsNoInput("--out-dir", absl::StrCat(dir, "/", name), inputs);
         !s.ok()) {
