@@ -253,8 +253,7 @@ int FitCommand(const CliArgs& args) {
   for (const fit::LiveRun& run : *runs) {
     run_files.push_back({"--runs", run.source});
     if (!absl::EndsWith(run.source, ".csv")) {
-      run_files.push_back(
-          {"--runs", std::filesystem::path(run.source).replace_extension(".cmd").string()});
+      run_files.push_back({"--runs", fit::CommandsPathOf(run.source)});
     }
     if (absl::StatusOr<workload::BenchConfig> b = workload::ParseBenchCommand(run.bench_command);
         b.ok()) {

@@ -277,9 +277,13 @@ absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
   return out;
 }
 
+std::string CommandsPathOf(const std::string& result) {
+  return std::filesystem::path(result).replace_extension(".cmd").string();
+}
+
 absl::StatusOr<LiveRun> ReadLiveRunResult(const std::string& result) {
   const std::filesystem::path path(result);
-  const std::string commands_path = std::filesystem::path(path).replace_extension(".cmd").string();
+  const std::string commands_path = CommandsPathOf(result);
   std::error_code ec;
   if (!std::filesystem::exists(commands_path, ec)) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -63,6 +63,9 @@ struct RunCommands {
 };
 absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text);
 
+// The commands file a result file is read with: its stem + ".cmd".
+std::string CommandsPathOf(const std::string& result);
+
 // One run from `result` (a --save-result .json, or any other file holding
 // the printed report, e.g. the console log) and `result`'s stem + ".cmd".
 // Every figure it reads must be a finite number >= 0.
