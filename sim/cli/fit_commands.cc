@@ -272,10 +272,9 @@ int FitCommand(const CliArgs& args) {
     }
     // A new results file in a --runs directory would be read as runs next time.
     const std::filesystem::path out(args.Get(flag));
-    const std::string ext = out.extension().string();
     std::error_code ec;
     if (std::filesystem::is_directory(args.Get("--runs"), ec) &&
-        (ext == ".csv" || ext == ".json" || ext == ".txt" || ext == ".log" || ext == ".cmd") &&
+        fit::ReadFromRunsDirectory(args.Get(flag)) &&
         SameFile(out.has_parent_path() ? out.parent_path().string() : ".", args.Get("--runs"))) {
       return ReportError(
           absl::InvalidArgumentError(absl::StrCat(flag, ": ", args.Get(flag),

@@ -58,11 +58,11 @@ absl::StatusOr<std::optional<double>> PositiveFlag(const CliArgs& args, const st
   return std::optional<double>(v);
 }
 
-// sweep.csv, sweep.json and the two plots of a whole (or merged) sweep.
 // The files WriteSweepOutputs writes into its directory.
 constexpr const char* kSweepOutputFiles[] = {"sweep.csv", "sweep.json", "throughput.svg",
                                              "pareto.svg"};
 
+// sweep.csv, sweep.json and the two plots of a whole (or merged) sweep.
 absl::Status WriteSweepOutputs(const std::string& dir, const planning::SweepTable& table) {
   RETURN_IF_ERROR(WriteStringToFile(dir + "/sweep.csv", planning::FormatSweepCsv(table)));
   RETURN_IF_ERROR(WriteStringToFile(dir + "/sweep.json", planning::FormatSweepJson(table)));

@@ -277,6 +277,17 @@ absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text) {
   return out;
 }
 
+namespace {
+bool IsResultExtension(const std::string& ext) {
+  return ext == ".json" || ext == ".txt" || ext == ".log";
+}
+}  // namespace
+
+bool ReadFromRunsDirectory(const std::string& name) {
+  const std::string ext = std::filesystem::path(name).extension().string();
+  return ext == ".csv" || ext == ".cmd" || IsResultExtension(ext);
+}
+
 std::string CommandsPathOf(const std::string& result) {
   return std::filesystem::path(result).replace_extension(".cmd").string();
 }
@@ -572,7 +583,7 @@ absl::StatusOr<std::vector<LiveRun>> ReadEveryRun(const std::string& path) {
   for (const auto& e : std::filesystem::directory_iterator(path, ec)) {
     const std::string ext = e.path().extension().string();
     if (ext == ".csv") csvs.push_back(e.path().string());
-    if (ext == ".json" || ext == ".txt" || ext == ".log") {
+    if (IsResultExtension(ext)) {
       results[e.path().stem().string()].push_back(e.path().string());
     }
   }

@@ -66,6 +66,10 @@ absl::StatusOr<RunCommands> ParseRunCommands(const std::string& text);
 // The commands file a result file is read with: its stem + ".cmd".
 std::string CommandsPathOf(const std::string& result);
 
+// Whether ReadLiveRunsFrom, given a directory, reads a file of this name: a
+// CSV, a result (.json, .txt, .log) or a result's commands (.cmd).
+bool ReadFromRunsDirectory(const std::string& name);
+
 // One run from `result` (a --save-result .json, or any other file holding
 // the printed report, e.g. the console log) and `result`'s stem + ".cmd".
 // Every figure it reads must be a finite number >= 0.
