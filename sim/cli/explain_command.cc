@@ -143,6 +143,7 @@ cost::StepPredictorConfig ExplainPredictorConfig(const CliArgs& args,
   const bool own_kernels = OwnKernelsOnly(args);
   if (own_kernels) {
     config.kind_time_scale.clear();
+    config.kind_call_latency_scale.clear();
     config.prefill_kind_time_scale.clear();
     config.prefill_time_scale = 1.0;
     // servesim's own sparse MLA kernels stop at each row's real key count and

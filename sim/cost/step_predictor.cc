@@ -312,6 +312,13 @@ double KindTimeScale(const StepPredictorConfig& config, const std::string& kind)
   return 1.0;
 }
 
+double AddedCallLatencyUs(const StepPredictorConfig& config, const std::string& kind) {
+  for (const auto& [k, scale] : config.kind_call_latency_scale) {
+    if (k == kind) return (scale - 1.0) * GpuRates{}.collective_latency_us;
+  }
+  return 0.0;
+}
+
 double StepPredictor::ChargedUs(const models::Op& op, double us) {
   // A collective across nodes keeps InfiniBand's roofline: the fitted
   // factors (a path's speed, the production prefill) stand for one node's
@@ -328,12 +335,15 @@ double StepPredictor::ChargedUs(const models::Op& op, double us) {
     return internode ? op_cost_->NvlinkCollectiveUs(op) : us;
   }
   const double scale = KindTimeScale(config_, op.kind);
+  // Each call's latency, which the prefill stretch leaves alone: a step
+  // and its baseline make the same calls.
+  const double latency_us = AddedCallLatencyUs(config_, op.kind);
   if (linear_only_) {
     if (!op.token_linear) return 0.0;
-    return (internode ? op_cost_->NvlinkCollectiveUs(op) : us) * scale;
+    return ((internode ? op_cost_->NvlinkCollectiveUs(op) : us) + latency_us) * scale;
   }
-  if (!internode) return us * scale;
-  return std::max(us, op_cost_->NvlinkCollectiveUs(op) * scale);
+  if (!internode) return (us + latency_us) * scale;
+  return std::max(us, (op_cost_->NvlinkCollectiveUs(op) + latency_us) * scale);
 }
 
 sim::SimTime StepPredictor::PredictStep(std::span<const engine::StepBatch> rank_batches) {

@@ -80,6 +80,10 @@ struct StepPredictorConfig {
   // (on top of prefill_time_scale): a kernel path slow at compute-bound
   // prefill shapes but not at decode's memory-bound ones.
   std::vector<std::pair<std::string, double>> prefill_kind_time_scale;
+  // Per collective kind, its per-call latency relative to the roofline's
+  // (GpuRates::collective_latency_us): each call of that kind costs
+  // (scale - 1) x that latency more, whatever its size.
+  std::vector<std::pair<std::string, double>> kind_call_latency_scale;
   // Every step's whole time (GPU and host) multiplied by this: not a model
   // parameter but a planning margin (`servesim plan --slowdown`), for asking
   // what an engine that far slower than predicted would need. 1 = as predicted.
@@ -95,6 +99,8 @@ int64_t WeightReadingRows(const models::ModelSpec& spec);
 
 // The fitted backend factor `config` applies to ops of `kind` (1 if none).
 double KindTimeScale(const StepPredictorConfig& config, const std::string& kind);
+// The latency `config` adds to each call of collective `kind` (0 if none).
+double AddedCallLatencyUs(const StepPredictorConfig& config, const std::string& kind);
 
 class StepPredictor : public ExecutionTimePredictor {
  public:

@@ -197,6 +197,31 @@ TEST(StepPredictorTest, FittedFactorsLeaveCollectivesAcrossNodesAlone) {
   }
 }
 
+// vLLM's DP path is fitted as a per-call latency: at 17x the roofline's 10 us
+// every all-gather and reduce-scatter costs 160 us more, whatever it moves,
+// and the prefill factor does not stretch it (a step and its baseline make
+// the same calls). DeepSeek-V3.2's 58 MoE layers make 58 of each a step:
+// 116 x 160 = 18,560 us more, on a decode step and on a prefill step alike.
+TEST(StepPredictorTest, CallLatencyFactorAddsTheSameToEveryCallWhateverItMoves) {
+  models::RankBatch decode;
+  for (int i = 0; i < 4; ++i) decode.seqs.push_back({1, 1000});
+  models::RankBatch mixed;
+  for (int i = 0; i < 64; ++i) mixed.seqs.push_back({1, 1000});
+  mixed.seqs.push_back({8192, 0});
+  for (const double prefill_scale : {1.0, 3.0}) {
+    StepPredictorConfig c = Config(1, 8, true);
+    c.prefill_time_scale = prefill_scale;
+    StepPredictor roofline(c, std::make_unique<CollectivesOnly>());
+    c.kind_call_latency_scale = {{"all_gather", 17.0}, {"reduce_scatter", 17.0}};
+    StepPredictor latency(c, std::make_unique<CollectivesOnly>());
+    for (const models::RankBatch& rank : {decode, mixed}) {
+      const std::vector<models::RankBatch> ranks(8, rank);
+      EXPECT_NEAR(latency.GpuStepUs(ranks) - roofline.GpuStepUs(ranks), 116 * 160.0, 1e-6)
+          << rank.seqs.size() << " rows, prefill x" << prefill_scale;
+    }
+  }
+}
+
 // Across nodes a collective keeps InfiniBand's roofline but never comes out
 // cheaper than on NVLink at the kind's fitted factor. A decode all-gather of
 // 57,344 B shards over 8 GPUs moves 7 x 57,344 = 401,408 B per GPU: 10 us +

@@ -242,7 +242,7 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   }
   std::vector<ParamSpec> specs = BaseParams();
   // One factor per non-default kernel backend the runs exercise.
-  std::map<std::string, double> backends;  // name -> the factor's lower bound
+  std::map<std::string, std::pair<double, double>> backends;  // name -> the factor's bounds
   std::map<std::string, std::vector<LiveRun>> users;
   for (const LiveRun& r : runs) {
     ASSIGN_OR_RETURN(scenarios::EngineConfig c,
@@ -251,7 +251,7 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
     ASSIGN_OR_RETURN(runner::EngineSetup setup,
                      runner::PrepareEngine(c, context.spec, scenarios::EngineParams{}));
     for (const runner::BackendChoice& b : runner::NonDefaultBackends(c, setup.layout)) {
-      backends[b.name] = b.min_time_scale;
+      backends[b.name] = {b.min_time_scale, b.max_time_scale};
       users[b.name].push_back(r);
     }
   }
@@ -260,12 +260,12 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
   // wandered, and it would then scale predictions the runs say nothing
   // about (SGLang's prefill backends: ShareGPT prompts take dense MHA).
   std::vector<std::string> not_fitted;
-  constexpr double kMaxTimeScale = 10;
-  for (const auto& [name, lower] : backends) {
-    ASSIGN_OR_RETURN(bool moves, FactorMovesPredictions(context, engine, users[name], name,
-                                                        lower, kMaxTimeScale));
+  for (const auto& [name, bounds] : backends) {
+    const auto [lower, upper] = bounds;
+    ASSIGN_OR_RETURN(bool moves,
+                     FactorMovesPredictions(context, engine, users[name], name, lower, upper));
     if (moves) {
-      specs.push_back({name, 1.0, lower, kMaxTimeScale});
+      specs.push_back({name, 1.0, lower, upper});
     } else {
       not_fitted.push_back(name);
     }

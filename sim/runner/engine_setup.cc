@@ -58,6 +58,7 @@ std::string ContextLengthRejection(int64_t max_model_len, int64_t prompt_tokens,
 // servesim's kernels stand for these, so only the others get a factor.
 constexpr char kSglangDefaultDecodeBackend[] = "fa3";
 constexpr char kSglangDefaultPrefillBackend[] = "flashmla_sparse";
+constexpr char kVllmDpCallLatency[] = "moe_comm_latency=allgather_reducescatter";
 
 bool SglangQuantizesKvCacheEachDecode(const scenarios::EngineConfig& config) {
   return config.engine() == scenarios::SGLANG &&
@@ -98,14 +99,37 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
   // nccl-tests#272, reduces in the switch, which a gather cannot; the bound
   // was 0.75x on that figure until an audit found the fit at 489 GB/s).
   // TP layouts' all-reduces are not scaled.
+  //
+  // vLLM's path is fitted as a per-call latency instead, from 1x to 100x the
+  // roofline's 10 us, its bytes moving at the roofline's bandwidth: its
+  // all_gatherv and reduce_scatterv are grouped per-rank ncclBroadcast and
+  // ncclReduce calls (pynccl.py), and its ranks agree on their token counts
+  // every step [U: recalled, not read at v0.13.0], costs per call more than
+  // per byte. Fitted as a time factor (until 2026-12-07) it fitted the live
+  // runs no better (RMS log error 0.349 against 0.348 now) and, with the
+  // prefill factor on top, priced a long prompt's 940 MB gathers at ~9x the
+  // roofline, ~40 GB/s over NVLink: a decode-sized cost that the single DP
+  // run's decode asked for, charged by the byte.
   if (layout.moe_comm == models::ParallelLayout::MoeComm::kAllGatherReduceScatter) {
     const cost::GpuRates rates;
-    out.push_back({"moe_comm=allgather_reducescatter", {"all_gather", "reduce_scatter"},
-                   /*prefill_only=*/false,
-                   /*min_time_scale=*/rates.nccl_bus_gbps / rates.nvlink_gbps,
-                   /*unfitted_pricing=*/absl::StrCat("the roofline (NCCL at ",
-                                                      cost::GpuRates{}.nccl_bus_gbps,
-                                                      " GB/s of bus bandwidth)")});
+    const std::string roofline =
+        absl::StrCat("the roofline (NCCL at ", rates.nccl_bus_gbps, " GB/s of bus bandwidth, ",
+                     rates.collective_latency_us, " us a call)");
+    if (config.engine() == scenarios::VLLM) {
+      out.push_back({kVllmDpCallLatency,
+                     {"all_gather", "reduce_scatter"},
+                     /*prefill_only=*/false,
+                     /*min_time_scale=*/1.0,
+                     roofline,
+                     /*max_time_scale=*/100.0,
+                     /*scales_call_latency=*/true});
+    } else {
+      out.push_back({"moe_comm=allgather_reducescatter",
+                     {"all_gather", "reduce_scatter"},
+                     /*prefill_only=*/false,
+                     /*min_time_scale=*/rates.nccl_bus_gbps / rates.nvlink_gbps,
+                     roofline});
+    }
   }
   if (config.engine() == scenarios::SGLANG) {
     // SGLang's NSA defaults on H200: prefill flashmla_sparse, decode fa3
@@ -132,7 +156,10 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
 }
 
 std::vector<std::string> FittableBackendNames(scenarios::EngineKind engine) {
-  std::vector<std::string> names = {"moe_comm=allgather_reducescatter"};
+  // vLLM's factor has a name of its own, so that a file fitted when it was a
+  // time factor is refused rather than read as a latency.
+  std::vector<std::string> names = {engine == scenarios::VLLM ? kVllmDpCallLatency
+                                                              : "moe_comm=allgather_reducescatter"};
   if (engine == scenarios::TRTLLM) names.push_back("moe=tensor_parallel");
   if (engine == scenarios::SGLANG) {
     for (const std::string& b : scenarios::SglangNsaBackends()) {
@@ -155,7 +182,9 @@ std::vector<BackendChoice> ApplyBackendFactors(const scenarios::EngineConfig& co
       if (f.backend() != b.name) continue;
       fitted = true;
       for (const std::string& kind : b.op_kinds) {
-        (b.prefill_only ? predictor->prefill_kind_time_scale : predictor->kind_time_scale)
+        (b.scales_call_latency ? predictor->kind_call_latency_scale
+         : b.prefill_only      ? predictor->prefill_kind_time_scale
+                               : predictor->kind_time_scale)
             .emplace_back(kind, f.time_scale());
       }
     }
@@ -242,6 +271,11 @@ absl::StatusOr<EngineSetup> PrepareEngine(const scenarios::EngineConfig& config,
               ? " (across nodes: InfiniBand's roofline, never below the NVLink collective "
                 "at this factor)"
               : ""));
+    }
+    for (const auto& [kind, scale] : setup->predictor.kind_call_latency_scale) {
+      setup->notes.push_back(absl::StrCat(
+          "fitted backend factor: ", kind, " per-call latency x", scale, " (",
+          scale * cost::GpuRates{}.collective_latency_us, " us a call; bytes at the roofline)"));
     }
     for (const auto& [kind, scale] : setup->predictor.prefill_kind_time_scale) {
       setup->notes.push_back(

@@ -80,6 +80,11 @@ struct BackendChoice {
   double min_time_scale = 0.2;
   // What the ops cost where no factor was fitted, for the run's header.
   std::string unfitted_pricing = "servesim's measured kernel";
+  // The factor's upper bound in the fit.
+  double max_time_scale = 10;
+  // The factor multiplies the collectives' per-call latency, not their whole
+  // time: the bytes keep their roofline bandwidth (see NonDefaultBackends).
+  bool scales_call_latency = false;
 };
 // The kernel and collective paths of `config` on `layout` that carry a fitted
 // factor instead of servesim's pricing.
@@ -94,7 +99,8 @@ std::vector<std::string> FittableBackendNames(scenarios::EngineKind engine);
 // cache") [U: read in SGLang's source of late 2025, not pinned to v0.5.6.post2].
 bool SglangQuantizesKvCacheEachDecode(const scenarios::EngineConfig& config);
 // Copies the fitted factors of `config`'s backends into predictor.kind_time_scale
-// (or prefill_kind_time_scale for a prefill-only backend). Returns the
+// (or prefill_kind_time_scale for a prefill-only backend, kind_call_latency_scale
+// for one that scales a collective's per-call latency). Returns the
 // backends `params` has no factor for (their ops run as unfitted_pricing says).
 std::vector<BackendChoice> ApplyBackendFactors(const scenarios::EngineConfig& config,
                          const scenarios::EngineParams& params,

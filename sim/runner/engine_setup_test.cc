@@ -309,11 +309,26 @@ TEST(EngineSetupTest, SglangFlashmlaKvQuantizesOnlyABf16Cache) {
 TEST(EngineSetupTest, DataParallelAttentionSelectsTheGatherScatterPath) {
   auto selects = [](const std::string& serve) {
     for (const BackendChoice& b : NonDefaultBackends(ConfigOf(serve), SetupOf(serve).layout)) {
-      if (b.name != "moe_comm=allgather_reducescatter") continue;
+      if (b.name != "moe_comm=allgather_reducescatter" &&
+          b.name != "moe_comm_latency=allgather_reducescatter") {
+        continue;
+      }
       EXPECT_EQ(b.op_kinds, (std::vector<std::string>{"all_gather", "reduce_scatter"}));
       EXPECT_FALSE(b.prefill_only);
-      EXPECT_DOUBLE_EQ(b.min_time_scale, 370.0 / 450.0);  // the roofline against NVLink 4 each way
-      EXPECT_EQ(b.unfitted_pricing, "the roofline (NCCL at 370 GB/s of bus bandwidth)");
+      EXPECT_EQ(b.unfitted_pricing,
+                "the roofline (NCCL at 370 GB/s of bus bandwidth, 10 us a call)");
+      if (ConfigOf(serve).engine() == scenarios::VLLM) {
+        // vLLM's grouped per-rank calls: a per-call latency, 10 us to 1 ms.
+        EXPECT_EQ(b.name, "moe_comm_latency=allgather_reducescatter");
+        EXPECT_TRUE(b.scales_call_latency);
+        EXPECT_EQ(b.min_time_scale, 1.0);
+        EXPECT_EQ(b.max_time_scale, 100.0);
+      } else {
+        EXPECT_FALSE(b.scales_call_latency);
+        // The roofline against NVLink 4 each way.
+        EXPECT_DOUBLE_EQ(b.min_time_scale, 370.0 / 450.0);
+        EXPECT_EQ(b.max_time_scale, 10.0);
+      }
       return true;
     }
     return false;

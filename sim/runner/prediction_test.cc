@@ -198,9 +198,10 @@ TEST_P(FittedParamsRefusedTest, NamesTheFieldAndValue) {
 }
 
 #define VLLM_BLOCK(fields) "schema_version: 1 engines { engine: VLLM " fields " }"
-#define FACTOR(scale)                                                                \
-  VLLM_BLOCK("backend_factors { backend: \"moe_comm=allgather_reducescatter\" time_scale: " \
-             scale " }")
+#define FACTOR(scale)                                                            \
+  VLLM_BLOCK(                                                                    \
+      "backend_factors { backend: \"moe_comm_latency=allgather_reducescatter\" " \
+      "time_scale: " scale " }")
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, FittedParamsRefusedTest,
@@ -228,7 +229,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadParams{"PrefillInf", VLLM_BLOCK("prefill_time_scale: inf"), "got inf"},
         BadParams{"PrefillHuge", VLLM_BLOCK("prefill_time_scale: 1e300"), "got 1e+300"},
         BadParams{"FactorInf", FACTOR("inf"),
-                  "backend_factors \"moe_comm=allgather_reducescatter\": time_scale: must be in "
+                  "backend_factors \"moe_comm_latency=allgather_reducescatter\": time_scale: must "
+                  "be in "
                   "(0, 1000], got inf"},
         BadParams{"FactorHuge", FACTOR("1e300"), "time_scale: must be in (0, 1000], got 1e+300"},
         BadParams{"FactorNan", FACTOR("nan"), "time_scale: must be in (0, 1000], got nan"},
@@ -238,12 +240,20 @@ INSTANTIATE_TEST_SUITE_P(
             "FactorUnknown",
             VLLM_BLOCK("backend_factors { backend: \"nsa_decode=flashmla_kv\" time_scale: 2 }"),
             "VLLM: backend_factors: unknown backend \"nsa_decode=flashmla_kv\" (known: "
-            "moe_comm=allgather_reducescatter)"},
-        BadParams{"FactorTwice",
+            "moe_comm_latency=allgather_reducescatter)"},
+        // vLLM's DP factor was a time factor until 2026-12-07: a file of then
+        // is refused, not read as a per-call latency.
+        BadParams{"FactorOfTheTimeForm",
                   VLLM_BLOCK("backend_factors { backend: \"moe_comm=allgather_reducescatter\" "
-                             "time_scale: 2 } backend_factors { backend: "
-                             "\"moe_comm=allgather_reducescatter\" time_scale: 3 }"),
-                  "backend_factors: \"moe_comm=allgather_reducescatter\" given twice"},
+                             "time_scale: 3.3 }"),
+                  "VLLM: backend_factors: unknown backend \"moe_comm=allgather_reducescatter\" "
+                  "(known: moe_comm_latency=allgather_reducescatter)"},
+        BadParams{"FactorTwice",
+                  VLLM_BLOCK("backend_factors { backend: "
+                             "\"moe_comm_latency=allgather_reducescatter\" time_scale: 2 } "
+                             "backend_factors { backend: "
+                             "\"moe_comm_latency=allgather_reducescatter\" time_scale: 3 }"),
+                  "backend_factors: \"moe_comm_latency=allgather_reducescatter\" given twice"},
         BadParams{"NotFittedUnknown", VLLM_BLOCK("not_fitted: \"nsa_prefill=typo\""),
                   "not_fitted: unknown backend \"nsa_prefill=typo\""},
         BadParams{"RmsNan", VLLM_BLOCK("rms_log_error: nan"), "rms_log_error: must be >= 0"},
@@ -294,7 +304,9 @@ TEST(FittedParamsTest, WhatTheFitCanWriteIsAccepted) {
         " backend_factors { backend: \"moe_comm=allgather_reducescatter\" time_scale: 0.75 }"
         " not_fitted: \"nsa_prefill=fa3\" rms_log_error: 0.3 }"
         " engines { engine: TRTLLM backend_factors { backend: \"moe=tensor_parallel\""
-        " time_scale: 10 } }");
+        " time_scale: 10 } }"
+        " engines { engine: VLLM backend_factors {"
+        " backend: \"moe_comm_latency=allgather_reducescatter\" time_scale: 100 } }");
     EXPECT_TRUE(ValidateText(text).ok()) << ValidateText(text);
   }
   EXPECT_TRUE(
