@@ -106,7 +106,8 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
   // ncclReduce calls (pynccl.py), and its ranks agree on their token counts
   // every step [U: recalled, not read at v0.13.0], costs per call more than
   // per byte. Fitted as a time factor (until 2026-12-07) it fitted the live
-  // runs no better (RMS log error 0.349 against 0.348 now) and, with the
+  // runs about as well (RMS log error 0.349 against 0.348 now, robust loss
+  // 1.18 against 1.26) and, with the
   // prefill factor on top, priced a long prompt's 940 MB gathers at ~9x the
   // roofline, ~40 GB/s over NVLink: a decode-sized cost that the single DP
   // run's decode asked for, charged by the byte.
