@@ -58,6 +58,9 @@ std::string ContextLengthRejection(int64_t max_model_len, int64_t prompt_tokens,
 // servesim's kernels stand for these, so only the others get a factor.
 constexpr char kSglangDefaultDecodeBackend[] = "fa3";
 constexpr char kSglangDefaultPrefillBackend[] = "flashmla_sparse";
+// Attention data parallelism's MoE gather and scatter: a time factor, and on
+// vLLM a per-call latency (NonDefaultBackends says why).
+constexpr char kDpGatherScatterTime[] = "moe_comm=allgather_reducescatter";
 constexpr char kVllmDpCallLatency[] = "moe_comm_latency=allgather_reducescatter";
 
 bool SglangQuantizesKvCacheEachDecode(const scenarios::EngineConfig& config) {
@@ -105,12 +108,12 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
   // all_gatherv and reduce_scatterv are grouped per-rank ncclBroadcast and
   // ncclReduce calls (pynccl.py), and its ranks agree on their token counts
   // every step [U: recalled, not read at v0.13.0], costs per call more than
-  // per byte. Fitted as a time factor (until 2026-12-07) it fitted the live
-  // runs about as well (RMS log error 0.349 against 0.348 now, robust loss
-  // 1.18 against 1.26) and, with the
-  // prefill factor on top, priced a long prompt's 940 MB gathers at ~9x the
-  // roofline, ~40 GB/s over NVLink: a decode-sized cost that the single DP
-  // run's decode asked for, charged by the byte.
+  // per byte. As a time factor (until 2026-12-07) it fitted the live runs
+  // about as well (RMS log error 0.349 against 0.348 now, robust loss 1.18
+  // against 1.26) and, with the prefill factor on top, priced a long
+  // prompt's 940 MB gathers at ~9x the roofline, ~40 GB/s over NVLink: a
+  // decode-sized cost that the single DP run's decode asked for, charged by
+  // the byte.
   if (layout.moe_comm == models::ParallelLayout::MoeComm::kAllGatherReduceScatter) {
     const cost::GpuRates rates;
     const std::string roofline =
@@ -125,7 +128,7 @@ std::vector<BackendChoice> NonDefaultBackends(const scenarios::EngineConfig& con
                      /*max_time_scale=*/100.0,
                      /*scales_call_latency=*/true});
     } else {
-      out.push_back({"moe_comm=allgather_reducescatter",
+      out.push_back({kDpGatherScatterTime,
                      {"all_gather", "reduce_scatter"},
                      /*prefill_only=*/false,
                      /*min_time_scale=*/rates.nccl_bus_gbps / rates.nvlink_gbps,
@@ -160,7 +163,7 @@ std::vector<std::string> FittableBackendNames(scenarios::EngineKind engine) {
   // vLLM's factor has a name of its own, so that a file fitted when it was a
   // time factor is refused rather than read as a latency.
   std::vector<std::string> names = {engine == scenarios::VLLM ? kVllmDpCallLatency
-                                                              : "moe_comm=allgather_reducescatter"};
+                                                              : kDpGatherScatterTime};
   if (engine == scenarios::TRTLLM) names.push_back("moe=tensor_parallel");
   if (engine == scenarios::SGLANG) {
     for (const std::string& b : scenarios::SglangNsaBackends()) {
