@@ -73,12 +73,21 @@ std::vector<Extrapolation> ExtrapolationNotes(const scenarios::EngineParams& par
   // the client has in flight.
   const double running = shape.Running();
   if (running < 0.5 * static_cast<double>(c.min_peak_concurrency())) {
-    notes.push_back({kLowerLoad, absl::StrFormat(
-        "extrapolation: about %.0f requests running at the peak%s, the fitted "
-        "runs' fewest %d: their host cost per step and per sequence could not be told apart, "
-        "and the fitted %.1f ms per step weighs on low-load TPOT (README, Accuracy)",
-        running, running < shape.peak_concurrency ? " (the engine's running cap)" : "",
-        c.min_peak_concurrency(), params.step_cpu_us() / 1000.0)});
+    // The call latency was identified by the same bursts, where it could not
+    // be told from a cost per token either.
+    const std::string call_latency =
+        shape.fitted_call_latency_us > 0
+            ? absl::StrFormat(", with the fitted %.0f us a DP collective call,",
+                              shape.fitted_call_latency_us)
+            : "";
+    notes.push_back(
+        {kLowerLoad,
+         absl::StrFormat(
+             "extrapolation: about %.0f requests running at the peak%s, the fitted "
+             "runs' fewest %d: their host cost per step and per sequence could not be told apart, "
+             "and the fitted %.1f ms per step%s weighs on low-load TPOT (README, Accuracy)",
+             running, running < shape.peak_concurrency ? " (the engine's running cap)" : "",
+             c.min_peak_concurrency(), params.step_cpu_us() / 1000.0, call_latency)});
   }
   if (shape.peak_concurrency > 2.0 * static_cast<double>(c.max_peak_concurrency())) {
     notes.push_back({kHigherLoad, absl::StrFormat(

@@ -29,6 +29,10 @@ struct WorkloadShape {
   double peak_concurrency = 0;        // requests active at once at the peak, one replica
   int64_t running_cap = 0;            // requests the engine runs at once (all DP ranks); 0: none
   std::string layout_family;          // LayoutFamily
+  // The fitted latency a collective call of this layout carries (vLLM's DP
+  // path); 0 where no call latency is fitted. Like the host cost per step, it
+  // is paid at every batch size.
+  double fitted_call_latency_us = 0;
 
   // Requests the engine runs at the peak: the client's, within the cap.
   double Running() const;

@@ -97,6 +97,25 @@ TEST(ExtrapolationNotesTest, EachBoundLeftGivesItsNoteInOrder) {
   EXPECT_NE(notes[4].line.find("requests arrive over time"), std::string::npos) << notes[4].line;
 }
 
+// vLLM's DP path carries a fitted latency on every collective call, paid at
+// any batch size like the host cost per step: the low-load note names it
+// where the layout has it, and only there.
+TEST(ExtrapolationNotesTest, LowLoadNamesAFittedCallLatency) {
+  WorkloadShape dp8 = Shape({{10, 0, true}}, 10, kDp8);
+  dp8.fitted_call_latency_us = 173.3;
+  const std::vector<Extrapolation> with = ExtrapolationNotes(Covering(1000, 984, 1000, true), dp8);
+  ASSERT_GE(with.size(), 1u);
+  EXPECT_EQ(with[0].kind, "lower load");
+  EXPECT_NE(with[0].line.find("fitted 50.0 ms per step, with the fitted 173 us a DP collective "
+                              "call, weighs on low-load TPOT"),
+            std::string::npos)
+      << with[0].line;
+  const std::vector<Extrapolation> without =
+      ExtrapolationNotes(Covering(1000, 984, 1000, true), Shape({{10, 0, true}}, 10));
+  ASSERT_EQ(without.size(), 1u);
+  EXPECT_EQ(without[0].line.find("DP collective"), std::string::npos) << without[0].line;
+}
+
 // Every note has its own kind, in the order written.
 TEST(ExtrapolationNotesTest, EachNoteHasItsKind) {
   std::vector<std::string> kinds;

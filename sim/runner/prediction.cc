@@ -349,6 +349,10 @@ WorkloadShape EngineShape(const PredictionContext& context, const PreparedRun& r
   shape.model = context.model_identity;
   shape.running_cap = run.setup.max_running_per_rank * run.setup.layout.attn_dp;
   shape.layout_family = LayoutFamily(run.setup.layout, run.engine.num_speculative_tokens());
+  for (const auto& [kind, scale] : run.setup.predictor.kind_call_latency_scale) {
+    shape.fitted_call_latency_us =
+        std::max(shape.fitted_call_latency_us, scale * cost::GpuRates{}.collective_latency_us);
+  }
   return shape;
 }
 
