@@ -73,8 +73,8 @@ std::vector<Extrapolation> ExtrapolationNotes(const scenarios::EngineParams& par
   // the client has in flight.
   const double running = shape.Running();
   if (running < 0.5 * static_cast<double>(c.min_peak_concurrency())) {
-    // The call latency was identified by the same bursts, where it could not
-    // be told from a cost per token either.
+    // A fitted call latency (vLLM's DP path) was identified by the same
+    // bursts and, like the cost per step, is paid at every batch size.
     const std::string call_latency =
         shape.fitted_call_latency_us > 0
             ? absl::StrFormat(", with the fitted %.0f us a DP collective call,",
