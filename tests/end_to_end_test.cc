@@ -369,6 +369,31 @@ TEST(EndToEndTest, HeaderNamesEachWayAPredictionExtrapolates) {
   EXPECT_EQ(near.out.find("extrapolation"), std::string::npos) << near.out;
 }
 
+// Beside a prediction, the header gives the leave-one-out's errors on the
+// live runs of its engine and layout (vLLM TP8: four runs, in the fold
+// file's order); a layout no live run had, and parameters other than the
+// folds' fit, get no such line.
+TEST(EndToEndTest, HeaderGivesTheHeldOutErrorsOfTheLiveRunsOfItsLayout) {
+  const std::string bench =
+      " --bench 'vllm bench serve --dataset-name random --random-input-len 300 "
+      "--random-output-len 4 --num-prompts 8'";
+  Result tp8 = Servesim(std::string("run ") + kServe + bench);
+  ASSERT_EQ(tp8.exit_code, 0) << tp8.out;
+  EXPECT_NE(tp8.out.find("\n# held-out error on the 4 live run(s) of this engine and layout "
+                         "(vllm-tp8-base, vllm-tp8-no-deepgemm, vllm-tp8-toolcall, "
+                         "vllm-tp8-ctx32k; each predicted by the vllm fit without it, "
+                         "scenarios/fitted_params_folds.textproto): total tok/s "),
+            std::string::npos)
+      << tp8.out;
+  Result ep = Servesim(
+      "run --serve 'vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --enable-expert-parallel'" + bench);
+  ASSERT_EQ(ep.exit_code, 0) << ep.out;
+  EXPECT_EQ(ep.out.find("held-out error"), std::string::npos) << ep.out;
+  Result unfitted = Servesim(std::string("run ") + kServe + bench + " --params none");
+  ASSERT_EQ(unfitted.exit_code, 0) << unfitted.out;
+  EXPECT_EQ(unfitted.out.find("held-out error"), std::string::npos) << unfitted.out;
+}
+
 // DeepSeek-V3 (no DSA indexer) under parameters fitted on V3.2: the header
 // lists no sparse-attention or indexer kernel factor, names dense MLA, and
 // says the model is an extrapolation; V3.2 lists them.

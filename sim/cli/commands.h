@@ -62,6 +62,21 @@ struct SpreadFolds {
 absl::StatusOr<std::optional<SpreadFolds>> SpreadFoldsFromArgs(
     const CliArgs& args, const runner::PredictionContext& context);
 
+// The repository's fold file (scenarios/fitted_params_folds.textproto),
+// read and checked, whose held-out rows `run` shows beside a prediction;
+// nullopt where the repository has none. A file that is there but bad is an
+// error: it is the repository's own.
+absl::StatusOr<std::optional<SpreadFolds>> RepoFoldsIfPresent(
+    const runner::PredictionContext& context);
+
+// The header line of the leave-one-out's rows of `engine` on `layout_family`
+// (fit::FormatHeldOutEvidence), for a prediction made with the context's
+// parameters; nullopt without folds, or where they give none.
+std::optional<std::string> HeldOutEvidenceLine(const runner::PredictionContext& context,
+                                               const std::optional<SpreadFolds>& folds,
+                                               scenarios::EngineKind engine,
+                                               const std::string& layout_family);
+
 // The context whose parameters are the fold file's fits on every run (one per
 // engine: LoadFoldFits requires it), named by the fold file: so that a
 // prediction made beside its spread is one of the spread's fits and lies

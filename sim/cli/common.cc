@@ -9,6 +9,7 @@
 #include "base/status_macros.h"
 #include "sim/cli/commands.h"
 #include "sim/fit/fold_spread.h"
+#include "sim/fit/held_out_evidence.h"
 
 #ifndef SERVESIM_SOURCE_DIR
 #define SERVESIM_SOURCE_DIR "."
@@ -122,6 +123,36 @@ absl::StatusOr<scenarios::EnvVars> EnvFromArgs(const CliArgs& args) {
   return env;
 }
 
+namespace {
+
+std::string RepoFoldsPath(const runner::PredictionContext& context) {
+  return absl::StrCat(context.paths.repo_dir, "/scenarios/fitted_params_folds.textproto");
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<SpreadFolds>> RepoFoldsIfPresent(
+    const runner::PredictionContext& context) {
+  const std::string path = RepoFoldsPath(context);
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) return std::nullopt;
+  SpreadFolds folds;
+  ASSIGN_OR_RETURN(folds.fits, fit::LoadFoldFits(path, "fold file"));
+  folds.path = path;
+  folds.source = runner::RepoRelative(context, path);
+  return folds;
+}
+
+std::optional<std::string> HeldOutEvidenceLine(const runner::PredictionContext& context,
+                                               const std::optional<SpreadFolds>& folds,
+                                               scenarios::EngineKind engine,
+                                               const std::string& layout_family) {
+  if (!folds) return std::nullopt;
+  const scenarios::EngineParams* in_use = runner::FindEngineParams(context.params, engine);
+  if (in_use == nullptr) return std::nullopt;
+  return fit::FormatHeldOutEvidence(folds->fits, *in_use, layout_family, folds->source);
+}
+
 absl::StatusOr<std::optional<SpreadFolds>> SpreadFoldsFromArgs(
     const CliArgs& args, const runner::PredictionContext& context) {
   if (!args.Has("--spread")) {
@@ -136,8 +167,7 @@ absl::StatusOr<std::optional<SpreadFolds>> SpreadFoldsFromArgs(
         "--params: --spread predicts with the fits in --folds (their fit on every run gives the "
         "central figures), not with a parameters file; give one or the other");
   }
-  const std::string path = args.Get(
-      "--folds", absl::StrCat(context.paths.repo_dir, "/scenarios/fitted_params_folds.textproto"));
+  const std::string path = args.Get("--folds", RepoFoldsPath(context));
   SpreadFolds folds;
   ASSIGN_OR_RETURN(folds.fits, fit::LoadFoldFits(path, "--folds"));
   ASSIGN_OR_RETURN(folds.threads, ThreadsFlag(args));

@@ -22,6 +22,7 @@
 #include "google/protobuf/text_format.h"
 #include "sim/cli/commands.h"
 #include "sim/fit/engine_fit.h"
+#include "sim/fit/held_out_evidence.h"
 #include "sim/fit/validation.h"
 #include "sim/planning/parallel_for.h"
 #include "sim/workload/bench_config.h"
@@ -198,12 +199,12 @@ absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
       }
       ASSIGN_OR_RETURN(
           fit::CaseResult c,
-          fit::ValidateRun(runner::WithEngineParams(context, *without),
-                           engines[e].runs[i]));
-      out.held_out.push_back(std::move(c));
+          fit::ValidateRun(runner::WithEngineParams(context, *without), engines[e].runs[i]));
       scenarios::FoldFit* fold = out.folds.add_folds();
       fold->set_held_out(engines[e].runs[i].name);
       *fold->mutable_params() = *without;
+      *fold->mutable_held_out_result() = fit::HeldOutResultOf(c);
+      out.held_out.push_back(std::move(c));
     }
   }
   return out;

@@ -456,6 +456,18 @@ int PlanCommand(const CliArgs& args) {
   absl::StatusOr<planning::PlanResult> result =
       planning::Plan(*context, bench, candidates, slo, options);
   if (!result.ok()) return ReportError(result.status());
+  // The trials' central parameters: the fold file's fit on every run with
+  // --spread, the parameters file's without.
+  const runner::PredictionContext central =
+      *spread ? SpreadCentralContext(*context, **spread) : *context;
+  absl::StatusOr<std::optional<SpreadFolds>> evidence =
+      *spread ? *spread : RepoFoldsIfPresent(*context);
+  if (!evidence.ok()) return ReportError(evidence.status());
+  for (planning::CandidateResult& c : result->ranked) {
+    if (c.layout_family.empty()) continue;
+    c.held_out_evidence =
+        HeldOutEvidenceLine(central, *evidence, c.engine, c.layout_family).value_or("");
+  }
   const std::string report = planning::FormatPlanReport(*result, slo, options);
   std::fwrite(report.data(), 1, report.size(), stdout);
   std::fflush(stdout);

@@ -69,6 +69,11 @@ int RunCommand(const CliArgs& args) {
   }
   absl::StatusOr<std::optional<SpreadFolds>> spread_folds = SpreadFoldsFromArgs(args, *context);
   if (!spread_folds.ok()) return ReportError(spread_folds.status());
+  // The leave-one-out's rows shown beside the prediction: the spread's folds,
+  // else the repository's.
+  absl::StatusOr<std::optional<SpreadFolds>> evidence_folds =
+      *spread_folds ? *spread_folds : RepoFoldsIfPresent(*context);
+  if (!evidence_folds.ok()) return ReportError(evidence_folds.status());
   absl::StatusOr<workload::BenchConfig> bench = workload::ParseBenchCommand(request.bench_command);
   if (!bench.ok()) return ReportError(bench.status());
   // vllm's clock when the run starts: the time in the name of a --save-result
@@ -130,6 +135,10 @@ int RunCommand(const CliArgs& args) {
       p->header.push_back(std::move(line));
     }
     spread_json = absl::StrCat(", \"servesim_spread\": ", fit::SpreadJson(*spread, folds.source));
+  }
+  if (std::optional<std::string> line = HeldOutEvidenceLine(
+          *context, *evidence_folds, p->engine.engine(), p->shape.layout_family)) {
+    p->header.push_back(std::move(*line));
   }
   std::string out;
   for (const std::string& line : p->header) absl::StrAppend(&out, "# ", line, "\n");

@@ -1,5 +1,6 @@
 #include "sim/fit/fold_spread.h"
 
+#include <cmath>
 #include <set>
 #include <utility>
 
@@ -62,6 +63,19 @@ absl::StatusOr<scenarios::FoldFits> LoadFoldFits(const std::string& path,
       if (!f.held_out().empty() && on == f.held_out()) {
         return absl::InvalidArgumentError(absl::StrCat(
             where, ": held_out ", f.held_out(), " is among the runs it was fitted on"));
+      }
+    }
+    if (f.held_out().empty() && f.has_held_out_result()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": a held_out_result on the fit on every run, which holds none out"));
+    }
+    for (const scenarios::HeldOutFigure& figure : f.held_out_result().figures()) {
+      // A live figure of 0 has no relative error; fit never records one.
+      if (!std::isfinite(figure.measured()) || figure.measured() <= 0 ||
+          !std::isfinite(figure.predicted()) || figure.predicted() < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": held_out_result ", figure.key(), ": measured ", figure.measured(),
+            ", predicted ", figure.predicted(), " (want measured > 0, predicted >= 0)"));
       }
     }
     if (!seen.insert({f.params().engine(), f.held_out()}).second) {

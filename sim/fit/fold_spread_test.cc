@@ -1,7 +1,10 @@
 #include "sim/fit/fold_spread.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "base/scratch_path_for_test.h"
@@ -50,6 +53,13 @@ TEST(LoadFoldFitsTest, RefusesBadFilesNamingTheProblem) {
       {"schema_version: 1\nfolds { params { engine: VLLM step_cpu_us: 1 } }\n"
        "folds { held_out: \"a\" params { engine: SGLANG step_cpu_us: 1 } }\n",
        "no fit on every run of SGLANG"},
+      {"schema_version: 1\nfolds { params { engine: VLLM step_cpu_us: 1 } held_out_result { "
+       "layout: \"x\" } }\n",
+       "folds[0]: a held_out_result on the fit on every run, which holds none out"},
+      {"schema_version: 1\nfolds { params { engine: VLLM step_cpu_us: 1 } }\n"
+       "folds { held_out: \"a\" params { engine: VLLM step_cpu_us: 1 } held_out_result { "
+       "figures { key: \"mean_ttft_ms\" measured: 0 predicted: 5 } } }\n",
+       "folds[1]: held_out_result mean_ttft_ms: measured 0, predicted 5"},
   };
   int i = 0;
   for (const auto& [text, expected] : cases) {
@@ -178,6 +188,48 @@ TEST(CommittedFoldsTest, HoldTheCommittedFitAndOneFoldPerRun) {
     }
     EXPECT_EQ(fits, committed.fitted_on_size() + 1) << engine;
   }
+}
+
+// Each fold records how it predicted its held-out run: on a layout its
+// engine was fitted on, with the throughput the leave-one-out table prints
+// for that run (one command writes both; the table rounds to 0.1).
+TEST(CommittedFoldsTest, RecordTheHeldOutRowsOfTheLeaveOneOutTable) {
+  const runner::PredictionContext& context = runner::RepoPredictionContext();
+  absl::StatusOr<scenarios::FoldFits> folds = LoadFoldFits(
+      std::string(SERVESIM_SOURCE_DIR) + "/scenarios/fitted_params_folds.textproto", "--folds");
+  ASSERT_TRUE(folds.ok()) << folds.status();
+  std::map<std::string, std::pair<double, double>> table;  // case -> measured, predicted tok/s
+  std::ifstream in(std::string(SERVESIM_SOURCE_DIR) + "/docs/validation_leave_one_out.txt");
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream row(line);
+    std::string name, ok, bar;
+    double measured = 0, predicted = 0;
+    if (row >> name >> ok >> bar >> measured >> predicted && ok == "yes" && bar == "|") {
+      table[name] = {measured, predicted};
+    }
+  }
+  int held_out = 0;
+  for (const scenarios::FoldFit& f : folds->folds()) {
+    if (f.held_out().empty()) continue;
+    ++held_out;
+    const scenarios::EngineParams* committed =
+        runner::FindEngineParams(context.params, f.params().engine());
+    ASSERT_NE(committed, nullptr) << f.held_out();
+    const auto& layouts = committed->coverage().layouts();
+    EXPECT_TRUE(std::find(layouts.begin(), layouts.end(), f.held_out_result().layout()) !=
+                layouts.end())
+        << f.held_out() << ": " << f.held_out_result().layout();
+    ASSERT_TRUE(table.contains(f.held_out())) << f.held_out();
+    bool found = false;
+    for (const scenarios::HeldOutFigure& figure : f.held_out_result().figures()) {
+      if (figure.key() != "total_token_throughput") continue;
+      found = true;
+      EXPECT_NEAR(figure.measured(), table[f.held_out()].first, 0.051) << f.held_out();
+      EXPECT_NEAR(figure.predicted(), table[f.held_out()].second, 0.051) << f.held_out();
+    }
+    EXPECT_TRUE(found) << f.held_out();
+  }
+  EXPECT_EQ(held_out, static_cast<int>(table.size()));
 }
 
 }  // namespace

@@ -397,6 +397,8 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
       }
       shape.peak_concurrency = judged.peak_concurrency_per_replica;
       c.extrapolations = runner::ExtrapolationNotes(*run->params, shape);
+      c.engine = run->engine.engine();
+      c.layout_family = shape.layout_family;
     }
     if (c.nodes > 0) {
       c.gpu_hours_per_million_output_tokens =
@@ -535,6 +537,9 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
     for (const runner::Extrapolation& e : best->extrapolations) {
       absl::StrAppend(&out, "  ", e.line, "\n");
     }
+    if (!best->held_out_evidence.empty()) {
+      absl::StrAppend(&out, "  ", best->held_out_evidence, "\n");
+    }
   }
 
   absl::StrAppend(&out, "\ncandidates meeting the SLOs (ranked):\n");
@@ -559,6 +564,9 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
     for (const runner::Extrapolation& e : c.extrapolations) {
       absl::StrAppend(&out, "  rank ", rank, ": ", e.line, "\n");
     }
+    if (!c.held_out_evidence.empty()) {
+      absl::StrAppend(&out, "  rank ", rank, ": ", c.held_out_evidence, "\n");
+    }
   }
 
   bool any_failing = false;
@@ -571,6 +579,7 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
     for (const runner::Extrapolation& e : c.extrapolations) {
       absl::StrAppend(&out, "    ", e.line, "\n");
     }
+    if (!c.held_out_evidence.empty()) absl::StrAppend(&out, "    ", c.held_out_evidence, "\n");
   }
   bool any_broken = false;
   for (const CandidateResult& c : result.ranked) {

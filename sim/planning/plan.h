@@ -135,6 +135,13 @@ struct CandidateResult {
   // Where the answer (else the largest trial) leaves the workloads the
   // engine's fitted parameters were fitted on (runner::ExtrapolationNotes).
   std::vector<runner::Extrapolation> extrapolations;
+  // The candidate's engine and layout family (runner::WorkloadShape), set
+  // where it has fitted parameters; and the leave-one-out's errors on live
+  // runs of both, a line the caller may set (fit::FormatHeldOutEvidence),
+  // printed after the extrapolations.
+  scenarios::EngineKind engine = scenarios::ENGINE_UNSPECIFIED;
+  std::string layout_family;
+  std::string held_out_evidence;
 };
 
 struct PlanResult {

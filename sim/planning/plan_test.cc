@@ -511,10 +511,34 @@ TEST(PlanTest, ReportGivesOtherMeetingCandidatesLinesByRank) {
   second.nodes = 2;
   second.answer.nodes = 2;
   second.extrapolations = {{"other", "extrapolation: x"}};
+  second.held_out_evidence = "held-out error: y";
   result.ranked = {first, second};
   const std::string report = FormatPlanReport(result, Slo(), PlanOptions());
-  EXPECT_NE(report.find("\n  rank 2: extrapolation: x\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("\n  rank 2: extrapolation: x\n  rank 2: held-out error: y\n"),
+            std::string::npos)
+      << report;
   EXPECT_EQ(report.find("rank 1: extrapolation"), std::string::npos) << report;
+  EXPECT_EQ(report.find("rank 1: held-out"), std::string::npos) << report;
+}
+
+// The answer's held-out line follows its extrapolations; a failing
+// candidate's follows its own, indented under it.
+TEST(PlanTest, ReportGivesEachCandidatesHeldOutErrorsAfterItsExtrapolations) {
+  PlanResult result;
+  CandidateResult best, failing;
+  best.serve_command = "a";
+  best.nodes = 1;
+  best.answer.nodes = 1;
+  best.extrapolations = {{"other", "extrapolation: x"}};
+  best.held_out_evidence = "held-out error: y";
+  failing.serve_command = "b";
+  failing.largest.nodes = 4;
+  failing.held_out_evidence = "held-out error: z";
+  result.ranked = {best, failing};
+  const std::string report = FormatPlanReport(result, Slo(), PlanOptions());
+  EXPECT_NE(report.find("\n  extrapolation: x\n  held-out error: y\n"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("\n    held-out error: z\n"), std::string::npos) << report;
 }
 
 // A malformed candidate is bad input, even beside a good one (an audit found

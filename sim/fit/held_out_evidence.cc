@@ -1,0 +1,68 @@
+#include "sim/fit/held_out_evidence.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "sim/fit/fold_spread.h"
+
+namespace servesim::fit {
+
+scenarios::HeldOutResult HeldOutResultOf(const CaseResult& c) {
+  scenarios::HeldOutResult out;
+  if (c.refused || c.not_modelled) return out;
+  out.set_layout(c.shape.layout_family);
+  for (const std::string& key : ComparedMetrics()) {
+    if (!c.HasError(key)) continue;
+    scenarios::HeldOutFigure* f = out.add_figures();
+    f->set_key(key);
+    f->set_measured(c.measured.at(key));
+    f->set_predicted(c.predicted.at(key));
+  }
+  return out;
+}
+
+std::optional<std::string> FormatHeldOutEvidence(const scenarios::FoldFits& folds,
+                                                 const scenarios::EngineParams& in_use,
+                                                 const std::string& layout_family,
+                                                 const std::string& source) {
+  bool fit_in_use = false;
+  std::vector<const scenarios::FoldFit*> alike;
+  for (const scenarios::FoldFit& f : folds.folds()) {
+    if (f.params().engine() != in_use.engine()) continue;
+    if (f.held_out().empty()) {
+      fit_in_use = google::protobuf::util::MessageDifferencer::Equals(f.params(), in_use);
+    } else if (f.held_out_result().layout() == layout_family) {
+      alike.push_back(&f);
+    }
+  }
+  if (!fit_in_use || alike.empty()) return std::nullopt;
+  std::vector<std::string> runs, ranges;
+  for (const scenarios::FoldFit* f : alike) runs.push_back(f->held_out());
+  for (const std::string& key : SpreadFigures()) {
+    std::vector<double> errors;
+    for (const scenarios::FoldFit* f : alike) {
+      for (const scenarios::HeldOutFigure& figure : f->held_out_result().figures()) {
+        if (figure.key() != key || figure.measured() == 0) continue;
+        errors.push_back((figure.predicted() - figure.measured()) / figure.measured() * 100);
+      }
+    }
+    if (errors.empty()) continue;
+    const auto [low, high] = std::minmax_element(errors.begin(), errors.end());
+    ranges.push_back(*low == *high
+                         ? absl::StrFormat("%s %+.1f %%", MetricLabel(key), *low)
+                         : absl::StrFormat("%s %+.1f to %+.1f %%", MetricLabel(key), *low, *high));
+  }
+  if (ranges.empty()) return std::nullopt;
+  return absl::StrCat("held-out error on the ", alike.size(),
+                      " live run(s) of this engine and layout (", absl::StrJoin(runs, ", "),
+                      "; each predicted by the ",
+                      absl::AsciiStrToLower(scenarios::EngineKind_Name(in_use.engine())),
+                      " fit without it, ", source, "): ", absl::StrJoin(ranges, ", "));
+}
+
+}  // namespace servesim::fit
