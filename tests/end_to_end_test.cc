@@ -369,16 +369,24 @@ TEST(EndToEndTest, HeaderNamesEachWayAPredictionExtrapolates) {
   EXPECT_EQ(near.out.find("extrapolation"), std::string::npos) << near.out;
 }
 
-// Beside a prediction, the header gives the leave-one-out's errors on the
-// live runs of its engine and layout (vLLM TP8: four runs, in the fold
-// file's order); a layout no live run had, and parameters other than the
-// folds' fit, get no such line.
+// Beside a prediction, the header (and the result JSON, as
+// servesim_held_out) gives the leave-one-out's errors on the live runs of
+// its engine and layout (vLLM TP8: four runs, in the fold file's order); a
+// layout no live run had, and parameters other than the folds' fit, get no
+// such line.
 TEST(EndToEndTest, HeaderGivesTheHeldOutErrorsOfTheLiveRunsOfItsLayout) {
   const std::string bench =
       " --bench 'vllm bench serve --dataset-name random --random-input-len 300 "
       "--random-output-len 4 --num-prompts 8'";
-  Result tp8 = Servesim(std::string("run ") + kServe + bench);
+  const std::string json = ScratchDir() + "/held_out.json";
+  Result tp8 = Servesim(std::string("run ") + kServe + bench + " --result-json " + json);
   ASSERT_EQ(tp8.exit_code, 0) << tp8.out;
+  EXPECT_NE(ReadFile(json).find(", \"servesim_held_out\": {\"source\": "
+                                "\"scenarios/fitted_params_folds.textproto\", \"runs\": "
+                                "[\"vllm-tp8-base\", \"vllm-tp8-no-deepgemm\", "
+                                "\"vllm-tp8-toolcall\", \"vllm-tp8-ctx32k\"], "
+                                "\"total_token_throughput\": {\"low_pct\": "),
+            std::string::npos);
   EXPECT_NE(tp8.out.find("\n# held-out error on the 4 live run(s) of this engine and layout "
                          "(vllm-tp8-base, vllm-tp8-no-deepgemm, vllm-tp8-toolcall, "
                          "vllm-tp8-ctx32k; each predicted by the vllm fit without it, "

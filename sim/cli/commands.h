@@ -9,8 +9,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "sim/cli/cli_args.h"
 #include "scenarios/fitted_params.pb.h"
+#include "sim/cli/cli_args.h"
+#include "sim/fit/held_out_evidence.h"
 #include "sim/runner/prediction.h"
 
 namespace servesim::cli {
@@ -69,13 +70,13 @@ absl::StatusOr<std::optional<SpreadFolds>> SpreadFoldsFromArgs(
 absl::StatusOr<std::optional<SpreadFolds>> RepoFoldsIfPresent(
     const runner::PredictionContext& context);
 
-// The header line of the leave-one-out's rows of `engine` on `layout_family`
-// (fit::FormatHeldOutEvidence), for a prediction made with the context's
+// The leave-one-out's rows of `engine` on `layout_family`
+// (fit::FindHeldOutEvidence), for a prediction made with the context's
 // parameters; nullopt without folds, or where they give none.
-std::optional<std::string> HeldOutEvidenceLine(const runner::PredictionContext& context,
-                                               const std::optional<SpreadFolds>& folds,
-                                               scenarios::EngineKind engine,
-                                               const std::string& layout_family);
+std::optional<fit::HeldOutEvidence> HeldOutEvidenceFor(const runner::PredictionContext& context,
+                                                       const std::optional<SpreadFolds>& folds,
+                                                       scenarios::EngineKind engine,
+                                                       const std::string& layout_family);
 
 // The context whose parameters are the fold file's fits on every run (one per
 // engine: LoadFoldFits requires it), named by the fold file: so that a

@@ -9,7 +9,6 @@
 #include "base/status_macros.h"
 #include "sim/cli/commands.h"
 #include "sim/fit/fold_spread.h"
-#include "sim/fit/held_out_evidence.h"
 
 #ifndef SERVESIM_SOURCE_DIR
 #define SERVESIM_SOURCE_DIR "."
@@ -143,14 +142,14 @@ absl::StatusOr<std::optional<SpreadFolds>> RepoFoldsIfPresent(
   return folds;
 }
 
-std::optional<std::string> HeldOutEvidenceLine(const runner::PredictionContext& context,
-                                               const std::optional<SpreadFolds>& folds,
-                                               scenarios::EngineKind engine,
-                                               const std::string& layout_family) {
+std::optional<fit::HeldOutEvidence> HeldOutEvidenceFor(const runner::PredictionContext& context,
+                                                       const std::optional<SpreadFolds>& folds,
+                                                       scenarios::EngineKind engine,
+                                                       const std::string& layout_family) {
   if (!folds) return std::nullopt;
   const scenarios::EngineParams* in_use = runner::FindEngineParams(context.params, engine);
   if (in_use == nullptr) return std::nullopt;
-  return fit::FormatHeldOutEvidence(folds->fits, *in_use, layout_family, folds->source);
+  return fit::FindHeldOutEvidence(folds->fits, *in_use, layout_family);
 }
 
 absl::StatusOr<std::optional<SpreadFolds>> SpreadFoldsFromArgs(

@@ -465,8 +465,10 @@ int PlanCommand(const CliArgs& args) {
   if (!evidence.ok()) return ReportError(evidence.status());
   for (planning::CandidateResult& c : result->ranked) {
     if (c.layout_family.empty()) continue;
-    c.held_out_evidence =
-        HeldOutEvidenceLine(central, *evidence, c.engine, c.layout_family).value_or("");
+    if (std::optional<fit::HeldOutEvidence> e =
+            HeldOutEvidenceFor(central, *evidence, c.engine, c.layout_family)) {
+      c.held_out_evidence = fit::FormatHeldOutEvidence(*e, (*evidence)->source);
+    }
   }
   const std::string report = planning::FormatPlanReport(*result, slo, options);
   std::fwrite(report.data(), 1, report.size(), stdout);

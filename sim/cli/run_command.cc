@@ -13,6 +13,7 @@
 #include "base/write_file.h"
 #include "sim/cli/commands.h"
 #include "sim/fit/fold_spread.h"
+#include "sim/fit/held_out_evidence.h"
 #include "sim/workload/bench_config.h"
 
 namespace servesim::cli {
@@ -136,9 +137,12 @@ int RunCommand(const CliArgs& args) {
     }
     spread_json = absl::StrCat(", \"servesim_spread\": ", fit::SpreadJson(*spread, folds.source));
   }
-  if (std::optional<std::string> line = HeldOutEvidenceLine(
+  std::string held_out_json;  // the result JSON's servesim_held_out, where there is one
+  if (std::optional<fit::HeldOutEvidence> e = HeldOutEvidenceFor(
           *context, *evidence_folds, p->engine.engine(), p->shape.layout_family)) {
-    p->header.push_back(std::move(*line));
+    p->header.push_back(fit::FormatHeldOutEvidence(*e, (*evidence_folds)->source));
+    held_out_json = absl::StrCat(", \"servesim_held_out\": ",
+                                 fit::HeldOutEvidenceJson(*e, (*evidence_folds)->source));
   }
   std::string out;
   for (const std::string& line : p->header) absl::StrAppend(&out, "# ", line, "\n");
@@ -155,7 +159,7 @@ int RunCommand(const CliArgs& args) {
         absl::StrCat("\"servesim_engine\": ", metrics::JsonString(p->engine.engine_version()),
                      ", \"servesim_iterations\": ", p->simulation.steps,
                      ", \"servesim_preemptions\": ", p->simulation.preempted_or_retracted,
-                     spread_json));
+                     spread_json, held_out_json));
   };
   // servesim's own file always carries the per-request arrays; a saved one
   // only with --save-detailed (then the same text, formatted once).

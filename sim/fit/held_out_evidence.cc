@@ -1,7 +1,6 @@
 #include "sim/fit/held_out_evidence.h"
 
 #include <algorithm>
-#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -9,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "sim/fit/fold_spread.h"
+#include "sim/metrics/report.h"
 
 namespace servesim::fit {
 
@@ -26,10 +26,9 @@ scenarios::HeldOutResult HeldOutResultOf(const CaseResult& c) {
   return out;
 }
 
-std::optional<std::string> FormatHeldOutEvidence(const scenarios::FoldFits& folds,
-                                                 const scenarios::EngineParams& in_use,
-                                                 const std::string& layout_family,
-                                                 const std::string& source) {
+std::optional<HeldOutEvidence> FindHeldOutEvidence(const scenarios::FoldFits& folds,
+                                                   const scenarios::EngineParams& in_use,
+                                                   const std::string& layout_family) {
   bool fit_in_use = false;
   std::vector<const scenarios::FoldFit*> alike;
   for (const scenarios::FoldFit& f : folds.folds()) {
@@ -41,8 +40,9 @@ std::optional<std::string> FormatHeldOutEvidence(const scenarios::FoldFits& fold
     }
   }
   if (!fit_in_use || alike.empty()) return std::nullopt;
-  std::vector<std::string> runs, ranges;
-  for (const scenarios::FoldFit* f : alike) runs.push_back(f->held_out());
+  HeldOutEvidence evidence;
+  evidence.engine = in_use.engine();
+  for (const scenarios::FoldFit* f : alike) evidence.runs.push_back(f->held_out());
   for (const std::string& key : SpreadFigures()) {
     std::vector<double> errors;
     for (const scenarios::FoldFit* f : alike) {
@@ -53,16 +53,38 @@ std::optional<std::string> FormatHeldOutEvidence(const scenarios::FoldFits& fold
     }
     if (errors.empty()) continue;
     const auto [low, high] = std::minmax_element(errors.begin(), errors.end());
-    ranges.push_back(*low == *high
-                         ? absl::StrFormat("%s %+.1f %%", MetricLabel(key), *low)
-                         : absl::StrFormat("%s %+.1f to %+.1f %%", MetricLabel(key), *low, *high));
+    evidence.ranges.push_back({key, *low, *high});
   }
-  if (ranges.empty()) return std::nullopt;
-  return absl::StrCat("held-out error on the ", alike.size(),
-                      " live run(s) of this engine and layout (", absl::StrJoin(runs, ", "),
-                      "; each predicted by the ",
-                      absl::AsciiStrToLower(scenarios::EngineKind_Name(in_use.engine())),
+  if (evidence.ranges.empty()) return std::nullopt;
+  return evidence;
+}
+
+std::string FormatHeldOutEvidence(const HeldOutEvidence& evidence, const std::string& source) {
+  std::vector<std::string> ranges;
+  for (const HeldOutErrorRange& r : evidence.ranges) {
+    ranges.push_back(
+        r.low_pct == r.high_pct
+            ? absl::StrFormat("%s %+.1f %%", MetricLabel(r.key), r.low_pct)
+            : absl::StrFormat("%s %+.1f to %+.1f %%", MetricLabel(r.key), r.low_pct, r.high_pct));
+  }
+  return absl::StrCat("held-out error on the ", evidence.runs.size(),
+                      " live run(s) of this engine and layout (",
+                      absl::StrJoin(evidence.runs, ", "), "; each predicted by the ",
+                      absl::AsciiStrToLower(scenarios::EngineKind_Name(evidence.engine)),
                       " fit without it, ", source, "): ", absl::StrJoin(ranges, ", "));
+}
+
+std::string HeldOutEvidenceJson(const HeldOutEvidence& evidence, const std::string& source) {
+  std::vector<std::string> runs;
+  for (const std::string& run : evidence.runs) runs.push_back(metrics::JsonString(run));
+  std::string out = absl::StrCat("{\"source\": ", metrics::JsonString(source), ", \"runs\": [",
+                                 absl::StrJoin(runs, ", "), "]");
+  for (const HeldOutErrorRange& r : evidence.ranges) {
+    absl::StrAppend(&out, ", ", metrics::JsonString(r.key),
+                    ": {\"low_pct\": ", metrics::JsonNumber(r.low_pct),
+                    ", \"high_pct\": ", metrics::JsonNumber(r.high_pct), "}");
+  }
+  return absl::StrCat(out, "}");
 }
 
 }  // namespace servesim::fit

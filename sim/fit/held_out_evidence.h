@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "scenarios/fitted_params.pb.h"
 #include "sim/fit/validation.h"
@@ -19,16 +20,35 @@ namespace servesim::fit {
 // figures.
 scenarios::HeldOutResult HeldOutResultOf(const CaseResult& c);
 
-// One header line (without the "# ") naming the live runs of `layout_family`
-// held out of `folds` for the engine of `in_use`, and the range of each
-// spread figure's held-out error over them. Nothing when no held-out run
-// has that layout, or when `in_use` is not the folds' fit on every run of
-// its engine: their errors then belong to other parameters. `source` names
-// the fold file.
-std::optional<std::string> FormatHeldOutEvidence(const scenarios::FoldFits& folds,
-                                                 const scenarios::EngineParams& in_use,
-                                                 const std::string& layout_family,
-                                                 const std::string& source);
+// The lowest and highest held-out error of one figure over the runs, in %
+// of the live figure.
+struct HeldOutErrorRange {
+  std::string key;  // --save-result key, e.g. "total_token_throughput"
+  double low_pct = 0;
+  double high_pct = 0;
+};
+
+struct HeldOutEvidence {
+  scenarios::EngineKind engine = scenarios::ENGINE_UNSPECIFIED;
+  std::vector<std::string> runs;          // held-out runs of the layout, in the folds' order
+  std::vector<HeldOutErrorRange> ranges;  // in SpreadFigures() order, those measured
+};
+
+// The folds' held-out runs of `layout_family` for the engine of `in_use`,
+// and the range of each spread figure's error over them. Nothing when no
+// held-out run has that layout, or when `in_use` is not the folds' fit on
+// every run of its engine: their errors then belong to other parameters.
+std::optional<HeldOutEvidence> FindHeldOutEvidence(const scenarios::FoldFits& folds,
+                                                   const scenarios::EngineParams& in_use,
+                                                   const std::string& layout_family);
+
+// The evidence as one header line (without the "# "); `source` names the
+// fold file.
+std::string FormatHeldOutEvidence(const HeldOutEvidence& evidence, const std::string& source);
+
+// The evidence as the result JSON's "servesim_held_out" member (without the
+// key): {"source": FILE, "runs": [...], KEY: {"low_pct", "high_pct"}, ...}.
+std::string HeldOutEvidenceJson(const HeldOutEvidence& evidence, const std::string& source);
 
 }  // namespace servesim::fit
 

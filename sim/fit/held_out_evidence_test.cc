@@ -58,34 +58,43 @@ folds { held_out: "c" params { engine: VLLM step_cpu_us: 1000 }
   return folds;
 }
 
-TEST(FormatHeldOutEvidenceTest, GivesTheRangeOverTheRunsOfTheLayout) {
+TEST(FindHeldOutEvidenceTest, GivesTheRangeOverTheRunsOfTheLayout) {
   const scenarios::FoldFits folds = ThreeFolds();
-  const std::optional<std::string> line =
-      FormatHeldOutEvidence(folds, folds.folds(0).params(), kTp8, "f.textproto");
-  ASSERT_TRUE(line.has_value());
-  EXPECT_EQ(*line,
+  const std::optional<HeldOutEvidence> e =
+      FindHeldOutEvidence(folds, folds.folds(0).params(), kTp8);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->runs, (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(e->ranges.size(), 2u);
+  EXPECT_EQ(e->ranges[0].key, "total_token_throughput");
+  EXPECT_DOUBLE_EQ(e->ranges[0].low_pct, -25);  // 150 against 200
+  EXPECT_DOUBLE_EQ(e->ranges[0].high_pct, 20);  // 120 against 100
+  EXPECT_EQ(FormatHeldOutEvidence(*e, "f.textproto"),
             "held-out error on the 2 live run(s) of this engine and layout (a, b; each predicted "
             "by the vllm fit without it, f.textproto): total tok/s -25.0 to +20.0 %, mean TTFT "
             "ms -50.0 %");
+  EXPECT_EQ(HeldOutEvidenceJson(*e, "f.textproto"),
+            "{\"source\": \"f.textproto\", \"runs\": [\"a\", \"b\"], \"total_token_throughput\": "
+            "{\"low_pct\": -25.0, \"high_pct\": 20.0}, \"mean_ttft_ms\": {\"low_pct\": -50.0, "
+            "\"high_pct\": -50.0}}");
 }
 
-TEST(FormatHeldOutEvidenceTest, NothingForALayoutNoRunHad) {
+TEST(FindHeldOutEvidenceTest, NothingForALayoutNoRunHad) {
   const scenarios::FoldFits folds = ThreeFolds();
-  EXPECT_FALSE(FormatHeldOutEvidence(folds, folds.folds(0).params(),
-                                     "16 GPUs: attention TP16xDP1, MoE TP16xEP1", "f")
+  EXPECT_FALSE(FindHeldOutEvidence(folds, folds.folds(0).params(),
+                                   "16 GPUs: attention TP16xDP1, MoE TP16xEP1")
                    .has_value());
 }
 
 // Errors of other parameters say nothing of these: a --params file that is
 // not the folds' fit on every run gets no line.
-TEST(FormatHeldOutEvidenceTest, NothingForParametersOtherThanTheFoldsFit) {
+TEST(FindHeldOutEvidenceTest, NothingForParametersOtherThanTheFoldsFit) {
   const scenarios::FoldFits folds = ThreeFolds();
   scenarios::EngineParams other = folds.folds(0).params();
   other.set_step_cpu_us(1001);
-  EXPECT_FALSE(FormatHeldOutEvidence(folds, other, kTp8, "f").has_value());
+  EXPECT_FALSE(FindHeldOutEvidence(folds, other, kTp8).has_value());
   scenarios::EngineParams sglang = folds.folds(0).params();
   sglang.set_engine(scenarios::SGLANG);
-  EXPECT_FALSE(FormatHeldOutEvidence(folds, sglang, kTp8, "f").has_value());
+  EXPECT_FALSE(FindHeldOutEvidence(folds, sglang, kTp8).has_value());
 }
 
 }  // namespace
