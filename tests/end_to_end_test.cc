@@ -402,6 +402,36 @@ TEST(EndToEndTest, HeaderGivesTheHeldOutErrorsOfTheLiveRunsOfItsLayout) {
   EXPECT_EQ(unfitted.out.find("held-out error"), std::string::npos) << unfitted.out;
 }
 
+// The repository's fold file is optional (without it, no held-out line),
+// but a bad one is an error naming it, not a line quietly left out.
+TEST(EndToEndTest, ABadRepositoryFoldFileIsAnErrorAndAMissingOneNoLine) {
+  const std::string repo = ScratchDir() + "/fold_repo";
+  std::filesystem::create_directories(repo + "/scenarios");
+  for (const char* dir : {"models", "calibration", "traces"}) {
+    std::error_code ignored;
+    std::filesystem::create_directory_symlink(std::string(SERVESIM_SOURCE_DIR) + "/" + dir,
+                                              repo + "/" + dir, ignored);
+  }
+  std::filesystem::copy_file(
+      std::string(SERVESIM_SOURCE_DIR) + "/scenarios/fitted_params.textproto",
+      repo + "/scenarios/fitted_params.textproto",
+      std::filesystem::copy_options::overwrite_existing);
+  const std::string run = "run --repo-dir " + repo + " " + kServe +
+                          " --bench 'vllm bench serve --dataset-name random "
+                          "--random-input-len 300 --random-output-len 4 --num-prompts 8'";
+  const std::string folds = repo + "/scenarios/fitted_params_folds.textproto";
+  std::filesystem::remove(folds);
+  Result missing = Servesim(run);
+  ASSERT_EQ(missing.exit_code, 0) << missing.out;
+  EXPECT_EQ(missing.out.find("held-out error"), std::string::npos) << missing.out;
+  std::ofstream(folds) << "garbage {\n";
+  Result bad = Servesim(run);
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_EQ(bad.out, "servesim: fold file: " + folds +
+                         ": not a FoldFits text proto: line 1:9: Message type "
+                         "\"servesim.scenarios.FoldFits\" has no field named \"garbage\".\n");
+}
+
 // DeepSeek-V3 (no DSA indexer) under parameters fitted on V3.2: the header
 // lists no sparse-attention or indexer kernel factor, names dense MLA, and
 // says the model is an extrapolation; V3.2 lists them.
