@@ -499,17 +499,20 @@ TEST(PlanTest, ReportNamesWhereTheAnswerExtrapolates) {
   EXPECT_TRUE(near->ranked[0].extrapolations.empty());
 }
 
+// A candidate that meets the SLOs at `nodes` nodes.
+CandidateResult Meeting(const std::string& serve_command, int nodes) {
+  CandidateResult c;
+  c.serve_command = serve_command;
+  c.nodes = nodes;
+  c.answer.nodes = nodes;
+  return c;
+}
+
 // A meeting candidate other than the answer has its lines below the ranked
 // table, by rank.
 TEST(PlanTest, ReportGivesOtherMeetingCandidatesLinesByRank) {
   PlanResult result;
-  CandidateResult first, second;
-  first.serve_command = "a";
-  first.nodes = 1;
-  first.answer.nodes = 1;
-  second.serve_command = "b";
-  second.nodes = 2;
-  second.answer.nodes = 2;
+  CandidateResult first = Meeting("a", 1), second = Meeting("b", 2);
   second.extrapolations = {{"other", "extrapolation: x"}};
   second.held_out_evidence = "held-out error: y";
   result.ranked = {first, second};
@@ -525,10 +528,7 @@ TEST(PlanTest, ReportGivesOtherMeetingCandidatesLinesByRank) {
 // candidate's follows its own, indented under it.
 TEST(PlanTest, ReportGivesEachCandidatesHeldOutErrorsAfterItsExtrapolations) {
   PlanResult result;
-  CandidateResult best, failing;
-  best.serve_command = "a";
-  best.nodes = 1;
-  best.answer.nodes = 1;
+  CandidateResult best = Meeting("a", 1), failing;
   best.extrapolations = {{"other", "extrapolation: x"}};
   best.held_out_evidence = "held-out error: y";
   failing.serve_command = "b";
