@@ -757,6 +757,26 @@ TEST(EndToEndTest, LeaveOneOutIsTheSameOnOneThreadOrTwo) {
             "run gives the central figures), not with a parameters file; give one or the other\n");
 }
 
+// A sweep ends with the held-out line of each serve command it ran, led by
+// the command where it ran several: SGLang TP8 and DP8 attention are two
+// layouts with their own live runs (2 and 6).
+TEST(EndToEndTest, SweepGivesTheHeldOutErrorsOfEachServeCommand) {
+  const std::string serve =
+      "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2 --tp 8 "
+      "--enable-dp-attention";
+  Result r = Servesim("sweep --serve '" + serve +
+                      "' --bench 'vllm bench serve --dataset-name random --random-input-len 300 "
+                      "--random-output-len 4 --num-prompts 16' --axis '--dp-size=1,8' --out-dir " +
+                      ScratchDir() + "/sweep_held_out");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  ExpectInOrder(r.out, {"\npoints of `" + serve +
+                            " --dp-size 1`: held-out error on the 2 live run(s) of this engine "
+                            "and layout (sglang-tp8-base, sglang-tp8-dpattn; ",
+                        "\npoints of `" + serve +
+                            " --dp-size 8`: held-out error on the 6 live run(s) of this engine "
+                            "and layout (sglang-tp8-dp8-dpattn, "});
+}
+
 // plan --spread reads the committed fold file and judges every node count
 // with each of vLLM's seven fits, naming the one that binds.
 TEST(EndToEndTest, PlanSpreadUsesTheCommittedFolds) {

@@ -73,9 +73,41 @@ absl::Status WriteSweepOutputs(const std::string& dir, const planning::SweepTabl
   return absl::OkStatus();
 }
 
-// Prints the counts; returns the exit code: 2, naming the first, when any
-// point is an error (planning::CheckNoPointIsAnError), else 0.
-int PrintSummary(const planning::SweepTable& table, const std::string& wrote) {
+// The held-out line (HeldOutEvidenceFor) of each serve command among the
+// points that ran, in their order, led by the command where the sweep has
+// several.
+std::vector<std::string> HeldOutLines(const runner::PredictionContext& context,
+                                      const scenarios::EnvVars& env,
+                                      const std::optional<SpreadFolds>& folds,
+                                      const std::vector<planning::PointResult>& rows) {
+  std::vector<std::string> commands;
+  for (const planning::PointResult& r : rows) {
+    if (r.status == planning::PointStatus::kOk &&
+        std::find(commands.begin(), commands.end(), r.point.serve_command) == commands.end()) {
+      commands.push_back(r.point.serve_command);
+    }
+  }
+  std::vector<std::string> lines;
+  if (!folds) return lines;
+  for (const std::string& serve : commands) {
+    // The layout is the serve command's alone: no workload is needed.
+    absl::StatusOr<runner::PreparedRun> run =
+        runner::PrepareRun(context, serve, env, scenarios::ServeContext{});
+    if (!run.ok() || !run->params) continue;
+    std::optional<fit::HeldOutEvidence> e = HeldOutEvidenceFor(
+        context, folds, run->engine.engine(), runner::EngineShape(context, *run).layout_family);
+    if (!e) continue;
+    const std::string line = fit::FormatHeldOutEvidence(*e, folds->source);
+    lines.push_back(commands.size() > 1 ? absl::StrCat("points of `", serve, "`: ", line) : line);
+  }
+  return lines;
+}
+
+// Prints the counts, then `held_out` lines; returns the exit code: 2,
+// naming the first, when any point is an error
+// (planning::CheckNoPointIsAnError), else 0.
+int PrintSummary(const planning::SweepTable& table, const std::string& wrote,
+                 const std::vector<std::string>& held_out = {}) {
   std::map<planning::PointStatus, int64_t> counts;
   for (const planning::PointResult& r : table.rows) ++counts[r.status];
   std::printf("%zu point(s): %lld ok, %lld refused, %lld error; wrote %s\n", table.rows.size(),
@@ -88,6 +120,7 @@ int PrintSummary(const planning::SweepTable& table, const std::string& wrote) {
   if (const std::string line = planning::SpreadSummary(table.rows); !line.empty()) {
     std::printf("%s\n", line.c_str());
   }
+  for (const std::string& line : held_out) std::printf("%s\n", line.c_str());
   std::fflush(stdout);
   if (absl::Status s = planning::CheckNoPointIsAnError(table.rows); !s.ok()) return ReportError(s);
   return 0;
@@ -235,6 +268,11 @@ int SweepCommand(const CliArgs& args) {
       return ReportError(s);
     }
   }
+  // The leave-one-out's rows printed after the sweep: the spread's folds,
+  // else the repository's.
+  absl::StatusOr<std::optional<SpreadFolds>> evidence_folds =
+      *folds ? *folds : RepoFoldsIfPresent(*context);
+  if (!evidence_folds.ok()) return ReportError(evidence_folds.status());
   if (*folds) *context = SpreadCentralContext(*context, **folds);
   if (shard) {
     // What else changes the figures, so that a shard run with other settings
@@ -294,11 +332,12 @@ int SweepCommand(const CliArgs& args) {
     const std::string path = absl::StrCat(dir, "/", planning::ShardFileName(*shard));
     absl::Status s = WriteStringToFile(path, planning::FormatSweepCsv(table));
     if (!s.ok()) return ReportError(s);
-    return PrintSummary(table, path);
+    return PrintSummary(table, path, HeldOutLines(*context, *env, *evidence_folds, table.rows));
   }
   absl::Status s = WriteSweepOutputs(dir, table);
   if (!s.ok()) return ReportError(s);
-  return PrintSummary(table, absl::StrCat(dir, "/{sweep.csv,sweep.json,throughput.svg,pareto.svg}"));
+  return PrintSummary(table, absl::StrCat(dir, "/{sweep.csv,sweep.json,throughput.svg,pareto.svg}"),
+                      HeldOutLines(*context, *env, *evidence_folds, table.rows));
 }
 
 int PlanCommand(const CliArgs& args) {
