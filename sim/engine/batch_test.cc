@@ -1,20 +1,25 @@
 #include "sim/engine/batch.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "sim/engine/kv_cache_manager.h"
+#include "sim/engine/request_table_for_test.h"
 
 namespace servesim::engine {
 namespace {
 
-Request MakeRequest(RequestId id, int64_t prompt, int64_t max_output) {
-  Request r;
-  r.id = id;
-  r.prompt_tokens = prompt;
-  r.max_output_tokens = max_output;
-  return r;
+// As MakeRequests, each prompt already prefilled and its first token out:
+// the state a decode step starts from.
+RequestTable PrefilledRequests(const std::vector<std::pair<int64_t, int64_t>>& prompt_output) {
+  RequestTable requests = MakeRequests(prompt_output);
+  for (Request& r : requests) {
+    r.computed_tokens = r.prompt_tokens;
+    r.output_tokens = 1;
+  }
+  return requests;
 }
 
 ScheduledSeq Prefill(RequestId id, int64_t tokens, int64_t context_before) {
@@ -28,7 +33,7 @@ ScheduledSeq Decode(RequestId id, int64_t query_tokens, int64_t context_before) 
 // A 100-token prompt in chunks of 60 and 40: the first chunk samples nothing,
 // the last samples the first token, whose own KV is not yet written.
 TEST(BatchTest, OnlyThePromptsLastChunkSamples) {
-  RequestTable requests = {MakeRequest(0, 100, 10)};
+  RequestTable requests = MakeRequests({{100, 10}});
   StepOutcome out;
   AdvanceRequests({{Prefill(0, 60, 0)}}, {}, requests, &out);
   EXPECT_TRUE(out.emitted.empty());
@@ -46,9 +51,7 @@ TEST(BatchTest, OnlyThePromptsLastChunkSamples) {
 // One draft a step accepted at a mean of 0.7: ten decode steps give 10 + 7
 // tokens, the expectation, not a random draw.
 TEST(BatchTest, SpeculationAcceptsItsExpectation) {
-  RequestTable requests = {MakeRequest(0, 10, 1000)};
-  requests[0].computed_tokens = 10;
-  requests[0].output_tokens = 1;
+  RequestTable requests = PrefilledRequests({{10, 1000}});
   const SpeculativeConfig spec{/*num_draft_tokens=*/1, /*mean_accepted_drafts=*/0.7};
   StepOutcome out;
   for (int step = 0; step < 10; ++step) {
@@ -63,9 +66,7 @@ TEST(BatchTest, SpeculationAcceptsItsExpectation) {
 // A decode the token budget cut to its one verified token carries no drafts
 // and accepts none (vLLM trims the drafts that do not fit).
 TEST(BatchTest, ADecodeWithoutItsDraftsAcceptsNone) {
-  RequestTable requests = {MakeRequest(0, 10, 1000)};
-  requests[0].computed_tokens = 10;
-  requests[0].output_tokens = 1;
+  RequestTable requests = PrefilledRequests({{10, 1000}});
   const SpeculativeConfig spec{/*num_draft_tokens=*/3, /*mean_accepted_drafts=*/3.0};
   StepOutcome out;
   AdvanceRequests({{Decode(0, 1, 10)}}, spec, requests, &out);
@@ -77,12 +78,8 @@ TEST(BatchTest, ADecodeWithoutItsDraftsAcceptsNone) {
 // Accepted drafts never run a reply past its end: max_tokens, or EOS where
 // the model stops first.
 TEST(BatchTest, RepliesStopAtMaxTokensOrEos) {
-  RequestTable requests = {MakeRequest(0, 10, 3), MakeRequest(1, 10, 50)};
+  RequestTable requests = PrefilledRequests({{10, 3}, {10, 50}});
   requests[1].eos_output_tokens = 2;
-  for (Request& r : requests) {
-    r.computed_tokens = 10;
-    r.output_tokens = 1;
-  }
   const SpeculativeConfig spec{/*num_draft_tokens=*/3, /*mean_accepted_drafts=*/3.0};
   StepOutcome out;
   AdvanceRequests({{Decode(0, 4, 10), Decode(1, 4, 10)}}, spec, requests, &out);
@@ -96,7 +93,7 @@ TEST(BatchTest, RepliesStopAtMaxTokensOrEos) {
 // A finished request's KV blocks go back to the pool and it leaves the
 // running list; the others stay.
 TEST(BatchTest, CompleteStepFreesWhatFinished) {
-  RequestTable requests = {MakeRequest(0, 64, 1), MakeRequest(1, 64, 5)};
+  RequestTable requests = MakeRequests({{64, 1}, {64, 5}});
   KvCacheManager kv(/*total_blocks=*/10, /*block_size_tokens=*/16, requests.size());
   ASSERT_TRUE(kv.GrowTo(0, 64));
   ASSERT_TRUE(kv.GrowTo(1, 64));
