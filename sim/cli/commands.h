@@ -63,12 +63,13 @@ struct SpreadFolds {
 absl::StatusOr<std::optional<SpreadFolds>> SpreadFoldsFromArgs(
     const CliArgs& args, const runner::PredictionContext& context);
 
-// The repository's fold file (scenarios/fitted_params_folds.textproto),
-// read and checked, whose held-out rows `run` shows beside a prediction;
-// nullopt where the repository has none. A file that is there but bad is an
-// error: it is the repository's own.
-absl::StatusOr<std::optional<SpreadFolds>> RepoFoldsIfPresent(
-    const runner::PredictionContext& context);
+// The folds whose held-out rows `run`, `sweep` and `plan` show beside their
+// predictions: `spread`'s where given, else the repository's fold file
+// (scenarios/fitted_params_folds.textproto), read and checked; nullopt
+// where the repository has none. A repository file that is there but bad is
+// an error: it is the repository's own.
+absl::StatusOr<std::optional<SpreadFolds>> HeldOutFolds(const std::optional<SpreadFolds>& spread,
+                                                        const runner::PredictionContext& context);
 
 // The leave-one-out's rows of `engine` on `layout_family`
 // (fit::FindHeldOutEvidence), for a prediction made with the context's

@@ -130,8 +130,9 @@ std::string RepoFoldsPath(const runner::PredictionContext& context) {
 
 }  // namespace
 
-absl::StatusOr<std::optional<SpreadFolds>> RepoFoldsIfPresent(
-    const runner::PredictionContext& context) {
+absl::StatusOr<std::optional<SpreadFolds>> HeldOutFolds(const std::optional<SpreadFolds>& spread,
+                                                        const runner::PredictionContext& context) {
+  if (spread) return spread;
   const std::string path = RepoFoldsPath(context);
   std::error_code error;
   if (!std::filesystem::exists(path, error)) return std::nullopt;

@@ -268,10 +268,7 @@ int SweepCommand(const CliArgs& args) {
       return ReportError(s);
     }
   }
-  // The leave-one-out's rows printed after the sweep: the spread's folds,
-  // else the repository's.
-  absl::StatusOr<std::optional<SpreadFolds>> evidence_folds =
-      *folds ? *folds : RepoFoldsIfPresent(*context);
+  absl::StatusOr<std::optional<SpreadFolds>> evidence_folds = HeldOutFolds(*folds, *context);
   if (!evidence_folds.ok()) return ReportError(evidence_folds.status());
   if (*folds) *context = SpreadCentralContext(*context, **folds);
   if (shard) {
@@ -499,8 +496,7 @@ int PlanCommand(const CliArgs& args) {
   // --spread, the parameters file's without.
   const runner::PredictionContext central =
       *spread ? SpreadCentralContext(*context, **spread) : *context;
-  absl::StatusOr<std::optional<SpreadFolds>> evidence =
-      *spread ? *spread : RepoFoldsIfPresent(*context);
+  absl::StatusOr<std::optional<SpreadFolds>> evidence = HeldOutFolds(*spread, *context);
   if (!evidence.ok()) return ReportError(evidence.status());
   for (planning::CandidateResult& c : result->ranked) {
     if (c.layout_family.empty()) continue;

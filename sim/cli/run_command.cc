@@ -70,10 +70,7 @@ int RunCommand(const CliArgs& args) {
   }
   absl::StatusOr<std::optional<SpreadFolds>> spread_folds = SpreadFoldsFromArgs(args, *context);
   if (!spread_folds.ok()) return ReportError(spread_folds.status());
-  // The leave-one-out's rows shown beside the prediction: the spread's folds,
-  // else the repository's.
-  absl::StatusOr<std::optional<SpreadFolds>> evidence_folds =
-      *spread_folds ? *spread_folds : RepoFoldsIfPresent(*context);
+  absl::StatusOr<std::optional<SpreadFolds>> evidence_folds = HeldOutFolds(*spread_folds, *context);
   if (!evidence_folds.ok()) return ReportError(evidence_folds.status());
   absl::StatusOr<workload::BenchConfig> bench = workload::ParseBenchCommand(request.bench_command);
   if (!bench.ok()) return ReportError(bench.status());
