@@ -219,6 +219,197 @@ double GpuHoursPerMillionOutputTokens(int nodes, const PointFigures& f) {
   return gpu_hours / (static_cast<double>(f.total_output_tokens) / 1e6);
 }
 
+namespace {
+
+// Output throughput counts every output token over the whole replay, from
+// the benchmark's start to the last completion, which comes after the last
+// send: under an open-loop load it stays below the rate at which the
+// requests ask for tokens, however many nodes serve them.
+absl::Status CheckMinThroughputReachable(const Slo& slo, const PreparedWorkload& workload) {
+  if (!slo.min_output_tok_s || workload.requests.empty()) return absl::OkStatus();
+  int64_t output_tokens = 0;
+  sim::SimTime last_send = sim::SimTime::Zero();
+  for (const serving::ClientRequest& r : workload.requests) {
+    output_tokens += r.output_tokens;
+    last_send = std::max(last_send, r.arrival);
+  }
+  const double last_send_s = static_cast<double>(last_send.ns()) / 1e9;
+  if (last_send_s > 0 && *slo.min_output_tok_s >= output_tokens / last_send_s) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "plan: --min-throughput %s tok/s cannot be met: the workload asks for %d output tokens "
+        "with its last request sent at %.1f s (%.0f tok/s), and no fleet produces tokens faster "
+        "than they are asked for (raise the load with --rate-scale or --request-rate, or lower "
+        "the target)",
+        Shortest(*slo.min_output_tok_s), output_tokens, last_send_s, output_tokens / last_send_s));
+  }
+  return absl::OkStatus();
+}
+
+// A candidate as one fit prepares it, with the name of the run that fit
+// left out ("" for the fit in use).
+using PreparedFit = std::pair<std::string, runner::PreparedRun>;
+
+// The candidate as each leave-one-out fit of its engine prepares it, with
+// --slowdown applied: an error where any fit cannot prepare it or the fold
+// file has no fit of its engine.
+absl::StatusOr<std::vector<PreparedFit>> PrepareSpreadFits(const runner::PredictionContext& context,
+                                                           const std::string& serve,
+                                                           scenarios::EngineKind engine,
+                                                           const PreparedWorkload& workload,
+                                                           const PlanOptions& options) {
+  std::vector<PreparedFit> fits;
+  for (const scenarios::FoldFit& f : options.spread_fits->folds()) {
+    if (f.params().engine() != engine) continue;
+    ASSIGN_OR_RETURN(runner::PreparedRun with,
+                     PrepareCandidate(runner::WithEngineParams(context, f.params()), serve,
+                                      options.env, workload));
+    ApplySlowdown(options.slowdown, with);
+    fits.emplace_back(f.held_out(), std::move(with));
+  }
+  if (fits.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("--spread: ", options.spread_source,
+                                                   " has no fits of ",
+                                                   scenarios::EngineKind_Name(engine)));
+  }
+  return fits;
+}
+
+// Where a candidate stands in the report: ranked by its fewest nodes,
+// failing the SLOs at every count tried, or not run (refused, an error).
+enum class CandidateGroup { kMeeting, kFailing, kBroken };
+
+// Simulates `run` (or, with --spread, each of `fits`) on `nodes` nodes and
+// checks the SLOs.
+absl::StatusOr<NodeTrial> JudgeNodes(const runner::PredictionContext& context,
+                                     const PreparedWorkload& workload, const Slo& slo,
+                                     const PlanOptions& options, const runner::PreparedRun& run,
+                                     const std::vector<PreparedFit>& fits, int nodes) {
+  auto trial_with = [&](const runner::PreparedRun& prepared) -> absl::StatusOr<NodeTrial> {
+    ASSIGN_OR_RETURN(metrics::BenchMetrics m,
+                     options.balancer == serving::ReplicaBalancer::kLeastOutstanding
+                         ? SimulateReplicasLeastOutstanding(context, prepared, workload, nodes)
+                         : SimulateReplicas(context, prepared, workload, nodes, options.threads));
+    NodeTrial t;
+    t.nodes = nodes;
+    t.figures = FiguresOf(m);
+    for (const std::string& e : m.errors) {
+      if (!e.empty()) {
+        t.first_error = e;
+        break;
+      }
+    }
+    t.checks = CheckSlos(t.figures, slo);
+    t.meets = MeetsAll(t.checks);
+    t.peak_concurrency_per_replica = m.max_concurrent_requests / nodes;
+    return t;
+  };
+  if (fits.empty()) return trial_with(run);
+  // Every fit must meet the SLOs; the one under most pressure speaks.
+  std::optional<NodeTrial> binding;
+  bool all_meet = true;
+  for (const auto& [held_out, prepared] : fits) {
+    ASSIGN_OR_RETURN(NodeTrial t, trial_with(prepared));
+    t.binding_fit = held_out;
+    all_meet = all_meet && t.meets;
+    if (!binding || SloPressure(t.checks) > SloPressure(binding->checks)) {
+      binding = std::move(t);
+    }
+  }
+  binding->meets = all_meet;
+  return *std::move(binding);
+}
+
+// One candidate: prepared, its fewest nodes searched, the answer judged and
+// what it extrapolates noted in `c`.
+CandidateGroup EvaluateCandidate(const runner::PredictionContext& context,
+                                 const PreparedWorkload& workload, const Slo& slo,
+                                 const PlanOptions& options, size_t index, CandidateResult& c) {
+  absl::StatusOr<runner::PreparedRun> run =
+      PrepareCandidate(context, c.serve_command, options.env, workload);
+  std::vector<PreparedFit> fits;
+  if (run.ok()) {
+    ApplySlowdown(options.slowdown, *run);
+    if (options.spread_fits != nullptr) {
+      absl::StatusOr<std::vector<PreparedFit>> spread =
+          PrepareSpreadFits(context, c.serve_command, run->engine.engine(), workload, options);
+      if (spread.ok()) {
+        fits = std::move(*spread);
+      } else {
+        run = spread.status();
+      }
+    }
+  }
+  if (!run.ok()) {
+    c.status = PointStatusOf(run.status());
+    c.reason = std::string(run.status().message());
+    return CandidateGroup::kBroken;
+  }
+  // A replica of a multi-node engine instance occupies `nnodes` nodes; the
+  // search counts replicas, the report nodes.
+  const int nodes_per_replica = std::max(run->engine.nnodes(), 1);
+  if (nodes_per_replica > options.max_nodes) {
+    c.status = PointStatus::kError;
+    c.reason = absl::StrCat("one instance spans ", nodes_per_replica,
+                            " nodes (--nnodes), more than --max-nodes ", options.max_nodes);
+    return CandidateGroup::kBroken;
+  }
+  auto trial = [&](int replicas) -> absl::StatusOr<NodeTrial> {
+    ASSIGN_OR_RETURN(NodeTrial t,
+                     JudgeNodes(context, workload, slo, options, *run, fits, replicas));
+    if (options.on_trial) {
+      NodeTrial shown = t;
+      shown.nodes = replicas * nodes_per_replica;
+      options.on_trial(index, shown);
+    }
+    return t;
+  };
+  // Past one replica per request more replicas change nothing.
+  const int64_t max_replicas = std::min<int64_t>(options.max_nodes / nodes_per_replica,
+                                                 static_cast<int64_t>(workload.requests.size()));
+  absl::StatusOr<std::vector<NodeTrial>> trials =
+      SearchFewestNodes(trial, static_cast<int>(std::max<int64_t>(max_replicas, 1)));
+  if (!trials.ok()) {
+    c.status = PointStatus::kError;
+    c.reason = std::string(trials.status().message());
+    return CandidateGroup::kBroken;
+  }
+  for (NodeTrial& t : *trials) t.nodes *= nodes_per_replica;
+  c.trials = std::move(*trials);
+  // An engine that turns every request away measures nothing: refused with
+  // its reason, as `servesim run` refuses it.
+  if (const NodeTrial& first = c.trials.front();
+      first.figures.completed == 0 && first.figures.failed > 0) {
+    c.status = PointStatus::kRefused;
+    c.reason = runner::EveryRequestRejected(first.figures.failed, first.first_error);
+    return CandidateGroup::kBroken;
+  }
+  for (const NodeTrial& t : c.trials) {
+    if (t.meets && (c.nodes == 0 || t.nodes < c.nodes)) {
+      c.nodes = t.nodes;
+      c.answer = t;
+    }
+    if (t.nodes >= c.largest.nodes) c.largest = t;
+  }
+  if (run->params.has_value()) {
+    const NodeTrial& judged = c.nodes > 0 ? c.answer : c.largest;
+    runner::WorkloadShape shape = runner::EngineShape(context, *run);
+    // Whether the engine turns a request away is the trials' business: a
+    // rejection ends the search and the report says so.
+    for (const serving::ClientRequest& r : workload.requests) {
+      shape.AddRequest(r.client_prompt(), r.arrival, /*accepted=*/true);
+    }
+    shape.peak_concurrency = judged.peak_concurrency_per_replica;
+    c.extrapolations = runner::ExtrapolationNotes(*run->params, shape);
+    c.engine = run->engine.engine();
+    c.layout_family = shape.layout_family;
+  }
+  if (c.nodes == 0) return CandidateGroup::kFailing;
+  c.gpu_hours_per_million_output_tokens = GpuHoursPerMillionOutputTokens(c.nodes, c.answer.figures);
+  return CandidateGroup::kMeeting;
+}
+
+}  // namespace
+
 absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
                                 const std::string& bench_command,
                                 const std::vector<std::string>& candidates, const Slo& slo,
@@ -233,7 +424,8 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
         options.slowdown));
   }
   if (candidates.empty()) {
-    return absl::InvalidArgumentError("plan: no candidates (--candidate 'serve cmd' or --candidates FILE)");
+    return absl::InvalidArgumentError(
+        "plan: no candidates (--candidate 'serve cmd' or --candidates FILE)");
   }
   ASSIGN_OR_RETURN(PreparedWorkload workload, PrepareWorkload(context, bench_command));
   PlanResult result;
@@ -245,167 +437,21 @@ absl::StatusOr<PlanResult> Plan(const runner::PredictionContext& context,
         [](const auto& a, const auto& b) { return a.arrival < b.arrival; });
     result.arrival_span_s = static_cast<double>((last->arrival - first->arrival).ns()) / 1e9;
   }
-  // Output throughput counts every output token over the whole replay, from
-  // the benchmark's start to the last completion, which comes after the last
-  // send: under an open-loop load it stays below the rate at which the
-  // requests ask for tokens, however many nodes serve them.
-  if (slo.min_output_tok_s && !workload.requests.empty()) {
-    int64_t output_tokens = 0;
-    sim::SimTime last_send = sim::SimTime::Zero();
-    for (const serving::ClientRequest& r : workload.requests) {
-      output_tokens += r.output_tokens;
-      last_send = std::max(last_send, r.arrival);
-    }
-    const double last_send_s = static_cast<double>(last_send.ns()) / 1e9;
-    if (last_send_s > 0 && *slo.min_output_tok_s >= output_tokens / last_send_s) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "plan: --min-throughput %s tok/s cannot be met: the workload asks for %d output tokens "
-          "with its last request sent at %.1f s (%.0f tok/s), and no fleet produces tokens faster "
-          "than they are asked for (raise the load with --rate-scale or --request-rate, or lower "
-          "the target)",
-          Shortest(*slo.min_output_tok_s), output_tokens, last_send_s,
-          output_tokens / last_send_s));
-    }
-  }
+  RETURN_IF_ERROR(CheckMinThroughputReachable(slo, workload));
   std::vector<CandidateResult> meeting, failing, broken;
   for (size_t index = 0; index < candidates.size(); ++index) {
-    const std::string& serve = candidates[index];
     CandidateResult c;
-    c.serve_command = serve;
-    absl::StatusOr<runner::PreparedRun> run =
-        PrepareCandidate(context, serve, options.env, workload);
-    if (run.ok()) ApplySlowdown(options.slowdown, *run);
-    // The candidate as each leave-one-out fit of its engine prepares it.
-    std::vector<std::pair<std::string, runner::PreparedRun>> fits;
-    if (run.ok() && options.spread_fits != nullptr) {
-      for (const scenarios::FoldFit& f : options.spread_fits->folds()) {
-        if (f.params().engine() != run->engine.engine()) continue;
-        absl::StatusOr<runner::PreparedRun> with = PrepareCandidate(
-            runner::WithEngineParams(context, f.params()), serve, options.env, workload);
-        if (!with.ok()) {
-          run = with.status();
-          break;
-        }
-        ApplySlowdown(options.slowdown, *with);
-        fits.emplace_back(f.held_out(), std::move(*with));
-      }
-      if (run.ok() && fits.empty()) {
-        run = absl::InvalidArgumentError(
-            absl::StrCat("--spread: ", options.spread_source, " has no fits of ",
-                         scenarios::EngineKind_Name(run->engine.engine())));
-      }
-    }
-    // A replica of a multi-node engine instance occupies `nnodes` nodes; the
-    // search counts replicas, the report nodes.
-    const int nodes_per_replica = run.ok() ? std::max(run->engine.nnodes(), 1) : 1;
-    if (!run.ok()) {
-      c.status = PointStatusOf(run.status());
-      c.reason = std::string(run.status().message());
-      broken.push_back(std::move(c));
-      continue;
-    }
-    if (nodes_per_replica > options.max_nodes) {
-      c.status = PointStatus::kError;
-      c.reason = absl::StrCat("one instance spans ", nodes_per_replica,
-                              " nodes (--nnodes), more than --max-nodes ", options.max_nodes);
-      broken.push_back(std::move(c));
-      continue;
-    }
-    auto trial_with = [&](const runner::PreparedRun& prepared,
-                          int nodes) -> absl::StatusOr<NodeTrial> {
-      ASSIGN_OR_RETURN(metrics::BenchMetrics m,
-                       options.balancer == serving::ReplicaBalancer::kLeastOutstanding
-                           ? SimulateReplicasLeastOutstanding(context, prepared, workload, nodes)
-                           : SimulateReplicas(context, prepared, workload, nodes, options.threads));
-      NodeTrial t;
-      t.nodes = nodes;
-      t.figures = FiguresOf(m);
-      for (const std::string& e : m.errors) {
-        if (!e.empty()) {
-          t.first_error = e;
-          break;
-        }
-      }
-      t.checks = CheckSlos(t.figures, slo);
-      t.meets = MeetsAll(t.checks);
-      t.peak_concurrency_per_replica = m.max_concurrent_requests / nodes;
-      return t;
-    };
-    auto judge = [&](int nodes) -> absl::StatusOr<NodeTrial> {
-      if (fits.empty()) return trial_with(*run, nodes);
-      // Every fit must meet the SLOs; the one under most pressure speaks.
-      std::optional<NodeTrial> binding;
-      bool all_meet = true;
-      for (const auto& [held_out, prepared] : fits) {
-        ASSIGN_OR_RETURN(NodeTrial t, trial_with(prepared, nodes));
-        t.binding_fit = held_out;
-        all_meet = all_meet && t.meets;
-        if (!binding || SloPressure(t.checks) > SloPressure(binding->checks)) {
-          binding = std::move(t);
-        }
-      }
-      binding->meets = all_meet;
-      return *std::move(binding);
-    };
-    auto trial = [&](int replicas) -> absl::StatusOr<NodeTrial> {
-      ASSIGN_OR_RETURN(NodeTrial t, judge(replicas));
-      if (options.on_trial) {
-        NodeTrial shown = t;
-        shown.nodes = replicas * nodes_per_replica;
-        options.on_trial(index, shown);
-      }
-      return t;
-    };
-    // Past one replica per request more replicas change nothing.
-    const int64_t max_replicas =
-        std::min<int64_t>(options.max_nodes / nodes_per_replica, result.num_requests);
-    absl::StatusOr<std::vector<NodeTrial>> trials =
-        SearchFewestNodes(trial, static_cast<int>(std::max<int64_t>(max_replicas, 1)));
-    if (trials.ok()) {
-      for (NodeTrial& t : *trials) t.nodes *= nodes_per_replica;
-    }
-    if (!trials.ok()) {
-      c.status = PointStatus::kError;
-      c.reason = std::string(trials.status().message());
-      broken.push_back(std::move(c));
-      continue;
-    }
-    c.trials = std::move(*trials);
-    // An engine that turns every request away measures nothing: refused with
-    // its reason, as `servesim run` refuses it.
-    if (const NodeTrial& first = c.trials.front();
-        first.figures.completed == 0 && first.figures.failed > 0) {
-      c.status = PointStatus::kRefused;
-      c.reason = runner::EveryRequestRejected(first.figures.failed, first.first_error);
-      broken.push_back(std::move(c));
-      continue;
-    }
-    for (const NodeTrial& t : c.trials) {
-      if (t.meets && (c.nodes == 0 || t.nodes < c.nodes)) {
-        c.nodes = t.nodes;
-        c.answer = t;
-      }
-      if (t.nodes >= c.largest.nodes) c.largest = t;
-    }
-    if (run->params.has_value()) {
-      const NodeTrial& judged = c.nodes > 0 ? c.answer : c.largest;
-      runner::WorkloadShape shape = runner::EngineShape(context, *run);
-      // Whether the engine turns a request away is the trials' business: a
-      // rejection ends the search and the report says so.
-      for (const serving::ClientRequest& r : workload.requests) {
-        shape.AddRequest(r.client_prompt(), r.arrival, /*accepted=*/true);
-      }
-      shape.peak_concurrency = judged.peak_concurrency_per_replica;
-      c.extrapolations = runner::ExtrapolationNotes(*run->params, shape);
-      c.engine = run->engine.engine();
-      c.layout_family = shape.layout_family;
-    }
-    if (c.nodes > 0) {
-      c.gpu_hours_per_million_output_tokens =
-          GpuHoursPerMillionOutputTokens(c.nodes, c.answer.figures);
-      meeting.push_back(std::move(c));
-    } else {
-      failing.push_back(std::move(c));
+    c.serve_command = candidates[index];
+    switch (EvaluateCandidate(context, workload, slo, options, index, c)) {
+      case CandidateGroup::kMeeting:
+        meeting.push_back(std::move(c));
+        break;
+      case CandidateGroup::kFailing:
+        failing.push_back(std::move(c));
+        break;
+      case CandidateGroup::kBroken:
+        broken.push_back(std::move(c));
+        break;
     }
   }
   std::stable_sort(meeting.begin(), meeting.end(),
