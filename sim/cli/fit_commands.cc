@@ -210,6 +210,126 @@ absl::StatusOr<FitResults> FitAll(const runner::PredictionContext& context,
   return out;
 }
 
+// --out and --folds-out: each given where it belongs, writable, and no file
+// the fit reads. A fit takes minutes: a file that cannot be written is
+// refused first, and one that would be written over an input would destroy
+// it. --out may rewrite --params in place (a refit of some engines keeps the
+// others).
+absl::Status CheckFitOutputs(const CliArgs& args, const runner::PredictionContext& context,
+                             const std::vector<fit::LiveRun>& runs) {
+  if (!args.Has("--out") && !args.Has("--leave-one-out")) {
+    return absl::InvalidArgumentError("fit: --out PARAMS is required");
+  }
+  if (args.Has("--folds-out") && !args.Has("--leave-one-out")) {
+    return absl::InvalidArgumentError(
+        "--folds-out: the folds are the leave-one-out's fits: add --leave-one-out");
+  }
+  if (args.Has("--out") && args.Has("--folds-out") &&
+      SameFile(args.Get("--out"), args.Get("--folds-out"))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--out and --folds-out both write ", args.Get("--out")));
+  }
+  std::vector<NamedPath> run_files = {{"--runs", args.Get("--runs")}};
+  for (const fit::LiveRun& run : runs) {
+    run_files.push_back({"--runs", run.source});
+    if (!absl::EndsWith(run.source, ".csv")) {
+      run_files.push_back({"--runs", fit::CommandsPathOf(run.source)});
+    }
+    if (absl::StatusOr<workload::BenchConfig> b = workload::ParseBenchCommand(run.bench_command);
+        b.ok()) {
+      run_files.push_back({"--runs (a run's --dataset-path)", b->dataset_path});
+    }
+  }
+  for (const std::string flag : {"--out", "--folds-out"}) {
+    if (!args.Has(flag)) continue;
+    std::vector<NamedPath> inputs = run_files;
+    for (NamedPath& in : ContextInputs(context)) {
+      if (flag == "--out" && in.flag == "--params") continue;
+      inputs.push_back(std::move(in));
+    }
+    RETURN_IF_ERROR(CheckOutputIsNoInput(flag, args.Get(flag), inputs));
+    // A new results file in a --runs directory would be read as runs next time.
+    const std::filesystem::path out(args.Get(flag));
+    std::error_code ec;
+    if (std::filesystem::is_directory(args.Get("--runs"), ec) &&
+        fit::ReadFromRunsDirectory(args.Get(flag)) &&
+        SameFile(out.has_parent_path() ? out.parent_path().string() : ".", args.Get("--runs"))) {
+      return absl::InvalidArgumentError(absl::StrCat(flag, ": ", args.Get(flag),
+                                                     " would be read as a run from the --runs "
+                                                     "directory ",
+                                                     args.Get("--runs")));
+    }
+    RETURN_IF_ERROR(CheckWritableFilePath(flag, args.Get(flag)));
+  }
+  return absl::OkStatus();
+}
+
+// --engines: the engines to fit, each known and named once (all three when
+// not given).
+absl::StatusOr<std::vector<std::string>> EnginesToFit(const CliArgs& args) {
+  std::vector<std::string> wanted = {"vllm", "sglang", "trtllm"};
+  if (args.Has("--engines")) wanted = absl::StrSplit(args.Get("--engines"), ',');
+  if (const std::string* twice = FirstRepeated(wanted)) {
+    return absl::InvalidArgumentError(absl::StrCat("--engines: \"", *twice, "\" is named twice"));
+  }
+  for (const std::string& name : wanted) {
+    if (std::none_of(Engines().begin(), Engines().end(),
+                     [&](const auto& e) { return e.first == name; })) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--engines: unknown engine \"", name, "\" (known: vllm, sglang, trtllm)"));
+    }
+  }
+  return wanted;
+}
+
+// A run that ran live but that servesim refuses (or does not model) would
+// score the refusal's loss at every point, and the fit would return its
+// start: the results file and servesim disagree, so the case is named. Its
+// engine's costs do not decide a refusal; the starting file may have no
+// block for the engine being fitted.
+absl::Status CheckEveryRunIsModelled(const runner::PredictionContext& context,
+                                     const std::vector<EngineRuns>& engines) {
+  for (const EngineRuns& e : engines) {
+    scenarios::EngineParams bare;
+    bare.set_engine(e.kind);
+    const runner::PredictionContext unfitted = runner::WithEngineParams(context, bare);
+    for (const fit::LiveRun& run : e.runs) {
+      ASSIGN_OR_RETURN(fit::CaseResult c, fit::ValidateRun(unfitted, run));
+      if (c.refused || c.not_modelled) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--runs: case ", run.name, " ran live, but servesim ",
+            c.refused ? "refuses" : "does not model", " its configuration: ", c.refusal));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The leave-one-out's report on stdout: the held-out table, each fit's
+// parameters and each search's reach.
+absl::Status PrintLeaveOneOut(const runner::PredictionContext& context,
+                              const std::vector<fit::LiveRun>& runs,
+                              std::vector<fit::CaseResult> held_out,
+                              const scenarios::FoldFits& folds) {
+  std::fputs("leave-one-out (each case predicted by parameters fitted without it):\n", stdout);
+  std::fputs(fit::FormatValidationTable(fit::Summarize(std::move(held_out)),
+                                        /*completed_line=*/false)
+                 .c_str(),
+             stdout);
+  std::fputs(
+      "\nparameters of each fit (the fit on every run, then each fold without its case; "
+      "a backend factor a fold does not list is at 1 in its prediction):\n",
+      stdout);
+  std::fputs(fit::FormatFoldParameters(folds).c_str(), stdout);
+  ASSIGN_OR_RETURN(std::string reach, fit::FormatSearchReach(context, runs, folds));
+  std::fputs(
+      "\nthe searches' reach (each fit's objective on its own runs, at its own point and "
+      "at the lowest of its engine's other fits' points):\n",
+      stdout);
+  std::fputs(reach.c_str(), stdout);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int ValidateCommand(const CliArgs& args) {
@@ -224,8 +344,8 @@ int ValidateCommand(const CliArgs& args) {
     cases.push_back(std::move(*c));
   }
   const fit::ValidationReport report = fit::Summarize(std::move(cases));
-  const std::string out = args.Has("--json") ? fit::FormatValidationJson(report)
-                                             : fit::FormatValidationTable(report);
+  const std::string out =
+      args.Has("--json") ? fit::FormatValidationJson(report) : fit::FormatValidationTable(report);
   std::fputs(out.c_str(), stdout);
   return 0;
 }
@@ -235,58 +355,7 @@ int FitCommand(const CliArgs& args) {
   if (!context.ok()) return ReportError(context.status());
   absl::StatusOr<std::vector<fit::LiveRun>> runs = RunsFromArgs(args, fit::AllFittedMetrics());
   if (!runs.ok()) return ReportError(runs.status());
-  if (!args.Has("--out") && !args.Has("--leave-one-out")) {
-    return ReportError(absl::InvalidArgumentError("fit: --out PARAMS is required"));
-  }
-  if (args.Has("--folds-out") && !args.Has("--leave-one-out")) {
-    return ReportError(absl::InvalidArgumentError(
-        "--folds-out: the folds are the leave-one-out's fits: add --leave-one-out"));
-  }
-  if (args.Has("--out") && args.Has("--folds-out") &&
-      SameFile(args.Get("--out"), args.Get("--folds-out"))) {
-    return ReportError(absl::InvalidArgumentError(
-        absl::StrCat("--out and --folds-out both write ", args.Get("--out"))));
-  }
-  // A fit takes minutes: a file that cannot be written is refused first, and
-  // one that would be written over an input would destroy it. --out may
-  // rewrite --params in place (a refit of some engines keeps the others).
-  std::vector<NamedPath> run_files = {{"--runs", args.Get("--runs")}};
-  for (const fit::LiveRun& run : *runs) {
-    run_files.push_back({"--runs", run.source});
-    if (!absl::EndsWith(run.source, ".csv")) {
-      run_files.push_back({"--runs", fit::CommandsPathOf(run.source)});
-    }
-    if (absl::StatusOr<workload::BenchConfig> b = workload::ParseBenchCommand(run.bench_command);
-        b.ok()) {
-      run_files.push_back({"--runs (a run's --dataset-path)", b->dataset_path});
-    }
-  }
-  for (const std::string flag : {"--out", "--folds-out"}) {
-    if (!args.Has(flag)) continue;
-    std::vector<NamedPath> inputs = run_files;
-    for (NamedPath& in : ContextInputs(*context)) {
-      if (flag == "--out" && in.flag == "--params") continue;
-      inputs.push_back(std::move(in));
-    }
-    if (absl::Status s = CheckOutputIsNoInput(flag, args.Get(flag), inputs); !s.ok()) {
-      return ReportError(s);
-    }
-    // A new results file in a --runs directory would be read as runs next time.
-    const std::filesystem::path out(args.Get(flag));
-    std::error_code ec;
-    if (std::filesystem::is_directory(args.Get("--runs"), ec) &&
-        fit::ReadFromRunsDirectory(args.Get(flag)) &&
-        SameFile(out.has_parent_path() ? out.parent_path().string() : ".", args.Get("--runs"))) {
-      return ReportError(
-          absl::InvalidArgumentError(absl::StrCat(flag, ": ", args.Get(flag),
-                                                  " would be read as a run from the --runs "
-                                                  "directory ",
-                                                  args.Get("--runs"))));
-    }
-    if (absl::Status s = CheckWritableFilePath(flag, args.Get(flag)); !s.ok()) {
-      return ReportError(s);
-    }
-  }
+  if (absl::Status s = CheckFitOutputs(args, *context, *runs); !s.ok()) return ReportError(s);
   // Before the fits start: a run that ValidateRun would refuse surfaces only
   // when the optimiser first reaches it, after the other engines' fits.
   for (const fit::LiveRun& run : *runs) {
@@ -302,19 +371,8 @@ int FitCommand(const CliArgs& args) {
   absl::StatusOr<int> parsed_threads = ThreadsFlag(args);
   if (!parsed_threads.ok()) return ReportError(parsed_threads.status());
   const int threads = *parsed_threads;
-  std::vector<std::string> wanted = {"vllm", "sglang", "trtllm"};
-  if (args.Has("--engines")) wanted = absl::StrSplit(args.Get("--engines"), ',');
-  if (const std::string* twice = FirstRepeated(wanted)) {
-    return ReportError(
-        absl::InvalidArgumentError(absl::StrCat("--engines: \"", *twice, "\" is named twice")));
-  }
-  for (const std::string& name : wanted) {
-    if (std::none_of(Engines().begin(), Engines().end(),
-                     [&](const auto& e) { return e.first == name; })) {
-      return ReportError(absl::InvalidArgumentError(absl::StrCat(
-          "--engines: unknown engine \"", name, "\" (known: vllm, sglang, trtllm)")));
-    }
-  }
+  absl::StatusOr<std::vector<std::string>> wanted = EnginesToFit(args);
+  if (!wanted.ok()) return ReportError(wanted.status());
 
   scenarios::FittedParams params;
   params.set_schema_version(runner::kFittedParamsSchemaVersion);
@@ -330,7 +388,7 @@ int FitCommand(const CliArgs& args) {
   params.set_profile(runner::RepoRelative(*context, context->paths.profile));
   std::vector<EngineRuns> engines;
   for (const auto& [name, kind] : Engines()) {
-    if (std::find(wanted.begin(), wanted.end(), name) == wanted.end()) continue;
+    if (std::find(wanted->begin(), wanted->end(), name) == wanted->end()) continue;
     absl::StatusOr<std::vector<fit::LiveRun>> mine = fit::RunsOfEngine(*context, *runs, kind);
     if (!mine.ok()) return ReportError(mine.status());
     if (mine->empty()) continue;
@@ -339,31 +397,13 @@ int FitCommand(const CliArgs& args) {
   if (engines.empty()) {
     return ReportError(absl::InvalidArgumentError(
         absl::StrCat("--runs: ", args.Get("--runs"), " has no results of ",
-                     absl::StrJoin(wanted, ", "), " to fit (expected failures are not fitted)")));
+                     absl::StrJoin(*wanted, ", "), " to fit (expected failures are not fitted)")));
   }
   // Refused before the progress lines, so that stderr holds the one error.
   if (args.Has("--leave-one-out")) {
     if (absl::Status s = CheckEachCanBeHeldOut(engines); !s.ok()) return ReportError(s);
   }
-  // A run that ran live but that servesim refuses (or does not model) would
-  // score the refusal's loss at every point, and the fit would return its
-  // start: the results file and servesim disagree, so the case is named.
-  // Its engine's costs do not decide a refusal; the starting file may have
-  // no block for the engine being fitted.
-  for (const EngineRuns& e : engines) {
-    scenarios::EngineParams bare;
-    bare.set_engine(e.kind);
-    const runner::PredictionContext unfitted = runner::WithEngineParams(*context, bare);
-    for (const fit::LiveRun& run : e.runs) {
-      absl::StatusOr<fit::CaseResult> c = fit::ValidateRun(unfitted, run);
-      if (!c.ok()) return ReportError(c.status());
-      if (c->refused || c->not_modelled) {
-        return ReportError(absl::InvalidArgumentError(absl::StrCat(
-            "--runs: case ", run.name, " ran live, but servesim ",
-            c->refused ? "refuses" : "does not model", " its configuration: ", c->refusal)));
-      }
-    }
-  }
+  if (absl::Status s = CheckEveryRunIsModelled(*context, engines); !s.ok()) return ReportError(s);
   // The leave-one-out's table starts with them (stdout); a plain fit's
   // stdout is the parameters file, so there they show on a terminal only.
   for (const EngineRuns& e : engines) {
@@ -403,22 +443,9 @@ int FitCommand(const CliArgs& args) {
     }
   }
   if (args.Has("--leave-one-out")) {
-    std::fputs("leave-one-out (each case predicted by parameters fitted without it):\n", stdout);
-    std::fputs(fit::FormatValidationTable(fit::Summarize(std::move(held_out)),
-                                          /*completed_line=*/false)
-                   .c_str(),
-               stdout);
-    std::fputs("\nparameters of each fit (the fit on every run, then each fold without its case; "
-               "a backend factor a fold does not list is at 1 in its prediction):\n",
-               stdout);
-    std::fputs(fit::FormatFoldParameters(folds).c_str(), stdout);
-    absl::StatusOr<std::string> reach = fit::FormatSearchReach(*context, *runs, folds);
-    if (!reach.ok()) return ReportError(reach.status());
-    std::fputs(
-        "\nthe searches' reach (each fit's objective on its own runs, at its own point and "
-        "at the lowest of its engine's other fits' points):\n",
-        stdout);
-    std::fputs(reach->c_str(), stdout);
+    if (absl::Status s = PrintLeaveOneOut(*context, *runs, std::move(held_out), folds); !s.ok()) {
+      return ReportError(s);
+    }
   } else {
     std::string text;
     google::protobuf::TextFormat::PrintToString(params, &text);
