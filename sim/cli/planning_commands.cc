@@ -182,6 +182,131 @@ int MergeSweep(const std::string& dir) {
                                             count, " shard(s)"));
 }
 
+// plan --trace FILE: the bench command that replays the file's own clock
+// (`--rate-scale` times faster), its first --num-prompts rows; `note` says
+// where the default took every row.
+absl::StatusOr<std::string> BenchCommandOfTrace(const CliArgs& args, std::string& note) {
+  // --trace replays the file's own clock; a table of lengths has none.
+  ASSIGN_OR_RETURN(workload::TraceFile trace, workload::ReadTraceFile(args.Get("--trace")));
+  if (!trace.has_arrivals) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "plan: --trace ", args.Get("--trace"),
+        ": a table of lengths without arrival times; give the workload as --bench 'vllm bench "
+        "serve --dataset-name trace --dataset-path FILE --request-rate R'"));
+  }
+  ASSIGN_OR_RETURN(std::optional<double> scale, PositiveFlag(args, "--rate-scale"));
+  // The default caps a long trace to keep a plan to seconds; a shorter one
+  // is replayed whole.
+  constexpr int kDefaultPrompts = 2000;
+  const auto rows = static_cast<int64_t>(trace.rows.size());
+  ASSIGN_OR_RETURN(int prompts, IntFlag(args, "--num-prompts", kDefaultPrompts, 1));
+  if (!args.Has("--num-prompts") && rows < kDefaultPrompts) {
+    prompts = static_cast<int>(rows);
+    note = absl::StrCat("every row of ", args.Get("--trace"),
+                        ": it has fewer than the default --num-prompts ", kDefaultPrompts);
+  }
+  if (prompts > rows) {
+    return absl::InvalidArgumentError(absl::StrCat("--num-prompts: ", prompts, " but ",
+                                                   args.Get("--trace"), " has ", rows, " rows"));
+  }
+  // The replayed rows' span at this rate, checked here so that the error
+  // names the flag given (the bench command's --trace-time-scale is plan's).
+  const double span_s = static_cast<double>(trace.rows[prompts - 1].arrival_offset_ns -
+                                            trace.rows.front().arrival_offset_ns) /
+                        1e9 / scale.value_or(1.0);
+  RETURN_IF_ERROR(workload::CheckArrivalSpan(
+      span_s, absl::StrCat("--rate-scale: ", scale.value_or(1.0), " sends the trace's ", prompts,
+                           " requests")));
+  return planning::TraceBenchCommand(args.Get("--trace"), scale.value_or(1.0), prompts);
+}
+
+// The SLOs: TTFT and TPOT required, the P99 ITL and output throughput
+// optional, each > 0.
+absl::StatusOr<planning::Slo> SloFromArgs(const CliArgs& args) {
+  planning::Slo slo;
+  for (const auto& [flag, required] :
+       std::vector<std::pair<std::string, bool>>{{"--slo-ttft-p99-ms", true},
+                                                 {"--slo-tpot-mean-ms", true},
+                                                 {"--slo-itl-p99-ms", false},
+                                                 {"--min-throughput", false}}) {
+    ASSIGN_OR_RETURN(std::optional<double> v, PositiveFlag(args, flag));
+    if (required && !v.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat("plan: ", flag, " is required"));
+    }
+    if (flag == "--slo-ttft-p99-ms") slo.ttft_p99_ms = v.value_or(0);
+    if (flag == "--slo-tpot-mean-ms") slo.tpot_mean_ms = v.value_or(0);
+    if (flag == "--slo-itl-p99-ms") slo.itl_p99_ms = v;
+    if (flag == "--min-throughput") slo.min_output_tok_s = v;
+  }
+  return slo;
+}
+
+// --candidate CMD... then the --candidates file's, each once.
+absl::StatusOr<std::vector<std::string>> CandidatesFromArgs(const CliArgs& args) {
+  std::vector<std::string> candidates = Repeated(args, "--candidate");
+  if (args.Has("--candidates")) {
+    ASSIGN_OR_RETURN(std::string text, ReadFile(args.Get("--candidates"), "--candidates"));
+    ASSIGN_OR_RETURN(std::vector<std::string> more,
+                     planning::ParseCandidates(text, args.Get("--candidates")));
+    candidates.insert(candidates.end(), more.begin(), more.end());
+  }
+  // Ranked twice a candidate would be its own runner-up.
+  if (const std::string* twice = FirstRepeated(candidates)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("plan: candidate '", *twice, "' is given twice"));
+  }
+  return candidates;
+}
+
+// A search can simulate dozens of node counts (times each fit with
+// --spread): on a terminal each trial is shown as it ends, on stderr, so
+// that a long one is seen to progress. Not in a pipe or a log.
+std::function<void(size_t, const planning::NodeTrial&)> TrialProgress(size_t num_candidates) {
+  if (!isatty(STDERR_FILENO)) return nullptr;
+  return [num_candidates](size_t candidate, const planning::NodeTrial& t) {
+    std::string verdict = t.meets ? "meets the SLOs" : "fails";
+    if (!t.meets) {
+      for (const planning::SloCheck& check : t.checks) {
+        if (!check.ok()) {
+          absl::StrAppend(&verdict, ": ", planning::DescribeCheck(check));
+          break;
+        }
+      }
+      if (t.figures.failed > 0) absl::StrAppend(&verdict, ": requests fail");
+    }
+    std::fprintf(stderr, "plan: candidate %zu of %zu, %d node(s): %s\n", candidate + 1,
+                 num_candidates, t.nodes, verdict.c_str());
+    std::fflush(stderr);
+  };
+}
+
+// The search's own flags: --max-nodes, --threads, --slowdown, --balancer.
+absl::StatusOr<planning::PlanOptions> SearchOptionsFromArgs(const CliArgs& args) {
+  planning::PlanOptions options;
+  ASSIGN_OR_RETURN(options.max_nodes, IntFlag(args, "--max-nodes", 64, 1));
+  // The search doubles the node count and simulates each trial; a bound
+  // past ten thousand nodes of 8 GPUs is a typo (2^31 overflowed the doubling).
+  constexpr int kMaxPlanNodes = 10000;
+  if (options.max_nodes > kMaxPlanNodes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-nodes: at most ", kMaxPlanNodes, " nodes, got ", options.max_nodes));
+  }
+  ASSIGN_OR_RETURN(options.threads, ThreadsFlag(args));
+  if (args.Has("--slowdown") && !ParseDecimal(args.Get("--slowdown"), &options.slowdown)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--slowdown: expected a fraction (0.2 = every step 20 % slower), got \"",
+                     args.Get("--slowdown"), "\""));
+  }
+  const std::string balancer = args.Get("--balancer", "round-robin");
+  if (balancer == "least-outstanding") {
+    options.balancer = serving::ReplicaBalancer::kLeastOutstanding;
+  } else if (balancer != "round-robin") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--balancer: expected round-robin or least-outstanding, got \"", balancer, "\""));
+  }
+  return options;
+}
+
 }  // namespace
 
 int SweepCommand(const CliArgs& args) {
@@ -345,46 +470,7 @@ int PlanCommand(const CliArgs& args) {
   std::string bench = args.Get("--bench");
   std::string workload_note;
   if (args.Has("--trace")) {
-    // --trace replays the file's own clock; a table of lengths has none.
-    absl::StatusOr<workload::TraceFile> trace = workload::ReadTraceFile(args.Get("--trace"));
-    if (!trace.ok()) return ReportError(trace.status());
-    if (!trace->has_arrivals) {
-      return ReportError(absl::InvalidArgumentError(absl::StrCat(
-          "plan: --trace ", args.Get("--trace"),
-          ": a table of lengths without arrival times; give the workload as --bench 'vllm bench "
-          "serve --dataset-name trace --dataset-path FILE --request-rate R'")));
-    }
-    absl::StatusOr<std::optional<double>> scale = PositiveFlag(args, "--rate-scale");
-    if (!scale.ok()) return ReportError(scale.status());
-    // The default caps a long trace to keep a plan to seconds; a shorter one
-    // is replayed whole.
-    constexpr int kDefaultPrompts = 2000;
-    const auto rows = static_cast<int64_t>(trace->rows.size());
-    absl::StatusOr<int> prompts = IntFlag(args, "--num-prompts", kDefaultPrompts, 1);
-    if (!prompts.ok()) return ReportError(prompts.status());
-    if (!args.Has("--num-prompts") && rows < kDefaultPrompts) {
-      *prompts = static_cast<int>(rows);
-      workload_note = absl::StrCat("every row of ", args.Get("--trace"),
-                                   ": it has fewer than the default --num-prompts ",
-                                   kDefaultPrompts);
-    }
-    if (*prompts > rows) {
-      return ReportError(absl::InvalidArgumentError(absl::StrCat(
-          "--num-prompts: ", *prompts, " but ", args.Get("--trace"), " has ", rows, " rows")));
-    }
-    // The replayed rows' span at this rate, checked here so that the error
-    // names the flag given (the bench command's --trace-time-scale is plan's).
-    const double span_s = static_cast<double>(trace->rows[*prompts - 1].arrival_offset_ns -
-                                              trace->rows.front().arrival_offset_ns) /
-                          1e9 / scale->value_or(1.0);
-    if (absl::Status s = workload::CheckArrivalSpan(
-            span_s, absl::StrCat("--rate-scale: ", scale->value_or(1.0), " sends the trace's ",
-                                 *prompts, " requests"));
-        !s.ok()) {
-      return ReportError(s);
-    }
-    absl::StatusOr<std::string> b =
-        planning::TraceBenchCommand(args.Get("--trace"), scale->value_or(1.0), *prompts);
+    absl::StatusOr<std::string> b = BenchCommandOfTrace(args, workload_note);
     if (!b.ok()) return ReportError(b.status());
     bench = *b;
   } else if (args.Has("--rate-scale") || args.Has("--num-prompts")) {
@@ -392,88 +478,15 @@ int PlanCommand(const CliArgs& args) {
         "plan: --rate-scale and --num-prompts go with --trace; with --bench put "
         "--request-rate and --num-prompts in the bench command"));
   }
-  planning::Slo slo;
-  for (const auto& [flag, required] :
-       std::vector<std::pair<std::string, bool>>{{"--slo-ttft-p99-ms", true},
-                                                 {"--slo-tpot-mean-ms", true},
-                                                 {"--slo-itl-p99-ms", false},
-                                                 {"--min-throughput", false}}) {
-    absl::StatusOr<std::optional<double>> v = PositiveFlag(args, flag);
-    if (!v.ok()) return ReportError(v.status());
-    if (required && !v->has_value()) {
-      return ReportError(absl::InvalidArgumentError(absl::StrCat("plan: ", flag, " is required")));
-    }
-    if (flag == "--slo-ttft-p99-ms") slo.ttft_p99_ms = v->value_or(0);
-    if (flag == "--slo-tpot-mean-ms") slo.tpot_mean_ms = v->value_or(0);
-    if (flag == "--slo-itl-p99-ms") slo.itl_p99_ms = *v;
-    if (flag == "--min-throughput") slo.min_output_tok_s = *v;
-  }
-  std::vector<std::string> candidates = Repeated(args, "--candidate");
-  if (args.Has("--candidates")) {
-    absl::StatusOr<std::string> text = ReadFile(args.Get("--candidates"), "--candidates");
-    if (!text.ok()) return ReportError(text.status());
-    absl::StatusOr<std::vector<std::string>> more =
-        planning::ParseCandidates(*text, args.Get("--candidates"));
-    if (!more.ok()) return ReportError(more.status());
-    candidates.insert(candidates.end(), more->begin(), more->end());
-  }
-  // Ranked twice a candidate would be its own runner-up.
-  if (const std::string* twice = FirstRepeated(candidates)) {
-    return ReportError(absl::InvalidArgumentError(
-        absl::StrCat("plan: candidate '", *twice, "' is given twice")));
-  }
-  planning::PlanOptions options;
+  absl::StatusOr<planning::Slo> slo = SloFromArgs(args);
+  if (!slo.ok()) return ReportError(slo.status());
+  absl::StatusOr<std::vector<std::string>> candidates = CandidatesFromArgs(args);
+  if (!candidates.ok()) return ReportError(candidates.status());
+  absl::StatusOr<planning::PlanOptions> searched = SearchOptionsFromArgs(args);
+  if (!searched.ok()) return ReportError(searched.status());
+  planning::PlanOptions options = *std::move(searched);
   options.workload_note = workload_note;
-  absl::StatusOr<int> max_nodes = IntFlag(args, "--max-nodes", 64, 1);
-  if (!max_nodes.ok()) return ReportError(max_nodes.status());
-  // The search doubles the node count and simulates each trial; a bound
-  // past ten thousand nodes of 8 GPUs is a typo (2^31 overflowed the doubling).
-  constexpr int kMaxPlanNodes = 10000;
-  if (*max_nodes > kMaxPlanNodes) {
-    return ReportError(absl::InvalidArgumentError(absl::StrCat(
-        "--max-nodes: at most ", kMaxPlanNodes, " nodes, got ", *max_nodes)));
-  }
-  options.max_nodes = *max_nodes;
-  // A search can simulate dozens of node counts (times each fit with
-  // --spread): on a terminal each trial is shown as it ends, on stderr, so
-  // that a long one is seen to progress. Not in a pipe or a log.
-  const size_t num_candidates = candidates.size();
-  if (isatty(STDERR_FILENO)) {
-    options.on_trial = [num_candidates](size_t candidate, const planning::NodeTrial& t) {
-      std::string verdict = t.meets ? "meets the SLOs" : "fails";
-      if (!t.meets) {
-        for (const planning::SloCheck& check : t.checks) {
-          if (!check.ok()) {
-            absl::StrAppend(&verdict, ": ", planning::DescribeCheck(check));
-            break;
-          }
-        }
-        if (t.figures.failed > 0) absl::StrAppend(&verdict, ": requests fail");
-      }
-      std::fprintf(stderr, "plan: candidate %zu of %zu, %d node(s): %s\n", candidate + 1,
-                   num_candidates, t.nodes, verdict.c_str());
-      std::fflush(stderr);
-    };
-  }
-  absl::StatusOr<int> threads = ThreadsFlag(args);
-  if (!threads.ok()) return ReportError(threads.status());
-  options.threads = *threads;
-  if (args.Has("--slowdown")) {
-    double slowdown = 0;
-    if (!ParseDecimal(args.Get("--slowdown"), &slowdown)) {
-      return ReportError(absl::InvalidArgumentError(absl::StrCat(
-          "--slowdown: expected a fraction (0.2 = every step 20 % slower), got \"",
-          args.Get("--slowdown"), "\"")));
-    }
-    options.slowdown = slowdown;
-  }
-  const std::string balancer = args.Get("--balancer", "round-robin");
-  if (balancer == "least-outstanding") {
-    options.balancer = serving::ReplicaBalancer::kLeastOutstanding;
-  } else if (balancer != "round-robin") {
-    return ReportError(absl::InvalidArgumentError(absl::StrCat(
-        "--balancer: expected round-robin or least-outstanding, got \"", balancer, "\"")));
-  }
+  options.on_trial = TrialProgress(candidates->size());
   absl::StatusOr<scenarios::EnvVars> env = EnvFromArgs(args);
   if (!env.ok()) return ReportError(env.status());
   options.env = *env;
@@ -490,7 +503,7 @@ int PlanCommand(const CliArgs& args) {
     options.context_summary = runner::ContextSummary(SpreadCentralContext(*context, **spread));
   }
   absl::StatusOr<planning::PlanResult> result =
-      planning::Plan(*context, bench, candidates, slo, options);
+      planning::Plan(*context, bench, *candidates, *slo, options);
   if (!result.ok()) return ReportError(result.status());
   // The trials' central parameters: the fold file's fit on every run with
   // --spread, the parameters file's without.
@@ -505,7 +518,7 @@ int PlanCommand(const CliArgs& args) {
       c.held_out_evidence = fit::FormatHeldOutEvidence(*e, (*evidence)->source);
     }
   }
-  const std::string report = planning::FormatPlanReport(*result, slo, options);
+  const std::string report = planning::FormatPlanReport(*result, *slo, options);
   std::fwrite(report.data(), 1, report.size(), stdout);
   std::fflush(stdout);
   if (absl::Status s = planning::CheckCandidates(*result); !s.ok()) {
