@@ -182,6 +182,110 @@ int MergeSweep(const std::string& dir) {
                                             count, " shard(s)"));
 }
 
+// A merge joins the shards in --out-dir as they were run; a sweep or setting
+// named beside it would go unchecked against them. Names the first other
+// flag in name order (--axis among the valued ones).
+absl::Status CheckMergeTakesNoOtherFlag(const CliArgs& args) {
+  std::set<std::string> given;
+  for (const auto& [flag, value] : args.values) given.insert(flag);
+  for (const auto& [flag, values] : args.repeated) given.insert(flag);
+  given.insert(args.switches.begin(), args.switches.end());
+  given.erase("--out-dir");
+  given.erase("--merge");
+  const std::string other = !args.env.empty() ? "--env" : given.empty() ? "" : *given.begin();
+  if (other.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      args.command == "sweep-merge" ? "sweep-merge" : "sweep --merge", ": ", other,
+      " does not go with a merge, which joins the shards in --out-dir as they were run"));
+}
+
+// The --axis axes, then the engine axis: the first --axis stays the x axis
+// of the throughput plot and each engine becomes a line.
+absl::StatusOr<std::vector<planning::Axis>> AxesFromArgs(const CliArgs& args) {
+  std::vector<planning::Axis> axes;
+  for (const std::string& spec : Repeated(args, "--axis")) {
+    ASSIGN_OR_RETURN(planning::Axis a, planning::ParseAxis(spec));
+    axes.push_back(std::move(a));
+  }
+  if (args.Has("--engine-axis")) {
+    ASSIGN_OR_RETURN(planning::Axis a, planning::ParseEngineAxis(args.Get("--engine-axis")));
+    axes.push_back(std::move(a));
+  }
+  return axes;
+}
+
+// The files the sweep writes must not be files it reads: the context's, the
+// folds and each point's dataset (run refuses the same). A shard's file too:
+// the merge writes the sweep's into the same folder.
+absl::Status CheckSweepWritesNoInput(const std::string& dir,
+                                     const runner::PredictionContext& context,
+                                     const std::optional<SpreadFolds>& folds,
+                                     const std::vector<planning::SweepPoint>& points,
+                                     const std::optional<planning::Shard>& shard) {
+  std::vector<NamedPath> inputs = ContextInputs(context);
+  if (folds) inputs.push_back({"--folds", folds->path});
+  for (const planning::SweepPoint& p : points) {
+    absl::StatusOr<workload::BenchConfig> b = workload::ParseBenchCommand(p.bench_command);
+    if (b.ok()) inputs.push_back({"--bench --dataset-path", b->dataset_path});
+  }
+  std::vector<std::string> written = {std::begin(kSweepOutputFiles), std::end(kSweepOutputFiles)};
+  if (shard) written.push_back(planning::ShardFileName(*shard));
+  for (const std::string& name : written) {
+    RETURN_IF_ERROR(CheckOutputIsNoInput("--out-dir", absl::StrCat(dir, "/", name), inputs));
+  }
+  return absl::OkStatus();
+}
+
+// What else changes a shard's figures, so that a shard run with other
+// settings does not merge either: the files' contents, not their paths (a
+// refit rewrites scenarios/fitted_params.textproto in place; shards on other
+// machines may keep the same files elsewhere).
+std::vector<std::string> ShardSettings(const CliArgs& args,
+                                       const runner::PredictionContext& context,
+                                       const std::optional<SpreadFolds>& folds) {
+  std::vector<std::string> settings = args.env;
+  auto contents = [](const std::string& path) {
+    absl::StatusOr<std::string> text = ReadFileToString(path);
+    return text.ok() ? *text : absl::StrCat(path, " (not read)");
+  };
+  const runner::ContextPaths& paths = context.paths;
+  settings.push_back(contents(paths.model_spec));
+  settings.push_back(context.profile ? contents(paths.profile) : "no profile (roofline)");
+  // A missing default parameters file reads "none" here too.
+  settings.push_back(paths.params == "none" ? "no fitted parameters" : contents(paths.params));
+  // Only with --spread, so that a sweep without it keeps its id.
+  if (folds) settings.push_back(absl::StrCat("--spread ", contents(folds->path)));
+  return settings;
+}
+
+// With --spread, each point predicted again with every fit of the folds.
+// The points share the threads; each point's fits run on its own. `context`
+// must outlive the evaluator.
+planning::SpreadEvaluator SpreadEvaluatorOf(const runner::PredictionContext& context,
+                                            const SpreadFolds& folds) {
+  return [&context, &fits = folds.fits](
+             const runner::RunRequest& request,
+             scenarios::EngineKind engine) -> absl::StatusOr<planning::PointSpread> {
+    ASSIGN_OR_RETURN(fit::PredictionSpread s,
+                     fit::PredictSpread(context, request, engine, fits, /*threads=*/1));
+    planning::PointSpread out;
+    out.fits = s.fits;
+    for (const fit::FigureRange& r : s.figures) out.figures.push_back({r.key, r.low, r.high});
+    return out;
+  };
+}
+
+// A progress bar on a terminal only: in a pipe or a log its line would
+// stand before the one error line a failed sweep prints.
+std::function<void(int64_t, int64_t)> ProgressBarOnTerminal() {
+  if (!isatty(STDERR_FILENO)) return nullptr;
+  return [](int64_t done, int64_t total) {
+    std::fputs(planning::ProgressBar(done, total, 40).c_str(), stderr);
+    if (done == total) std::fputc('\n', stderr);
+    std::fflush(stderr);
+  };
+}
+
 // plan --trace FILE: the bench command that replays the file's own clock
 // (`--rate-scale` times faster), its first --num-prompts rows; `note` says
 // where the default took every row.
@@ -315,21 +419,7 @@ int SweepCommand(const CliArgs& args) {
   }
   const std::string dir = args.Get("--out-dir");
   if (args.command == "sweep-merge" || args.Has("--merge")) {
-    // A merge joins the shards in --out-dir as they were run; a sweep or
-    // setting named beside it would go unchecked against them.
-    // The first other flag in name order (--axis among the valued ones).
-    std::set<std::string> given;
-    for (const auto& [flag, value] : args.values) given.insert(flag);
-    for (const auto& [flag, values] : args.repeated) given.insert(flag);
-    given.insert(args.switches.begin(), args.switches.end());
-    given.erase("--out-dir");
-    given.erase("--merge");
-    std::string other = !args.env.empty() ? "--env" : given.empty() ? "" : *given.begin();
-    if (!other.empty()) {
-      return ReportError(absl::InvalidArgumentError(absl::StrCat(
-          args.command == "sweep-merge" ? "sweep-merge" : "sweep --merge", ": ", other,
-          " does not go with a merge, which joins the shards in --out-dir as they were run")));
-    }
+    if (absl::Status s = CheckMergeTakesNoOtherFlag(args); !s.ok()) return ReportError(s);
     return MergeSweep(dir);
   }
   // The engine axis's commands are the serve commands: a --serve beside them
@@ -343,19 +433,8 @@ int SweepCommand(const CliArgs& args) {
               "are required"));
   }
   const std::string base_serve = args.Has("--serve") ? args.Get("--serve") : "";
-  std::vector<planning::Axis> axes;
-  for (const std::string& spec : Repeated(args, "--axis")) {
-    absl::StatusOr<planning::Axis> a = planning::ParseAxis(spec);
-    if (!a.ok()) return ReportError(a.status());
-    axes.push_back(std::move(*a));
-  }
-  // The engine axis comes after the --axis axes: the first --axis stays the
-  // x axis of the throughput plot and each engine becomes a line.
-  if (args.Has("--engine-axis")) {
-    absl::StatusOr<planning::Axis> a = planning::ParseEngineAxis(args.Get("--engine-axis"));
-    if (!a.ok()) return ReportError(a.status());
-    axes.push_back(std::move(*a));
-  }
+  absl::StatusOr<std::vector<planning::Axis>> axes = AxesFromArgs(args);
+  if (!axes.ok()) return ReportError(axes.status());
   absl::StatusOr<int> threads = ThreadsFlag(args);
   if (!threads.ok()) return ReportError(threads.status());
   std::optional<planning::Shard> shard;
@@ -365,10 +444,10 @@ int SweepCommand(const CliArgs& args) {
     shard = *s;
   }
   absl::StatusOr<std::vector<planning::SweepPoint>> points =
-      planning::ExpandGrid(base_serve, args.Get("--bench"), axes);
+      planning::ExpandGrid(base_serve, args.Get("--bench"), *axes);
   if (!points.ok()) return ReportError(points.status());
   planning::SweepTable table;
-  for (const planning::Axis& a : axes) table.axis_names.push_back(a.name);
+  for (const planning::Axis& a : *axes) table.axis_names.push_back(a.name);
 
   absl::StatusOr<runner::PredictionContext> context = ContextFromArgs(args);
   if (!context.ok()) return ReportError(context.status());
@@ -376,80 +455,30 @@ int SweepCommand(const CliArgs& args) {
   if (!env.ok()) return ReportError(env.status());
   absl::StatusOr<std::optional<SpreadFolds>> folds = SpreadFoldsFromArgs(args, *context);
   if (!folds.ok()) return ReportError(folds.status());
-  // The files the sweep writes must not be files it reads: the context's,
-  // the folds and each point's dataset (run refuses the same).
-  std::vector<NamedPath> inputs = ContextInputs(*context);
-  if (*folds) inputs.push_back({"--folds", (*folds)->path});
-  for (const planning::SweepPoint& p : *points) {
-    absl::StatusOr<workload::BenchConfig> b = workload::ParseBenchCommand(p.bench_command);
-    if (b.ok()) inputs.push_back({"--bench --dataset-path", b->dataset_path});
-  }
-  // A shard's files too: the merge writes the sweep's into the same folder.
-  std::vector<std::string> written = {std::begin(kSweepOutputFiles), std::end(kSweepOutputFiles)};
-  if (shard) written.push_back(planning::ShardFileName(*shard));
-  for (const std::string& name : written) {
-    if (absl::Status s = CheckOutputIsNoInput("--out-dir", absl::StrCat(dir, "/", name), inputs);
-        !s.ok()) {
-      return ReportError(s);
-    }
+  if (absl::Status s = CheckSweepWritesNoInput(dir, *context, *folds, *points, shard); !s.ok()) {
+    return ReportError(s);
   }
   absl::StatusOr<std::optional<SpreadFolds>> evidence_folds = HeldOutFolds(*folds, *context);
   if (!evidence_folds.ok()) return ReportError(evidence_folds.status());
   if (*folds) *context = SpreadCentralContext(*context, **folds);
   if (shard) {
-    // What else changes the figures, so that a shard run with other settings
-    // does not merge either: the files' contents, not their paths (a refit
-    // rewrites scenarios/fitted_params.textproto in place; shards on other
-    // machines may keep the same files elsewhere).
-    std::vector<std::string> settings = args.env;
-    auto contents = [](const std::string& path) {
-      absl::StatusOr<std::string> text = ReadFileToString(path);
-      return text.ok() ? *text : absl::StrCat(path, " (not read)");
-    };
-    const runner::ContextPaths& paths = context->paths;
-    settings.push_back(contents(paths.model_spec));
-    settings.push_back(context->profile ? contents(paths.profile) : "no profile (roofline)");
-    // A missing default parameters file reads "none" here too.
-    settings.push_back(paths.params == "none" ? "no fitted parameters" : contents(paths.params));
-    // Only with --spread, so that a sweep without it keeps its id.
-    if (*folds) settings.push_back(absl::StrCat("--spread ", contents((*folds)->path)));
-    table.sweep_id = planning::SweepId(base_serve, args.Get("--bench"), axes, settings);
+    table.sweep_id = planning::SweepId(base_serve, args.Get("--bench"), *axes,
+                                       ShardSettings(args, *context, *folds));
     table.sweep_points = static_cast<int64_t>(points->size());
     *points = planning::SelectShard(*points, *shard);
   }
   planning::SpreadEvaluator spread;
   if (*folds) {
     for (const std::string& key : fit::SpreadFigures()) table.spread_figures.push_back(key);
-    // The points share the threads; each point's fits run on its own.
-    spread = [&context, &fits = (*folds)->fits](
-                 const runner::RunRequest& request,
-                 scenarios::EngineKind engine) -> absl::StatusOr<planning::PointSpread> {
-      ASSIGN_OR_RETURN(fit::PredictionSpread s,
-                       fit::PredictSpread(*context, request, engine, fits, /*threads=*/1));
-      planning::PointSpread out;
-      out.fits = s.fits;
-      for (const fit::FigureRange& r : s.figures) out.figures.push_back({r.key, r.low, r.high});
-      return out;
-    };
+    spread = SpreadEvaluatorOf(*context, **folds);
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
     return ReportError(absl::InvalidArgumentError(absl::StrCat("--out-dir: cannot create ", dir)));
   }
-
-  // A progress bar on a terminal only: in a pipe or a log its line would
-  // stand before the one error line a failed sweep prints.
-  std::function<void(int64_t, int64_t)> progress;
-  if (isatty(STDERR_FILENO)) {
-    progress = [](int64_t done, int64_t total) {
-      std::fputs(planning::ProgressBar(done, total, 40).c_str(), stderr);
-      if (done == total) std::fputc('\n', stderr);
-      std::fflush(stderr);
-    };
-  }
   table.rows = planning::RunPoints(*points, planning::PredictEvaluator(*context, *env, spread),
-                                   *threads, progress);
+                                   *threads, ProgressBarOnTerminal());
   if (shard) {
     const std::string path = absl::StrCat(dir, "/", planning::ShardFileName(*shard));
     absl::Status s = WriteStringToFile(path, planning::FormatSweepCsv(table));
