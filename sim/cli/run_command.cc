@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/decimal.h"
+#include "base/status_macros.h"
 #include "base/write_file.h"
 #include "sim/cli/commands.h"
 #include "sim/fit/fold_spread.h"
@@ -37,6 +38,90 @@ std::string FormatStepLog(const std::vector<serving::StepRecord>& steps) {
   return out;
 }
 
+// --mtp-acceptance: mean accepted draft tokens per step, >= 0.
+absl::StatusOr<double> MtpAcceptanceFlag(const CliArgs& args) {
+  double v = 0;
+  if (!ParseDecimal(args.Get("--mtp-acceptance"), &v) || !std::isfinite(v) || v < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--mtp-acceptance: expected mean accepted draft tokens per step >= 0, got \"",
+                     args.Get("--mtp-acceptance"), "\""));
+  }
+  return v;
+}
+
+// vllm's clock when the run starts: the time in the name of a --save-result
+// file without --result-filename.
+std::string LocalStartTime() {
+  char started[32] = "";
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  std::strftime(started, sizeof(started), "%Y%m%d-%H%M%S", &local);
+  return started;
+}
+
+// An output that names a file the run reads, or another output, would
+// destroy the input or keep only the last write. Paths are compared as files
+// (./, //, .. and symbolic links resolved), not as spellings.
+absl::Status CheckRunOutputs(const CliArgs& args, const runner::PredictionContext& context,
+                             const workload::BenchConfig& bench,
+                             const std::optional<SpreadFolds>& spread_folds) {
+  const std::pair<std::string, std::string> outputs[] = {
+      {"--result-json", args.Get("--result-json")},
+      {"--bench --save-result", bench.save_result_path},
+      {"--step-log", args.Get("--step-log")}};
+  std::vector<NamedPath> inputs = ContextInputs(context);
+  inputs.push_back({"--bench --dataset-path", bench.dataset_path});
+  inputs.push_back({"--folds", spread_folds ? spread_folds->path : ""});
+  for (size_t i = 0; i < std::size(outputs); ++i) {
+    const auto& [flag, path] = outputs[i];
+    if (path.empty()) continue;
+    for (size_t j = i + 1; j < std::size(outputs); ++j) {
+      if (SameFile(path, outputs[j].second)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(flag, " and ", outputs[j].first, " both write ", path));
+      }
+    }
+    RETURN_IF_ERROR(CheckOutputIsNoInput(flag, path, inputs));
+  }
+  return absl::OkStatus();
+}
+
+// Where `vllm bench serve --save-result` writes: --result-filename, else
+// vllm's own name from the result JSON's setup and the run's start time.
+std::string SaveResultPath(const runner::Prediction& p, const std::string& started) {
+  if (!p.bench.save_result_path.empty()) return p.bench.save_result_path;
+  metrics::ResultFileNameParts name;
+  // vllm's `label or args.backend`: an empty label is no label.
+  name.label = p.bench.label.value_or("").empty() ? p.bench.backend : *p.bench.label;
+  name.request_rate = p.bench.request_rate;
+  name.max_concurrency = p.bench.max_concurrency;
+  if (p.bench.ramp_up) {
+    name.ramp_up_strategy = std::string(workload::RampUpShapeName(p.bench.ramp_up->shape));
+    name.ramp_up_start_rps = p.bench.ramp_up->start_rps;
+    name.ramp_up_end_rps = p.bench.ramp_up->end_rps;
+  }
+  name.model_id = p.model_id;
+  name.local_time = started;
+  return workload::ResultFilePath(p.bench, metrics::VllmResultFileName(name));
+}
+
+// Writes `json` as vllm does: --append-result adds it on a new line of an
+// existing file, and json.dump writes no trailing newline.
+absl::Status WriteSaveResult(const std::string& path, const std::string& json, bool append) {
+  bool has_content = false;
+  if (append) {
+    std::ifstream existing(path, std::ios::binary | std::ios::ate);
+    has_content = existing && existing.tellg() > 0;
+  }
+  const std::string text =
+      absl::StrCat(has_content ? "\n" : "", absl::string_view(json).substr(0, json.size() - 1));
+  if (absl::Status s = WriteStringToFile(path, text, append); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--bench: --save-result: ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int RunCommand(const CliArgs& args) {
@@ -54,13 +139,9 @@ int RunCommand(const CliArgs& args) {
   request.bench_command = args.Get("--bench");
   request.env = *env;
   if (args.Has("--mtp-acceptance")) {
-    double v = 0;
-    if (!ParseDecimal(args.Get("--mtp-acceptance"), &v) || !std::isfinite(v) || v < 0) {
-      return ReportError(absl::InvalidArgumentError(absl::StrCat(
-          "--mtp-acceptance: expected mean accepted draft tokens per step >= 0, got \"",
-          args.Get("--mtp-acceptance"), "\"")));
-    }
-    request.mtp_mean_accepted_drafts = v;
+    absl::StatusOr<double> accepted = MtpAcceptanceFlag(args);
+    if (!accepted.ok()) return ReportError(accepted.status());
+    request.mtp_mean_accepted_drafts = *accepted;
   }
   request.record_steps = args.Has("--step-log");
   // --threads only says how to make the spread: alone it would be ignored.
@@ -74,15 +155,7 @@ int RunCommand(const CliArgs& args) {
   if (!evidence_folds.ok()) return ReportError(evidence_folds.status());
   absl::StatusOr<workload::BenchConfig> bench = workload::ParseBenchCommand(request.bench_command);
   if (!bench.ok()) return ReportError(bench.status());
-  // vllm's clock when the run starts: the time in the name of a --save-result
-  // file without --result-filename.
-  char started[32] = "";
-  {
-    const std::time_t now = std::time(nullptr);
-    std::tm local{};
-    localtime_r(&now, &local);
-    std::strftime(started, sizeof(started), "%Y%m%d-%H%M%S", &local);
-  }
+  const std::string started = LocalStartTime();
   // vllm's os.makedirs of --result-dir, before the run rather than after it.
   if (!bench->save_result_dir.empty()) {
     std::error_code error;
@@ -93,28 +166,8 @@ int RunCommand(const CliArgs& args) {
                        error.message())));
     }
   }
-  // An output that names a file the run reads, or another output, would
-  // destroy the input or keep only the last write. Paths are compared as
-  // files (./, //, .. and symbolic links resolved), not as spellings.
-  const std::pair<std::string, std::string> outputs[] = {
-      {"--result-json", args.Get("--result-json")},
-      {"--bench --save-result", bench->save_result_path},
-      {"--step-log", args.Get("--step-log")}};
-  std::vector<NamedPath> inputs = ContextInputs(*context);
-  inputs.push_back({"--bench --dataset-path", bench->dataset_path});
-  inputs.push_back({"--folds", *spread_folds ? (*spread_folds)->path : ""});
-  for (size_t i = 0; i < std::size(outputs); ++i) {
-    const auto& [flag, path] = outputs[i];
-    if (path.empty()) continue;
-    for (size_t j = i + 1; j < std::size(outputs); ++j) {
-      if (SameFile(path, outputs[j].second)) {
-        return ReportError(absl::InvalidArgumentError(
-            absl::StrCat(flag, " and ", outputs[j].first, " both write ", path)));
-      }
-    }
-    if (absl::Status s = CheckOutputIsNoInput(flag, path, inputs); !s.ok()) {
-      return ReportError(s);
-    }
+  if (absl::Status s = CheckRunOutputs(args, *context, *bench, *spread_folds); !s.ok()) {
+    return ReportError(s);
   }
   // After the checks above, which name --params and --folds apart.
   if (*spread_folds) *context = SpreadCentralContext(*context, **spread_folds);
@@ -170,36 +223,10 @@ int RunCommand(const CliArgs& args) {
     }
   }
   if (p->bench.save_result) {
-    std::string path = p->bench.save_result_path;
-    if (path.empty()) {
-      // vllm's own name, from the result JSON's setup.
-      metrics::ResultFileNameParts name;
-      // vllm's `label or args.backend`: an empty label is no label.
-      name.label = p->bench.label.value_or("").empty() ? p->bench.backend : *p->bench.label;
-      name.request_rate = p->bench.request_rate;
-      name.max_concurrency = p->bench.max_concurrency;
-      if (p->bench.ramp_up) {
-        name.ramp_up_strategy = std::string(workload::RampUpShapeName(p->bench.ramp_up->shape));
-        name.ramp_up_start_rps = p->bench.ramp_up->start_rps;
-        name.ramp_up_end_rps = p->bench.ramp_up->end_rps;
-      }
-      name.model_id = p->model_id;
-      name.local_time = started;
-      path = workload::ResultFilePath(p->bench, metrics::VllmResultFileName(name));
-    }
-    // As vllm: --append-result adds the JSON on a new line of an existing file.
     const std::string json = p->bench.save_detailed ? detailed : format_json(false);
-    bool has_content = false;
-    if (p->bench.append_result) {
-      std::ifstream existing(path, std::ios::binary | std::ios::ate);
-      has_content = existing && existing.tellg() > 0;
-    }
-    // vllm's json.dump writes no trailing newline.
-    const std::string text =
-        absl::StrCat(has_content ? "\n" : "", absl::string_view(json).substr(0, json.size() - 1));
-    if (absl::Status s = WriteStringToFile(path, text, p->bench.append_result); !s.ok()) {
-      return ReportError(
-          absl::InvalidArgumentError(absl::StrCat("--bench: --save-result: ", s.message())));
+    if (absl::Status s = WriteSaveResult(SaveResultPath(*p, started), json, p->bench.append_result);
+        !s.ok()) {
+      return ReportError(s);
     }
   }
   if (args.Has("--step-log")) {
