@@ -262,6 +262,8 @@ class Builder {
   }
 
   void AttentionLayers(const AttentionWork& w, int layers);
+  void IndexerOps(const AttentionWork& w, int layers);
+  void LatentAttentionKernels(const AttentionWork& w, int layers);
   void DenseFfnLayers(int64_t tokens, int64_t tokens_global, int layers);
   void MoeLayers(int64_t tokens, int64_t tokens_global, int layers);
   void Head(const AttentionWork& w, int64_t tokens);
@@ -275,78 +277,61 @@ class Builder {
   std::string name_scratch_;   // a derived op name, built without allocating
 };
 
-void Builder::AttentionLayers(const AttentionWork& w, int layers) {
+// The DSA lightning indexer: its projections, the scores of each row's keys
+// and the top-k selection that picks the keys sparse MLA attends to.
+void Builder::IndexerOps(const AttentionWork& w, int layers) {
   const MlaSpec& a = spec_.mla();
   const int64_t h = spec_.hidden_size();
   const int64_t t = w.tokens;
+  const OpPhase ph = OpPhase::kAttention;
+  const IndexerSpec& ix = spec_.indexer();
+  const int64_t ih = ix.num_heads();
+  const int64_t key_bytes = IndexerKeyBytesPerTokenPerLayer(spec_);
+  Gemm("indexer_wq_b", ih * ix.head_dim(), a.q_lora_rank(), t, true, ph, layers);
+  Gemm("indexer_wk", ix.head_dim(), h, t, true, ph, layers);
+  Gemm("indexer_weights_proj", ih, h, t, !IsUnquantized(spec_, INDEXER_WEIGHTS_PROJ), ph, layers);
+  if (t > 0 && ix.rope_head_dim() > 0) {
+    Add("indexer_rope", "rope", {{"dim", ix.rope_head_dim()}}, static_cast<double>(t * (ih + 1)),
+        6.0 * t * (ih + 1) * ix.rope_head_dim(),
+        2.0 * t * (ih + 1) * ix.rope_head_dim() * kBf16Bytes, ph, layers);
+  }
+  const double score_flops = 2.0 * ih * ix.head_dim();
+  if (w.decode_keys > 0) {
+    Add("indexer_decode", "indexer_decode", {{"heads", ih}}, static_cast<double>(w.decode_keys),
+        score_flops * w.decode_keys, static_cast<double>(w.decode_keys) * key_bytes, ph, layers)
+        .token_linear = false;
+  }
+  // A write-only pass: -inf into each decode row's logits past its keys.
+  PerRow(StreamingPass("indexer_logits_clean", "indexer_logits_clean", 0,
+                       w.decode_logits_cleaned * kFp32Bytes, ph, layers));
+  if (w.sparse_prefill_pairs > 0) {
+    Add("indexer_prefill", "indexer_prefill", {{"heads", ih}},
+        static_cast<double>(w.sparse_prefill_pairs), score_flops * w.sparse_prefill_pairs,
+        static_cast<double>(w.sparse_prefill_tokens) * ih * ix.head_dim() +
+            static_cast<double>(w.sparse_prefill_pairs) * kFp32Bytes,
+        ph, layers)
+        .token_linear = false;
+  }
+  // Rows with at most top-k keys keep them all: no selection runs (the
+  // iteration check on the H200 found the op charged for them otherwise).
+  if (w.selected_keys > 0) {
+    Op& topk = Add("index_topk", "topk", {{"k", ix.index_topk()}},
+                   static_cast<double>(w.selected_keys), static_cast<double>(w.selected_keys),
+                   static_cast<double>(w.selected_keys) * kFp32Bytes, ph, layers);
+    topk.longest_row = static_cast<double>(w.longest_selected_row);
+    topk.token_linear = false;
+  }
+}
+
+// Latent attention: decode rows and sparse prefill rows on the kernels the
+// engine routes them to (FlashMLA sparse decode and prefill, or dense MLA
+// decode without an indexer), after the cache's quantize pass where the
+// decode kernel needs FP8 keys.
+void Builder::LatentAttentionKernels(const AttentionWork& w, int layers) {
+  const MlaSpec& a = spec_.mla();
   const int64_t heads = a.num_heads() / l_.attn_tp;
   const int64_t latent = int64_t{a.kv_lora_rank()} + a.qk_rope_head_dim();
   const OpPhase ph = OpPhase::kAttention;
-  Norm("input_layernorm", h, t, ph, layers);
-  // q_a and kv_a read the same input: one fused GEMM (vLLM fused_qkv_a_proj),
-  // replicated under TP.
-  Gemm("fused_qkv_a_proj", int64_t{a.q_lora_rank()} + latent, h, t, true, ph,
-       layers);
-  Norm("q_a_layernorm", a.q_lora_rank(), t, ph, layers);
-  Norm("kv_a_layernorm", a.kv_lora_rank(), t, ph, layers);
-  Gemm("q_b_proj", heads * (a.qk_nope_head_dim() + a.qk_rope_head_dim()),
-       a.q_lora_rank(), t, true, ph, layers);
-  if (t > 0) {
-    Add("rope", "rope", {{"dim", a.qk_rope_head_dim()}},
-        static_cast<double>(t * (heads + 1)),
-        6.0 * t * (heads + 1) * a.qk_rope_head_dim(),
-        2.0 * t * (heads + 1) * a.qk_rope_head_dim() * kBf16Bytes, ph, layers);
-  }
-  if (spec_.has_indexer()) {
-    const IndexerSpec& ix = spec_.indexer();
-    const int64_t ih = ix.num_heads();
-    const int64_t key_bytes = IndexerKeyBytesPerTokenPerLayer(spec_);
-    Gemm("indexer_wq_b", ih * ix.head_dim(), a.q_lora_rank(), t, true, ph,
-         layers);
-    Gemm("indexer_wk", ix.head_dim(), h, t, true, ph, layers);
-    Gemm("indexer_weights_proj", ih, h, t,
-         !IsUnquantized(spec_, INDEXER_WEIGHTS_PROJ), ph, layers);
-    if (t > 0 && ix.rope_head_dim() > 0) {
-      Add("indexer_rope", "rope", {{"dim", ix.rope_head_dim()}},
-          static_cast<double>(t * (ih + 1)),
-          6.0 * t * (ih + 1) * ix.rope_head_dim(),
-          2.0 * t * (ih + 1) * ix.rope_head_dim() * kBf16Bytes, ph, layers);
-    }
-    const double score_flops = 2.0 * ih * ix.head_dim();
-    if (w.decode_keys > 0) {
-      Add("indexer_decode", "indexer_decode", {{"heads", ih}},
-          static_cast<double>(w.decode_keys), score_flops * w.decode_keys,
-          static_cast<double>(w.decode_keys) * key_bytes, ph, layers)
-          .token_linear = false;
-    }
-    // A write-only pass: -inf into each decode row's logits past its keys.
-    PerRow(StreamingPass("indexer_logits_clean", "indexer_logits_clean", 0,
-                         w.decode_logits_cleaned * kFp32Bytes, ph, layers));
-    if (w.sparse_prefill_pairs > 0) {
-      Add("indexer_prefill", "indexer_prefill", {{"heads", ih}},
-          static_cast<double>(w.sparse_prefill_pairs),
-          score_flops * w.sparse_prefill_pairs,
-          static_cast<double>(w.sparse_prefill_tokens) * ih * ix.head_dim() +
-              static_cast<double>(w.sparse_prefill_pairs) * kFp32Bytes,
-          ph, layers)
-          .token_linear = false;
-    }
-    // Rows with at most top-k keys keep them all: no selection runs (the
-    // iteration check on the H200 found the op charged for them otherwise).
-    if (w.selected_keys > 0) {
-      Op& topk = Add("index_topk", "topk", {{"k", ix.index_topk()}},
-                     static_cast<double>(w.selected_keys), static_cast<double>(w.selected_keys),
-                     static_cast<double>(w.selected_keys) * kFp32Bytes, ph, layers);
-      topk.longest_row = static_cast<double>(w.longest_selected_row);
-      topk.token_linear = false;
-    }
-  }
-  // Decode and sparse prefill run MQA over the latent (weight absorption):
-  // q_nope is mapped into the latent by W_UK and the latent output back by
-  // W_UV, both per-head batched BF16 GEMMs (vLLM keeps W_UK/W_UV in BF16).
-  const int64_t absorbed = w.decode_rows + w.sparse_prefill_tokens;
-  Bmm("attn_w_uk", heads, a.qk_nope_head_dim(), a.kv_lora_rank(), absorbed,
-      layers);
   int64_t kv_entry = KvBytesPerTokenPerLayer(spec_, o_.kv_dtype);
   bool kv_fp8 = o_.kv_dtype == KvCacheDtype::kFp8DsMla;
   const double mqa_flops_per_pair =
@@ -417,6 +402,35 @@ void Builder::AttentionLayers(const AttentionWork& w, int layers) {
         ph, layers)
         .token_linear = false;
   }
+}
+
+void Builder::AttentionLayers(const AttentionWork& w, int layers) {
+  const MlaSpec& a = spec_.mla();
+  const int64_t h = spec_.hidden_size();
+  const int64_t t = w.tokens;
+  const int64_t heads = a.num_heads() / l_.attn_tp;
+  const int64_t latent = int64_t{a.kv_lora_rank()} + a.qk_rope_head_dim();
+  const OpPhase ph = OpPhase::kAttention;
+  Norm("input_layernorm", h, t, ph, layers);
+  // q_a and kv_a read the same input: one fused GEMM (vLLM fused_qkv_a_proj),
+  // replicated under TP.
+  Gemm("fused_qkv_a_proj", int64_t{a.q_lora_rank()} + latent, h, t, true, ph, layers);
+  Norm("q_a_layernorm", a.q_lora_rank(), t, ph, layers);
+  Norm("kv_a_layernorm", a.kv_lora_rank(), t, ph, layers);
+  Gemm("q_b_proj", heads * (a.qk_nope_head_dim() + a.qk_rope_head_dim()), a.q_lora_rank(), t, true,
+       ph, layers);
+  if (t > 0) {
+    Add("rope", "rope", {{"dim", a.qk_rope_head_dim()}}, static_cast<double>(t * (heads + 1)),
+        6.0 * t * (heads + 1) * a.qk_rope_head_dim(),
+        2.0 * t * (heads + 1) * a.qk_rope_head_dim() * kBf16Bytes, ph, layers);
+  }
+  if (spec_.has_indexer()) IndexerOps(w, layers);
+  // Decode and sparse prefill run MQA over the latent (weight absorption):
+  // q_nope is mapped into the latent by W_UK and the latent output back by
+  // W_UV, both per-head batched BF16 GEMMs (vLLM keeps W_UK/W_UV in BF16).
+  const int64_t absorbed = w.decode_rows + w.sparse_prefill_tokens;
+  Bmm("attn_w_uk", heads, a.qk_nope_head_dim(), a.kv_lora_rank(), absorbed, layers);
+  LatentAttentionKernels(w, layers);
   Bmm("attn_w_uv", heads, a.kv_lora_rank(), a.v_head_dim(), absorbed, layers);
   // Dense MHA prefill: expand the cached latent of context + chunk into
   // per-head K/V with kv_b, then causal attention (d_qk 192, d_v 128).
