@@ -1,6 +1,8 @@
 // SGLang v0.5.6.post2 on DeepSeek-V3.2: layout, KV pool, DP-attention ranks,
 // scheduler and NSA kernels (engine-defaults.md §C2, model-and-kernels.md §4).
 #include <algorithm>
+#include <functional>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -16,6 +18,44 @@ bool IsFlashMla(const std::string& nsa_backend) { return nsa_backend.rfind("flas
 // FlashMLA's sparse kernels take 64 or 128 query heads on SM90: SGLang pads
 // the heads of a rank up to 64 for them; FA3 and TileLang take any count.
 int HeadPaddingFor(const std::string& nsa_backend) { return IsFlashMla(nsa_backend) ? 64 : 1; }
+
+// max_running_requests unset: ModelRunner.init_memory_pool sizes the
+// request pool as clamp(pool / context_len * 512, 2048, 4096), and the
+// worker takes min(pool // 2, that) [U: the //2 is from newer copies].
+int64_t SglangMaxRunningRequests(const scenarios::EngineConfig& config, int64_t pool_tokens) {
+  if (config.max_num_seqs() != 0) return config.max_num_seqs();
+  const int64_t by_context = std::clamp<int64_t>(
+      static_cast<int64_t>(static_cast<double>(pool_tokens) / config.max_model_len() * 512), 2048,
+      4096);
+  return std::max<int64_t>(1, std::min(pool_tokens / 2, by_context));
+}
+
+// The requests SGLang turns away, with its message ("" for none):
+// tokenizer_manager._validate_one_request, and a request no rank's pool holds.
+std::function<std::string(const serving::ClientRequest&)> SglangRejectReason(int64_t context_len,
+                                                                             int64_t pool_tokens) {
+  return [context_len, pool_tokens](const serving::ClientRequest& r) {
+    if (r.prompt_tokens >= context_len) {
+      return absl::StrCat("The input (", r.prompt_tokens,
+                          " tokens) is longer than the model's context length (", context_len,
+                          " tokens).");
+    }
+    if (r.prompt_tokens + r.max_completion() >= context_len) {
+      return absl::StrCat("Requested token count exceeds the model's maximum context length of ",
+                          context_len, " tokens. You requested a total of ",
+                          r.prompt_tokens + r.max_completion(), " tokens: ", r.prompt_tokens,
+                          " tokens from the input messages and ", r.max_completion(),
+                          " tokens for the completion.");
+    }
+    // A request longer than one rank's whole pool could never run [U: SGLang
+    // caps inputs at max_total_num_tokens - 1 and would retract forever].
+    if (r.prompt_tokens + r.max_completion() > pool_tokens) {
+      return absl::StrCat("The request (", r.prompt_tokens + r.max_completion(),
+                          " tokens) is larger than the KV pool (", pool_tokens, " tokens).");
+    }
+    return std::string();
+  };
+}
 
 }  // namespace
 
@@ -50,16 +90,7 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
   s.kv_blocks_per_rank = kv->kv_capacity_tokens / config.kv_block_size();
   const int64_t pool_tokens = s.kv_blocks_per_rank * config.kv_block_size();
 
-  // max_running_requests unset: ModelRunner.init_memory_pool sizes the
-  // request pool as clamp(pool / context_len * 512, 2048, 4096), and the
-  // worker takes min(pool // 2, that) [U: the //2 is from newer copies].
-  int64_t max_running = config.max_num_seqs();
-  if (max_running == 0) {
-    const int64_t by_context = std::clamp<int64_t>(
-        static_cast<int64_t>(static_cast<double>(pool_tokens) / config.max_model_len() * 512),
-        2048, 4096);
-    max_running = std::max<int64_t>(1, std::min(pool_tokens / 2, by_context));
-  }
+  const int64_t max_running = SglangMaxRunningRequests(config, pool_tokens);
 
   const int ranks = s.layout.attn_dp;
   s.topology.num_ranks = ranks;
@@ -92,29 +123,7 @@ absl::StatusOr<EngineSetup> SetupSglang(const scenarios::EngineConfig& config,
   s.topology.make_scheduler = [sched](int, size_t n) {
     return std::make_unique<engine::SglangReplicaScheduler>(sched, n);
   };
-  const int64_t context_len = config.max_model_len();
-  s.topology.reject_reason = [context_len, pool_tokens](const serving::ClientRequest& r) {
-    // tokenizer_manager._validate_one_request.
-    if (r.prompt_tokens >= context_len) {
-      return absl::StrCat("The input (", r.prompt_tokens,
-                          " tokens) is longer than the model's context length (", context_len,
-                          " tokens).");
-    }
-    if (r.prompt_tokens + r.max_completion() >= context_len) {
-      return absl::StrCat(
-          "Requested token count exceeds the model's maximum context length of ", context_len,
-          " tokens. You requested a total of ", r.prompt_tokens + r.max_completion(), " tokens: ",
-          r.prompt_tokens, " tokens from the input messages and ", r.max_completion(),
-          " tokens for the completion.");
-    }
-    // A request longer than one rank's whole pool could never run [U: SGLang
-    // caps inputs at max_total_num_tokens - 1 and would retract forever].
-    if (r.prompt_tokens + r.max_completion() > pool_tokens) {
-      return absl::StrCat("The request (", r.prompt_tokens + r.max_completion(),
-                          " tokens) is larger than the KV pool (", pool_tokens, " tokens).");
-    }
-    return std::string();
-  };
+  s.topology.reject_reason = SglangRejectReason(config.max_model_len(), pool_tokens);
 
   cost::StepPredictorConfig& p = s.predictor;
   p.graph.kv_dtype = kv_dtype;
