@@ -209,145 +209,162 @@ absl::StatusOr<int64_t> ParseDateTimeNsImpl(absl::string_view stamp) {
   return seconds * 1'000'000'000 + frac_ns;
 }
 
-absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::string_view name) {
-  // A UTF-8 byte-order mark (what spreadsheet tools write) is no header.
-  text = WithoutByteOrderMark(text);
-  TraceFile trace;
-  std::optional<Format> format;
-  int64_t first_ns = 0;
-  int64_t previous_ns = 0;
+// What a trace's first line says of the rows after it.
+struct TraceHeader {
+  Format format = Format::kGeneric;
   int columns = 3;  // fields per CSV row, as the header has them
   // A lengths table's third column, where its header names it so: the
   // prompt and output lengths summed (a row that disagrees is corrupt).
   bool lengths_have_total = false;
+};
+
+// The format a trace's first line names; a JSON object is itself a
+// Mooncake row, and sets `trace.format` (and `has_arrivals`).
+absl::StatusOr<TraceHeader> ReadTraceHeader(absl::string_view line, TraceFile& trace) {
+  TraceHeader header;
+  if (absl::StripLeadingAsciiWhitespace(line).front() == '{') {
+    header.format = Format::kMooncake;
+    trace.format = "mooncake-jsonl";
+  } else if (line == "TIMESTAMP,ContextTokens,GeneratedTokens") {
+    header.format = Format::kAzure;
+    trace.format = "azure-csv";
+  } else if (line == "arrival_s,input_tokens,output_tokens" ||
+             line == "arrived_at,num_prefill_tokens,num_decode_tokens") {
+    header.format = Format::kGeneric;
+    trace.format = "generic-csv";
+  } else if (absl::StartsWith(line, "num_prefill_tokens,num_decode_tokens")) {
+    // Vidur's and Sarathi-Serve's length tables: no arrival column.
+    header.format = Format::kLengths;
+    trace.format = "lengths-csv";
+    trace.has_arrivals = false;
+    header.columns =
+        static_cast<int>(std::vector<absl::string_view>(absl::StrSplit(line, ',')).size());
+    header.lengths_have_total =
+        absl::StartsWith(line, "num_prefill_tokens,num_decode_tokens,num_total_tokens");
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown trace header \"", line,
+        "\" (expected JSONL objects, TIMESTAMP,ContextTokens,GeneratedTokens, "
+        "arrival_s,input_tokens,output_tokens or num_prefill_tokens,num_decode_tokens,...)"));
+  }
+  return header;
+}
+
+// A Mooncake id names its block with every block before it (vLLM chains its
+// block hashes the same way): the id before it, the same on every row that
+// names it, and the line that first did.
+struct HashBlockSeen {
+  std::optional<int64_t> previous_id;  // none: the prompt's first block
   int line_no = 0;
-  // A Mooncake id names its block with every block before it (vLLM chains
-  // its block hashes the same way): the id before it, the same on every row
-  // that names it, and the line that first did.
-  struct HashBlockSeen {
-    std::optional<int64_t> previous_id;  // none: the prompt's first block
-    int line_no = 0;
-  };
+};
+
+// One Mooncake JSONL row into `row`, its time stamp into `stamp_ns`.
+absl::Status ParseMooncakeRow(absl::string_view line, int line_no,
+                              std::map<int64_t, HashBlockSeen>& hash_blocks, TraceRow& row,
+                              int64_t& stamp_ns) {
+  std::map<std::string, double, std::less<>> numbers;
+  RETURN_IF_ERROR(JsonRow(line).Parse(&numbers, &row.hash_ids));
+  for (absl::string_view key : {"timestamp", "input_length", "output_length"}) {
+    if (numbers.find(key) == numbers.end()) {
+      // The parser keeps numbers only: a key given as a string or null is
+      // there but not a number (a key named inside a string value would
+      // read the same; the message then still names the key).
+      const bool named = absl::StrContains(line, absl::StrCat("\"", key, "\""));
+      return absl::InvalidArgumentError(named ? absl::StrCat("\"", key, "\" is not a number")
+                                              : absl::StrCat("missing number \"", key, "\""));
+    }
+  }
+  const double ms = numbers.find("timestamp")->second;
+  if (!std::isfinite(ms) || ms < 0 || ms > 9e12) {
+    return absl::InvalidArgumentError(absl::StrCat("bad timestamp ", ms));
+  }
+  stamp_ns = std::llround(ms * 1e6);
+  ASSIGN_OR_RETURN(row.input_tokens, ToCount(numbers.find("input_length")->second, "input_length"));
+  ASSIGN_OR_RETURN(row.output_tokens,
+                   ToCount(numbers.find("output_length")->second, "output_length"));
+  // Each id names a 512-token block of the prompt: more ids than blocks name
+  // tokens the prompt does not have (fewer leave the rest unnamed).
+  const int64_t blocks =
+      (row.input_tokens + kMooncakeHashBlockTokens - 1) / kMooncakeHashBlockTokens;
+  if (static_cast<int64_t>(row.hash_ids.size()) > blocks) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        row.hash_ids.size(), " hash_ids for input_length ", row.input_tokens, ": one names each ",
+        kMooncakeHashBlockTokens, "-token block, so at most ", blocks));
+  }
+  for (size_t j = 0; j < row.hash_ids.size(); ++j) {
+    const std::optional<int64_t> previous =
+        j == 0 ? std::nullopt : std::optional<int64_t>(row.hash_ids[j - 1]);
+    auto [seen, fresh] = hash_blocks.try_emplace(row.hash_ids[j], HashBlockSeen{previous, line_no});
+    if (fresh || seen->second.previous_id == previous) continue;
+    auto after = [](const std::optional<int64_t>& id) {
+      return id.has_value() ? absl::StrCat("after id ", *id) : std::string("first");
+    };
+    return absl::InvalidArgumentError(
+        absl::StrCat("hash id ", row.hash_ids[j], " comes ", after(previous), " here but ",
+                     after(seen->second.previous_id), " on line ", seen->second.line_no,
+                     " (an id names its block with every block before it)"));
+  }
+  return absl::OkStatus();
+}
+
+// One CSV row (Azure, generic or a lengths table) into `row`, its time
+// stamp, where it has one, into `stamp_ns`.
+absl::Status ParseCsvRow(absl::string_view line, const TraceHeader& header, TraceRow& row,
+                         int64_t& stamp_ns) {
+  std::vector<absl::string_view> fields = absl::StrSplit(line, ',');
+  if (static_cast<int>(fields.size()) != header.columns) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", header.columns, " comma-separated fields, got ", fields.size()));
+  }
+  for (auto& field : fields) field = absl::StripAsciiWhitespace(field);
+  // The lengths follow the time stamp, or lead where there is none.
+  const size_t first = header.format == Format::kLengths ? 0 : 1;
+  if (header.format != Format::kLengths) {
+    ASSIGN_OR_RETURN(stamp_ns, header.format == Format::kAzure ? ParseDateTimeNsImpl(fields[0])
+                                                               : SecondsToNs(fields[0], "arrival"));
+  }
+  ASSIGN_OR_RETURN(row.input_tokens, ParseCount(fields[first], "input tokens"));
+  ASSIGN_OR_RETURN(row.output_tokens, ParseCount(fields[first + 1], "output tokens"));
+  if (header.lengths_have_total) {
+    ASSIGN_OR_RETURN(const int64_t total, ParseCount(fields[2], "total tokens"));
+    if (total != row.input_tokens + row.output_tokens) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "num_total_tokens ", total, " is not num_prefill_tokens + num_decode_tokens (",
+          row.input_tokens + row.output_tokens, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TraceFile> ParseTraceTextImpl(absl::string_view text, absl::string_view name) {
+  // A UTF-8 byte-order mark (what spreadsheet tools write) is no header.
+  text = WithoutByteOrderMark(text);
+  TraceFile trace;
+  std::optional<TraceHeader> header;
+  int64_t first_ns = 0;
+  int64_t previous_ns = 0;
+  int line_no = 0;
   std::map<int64_t, HashBlockSeen> hash_blocks;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     ++line_no;
     line = absl::StripTrailingAsciiWhitespace(line);
     if (absl::StripAsciiWhitespace(line).empty()) continue;
     auto fail = [&](const absl::Status& status) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(name, ":", line_no, ": ", status.message()));
+      return absl::InvalidArgumentError(absl::StrCat(name, ":", line_no, ": ", status.message()));
     };
-    if (!format.has_value()) {
-      if (absl::StripLeadingAsciiWhitespace(line).front() == '{') {
-        format = Format::kMooncake;
-        trace.format = "mooncake-jsonl";
-      } else {
-        if (line == "TIMESTAMP,ContextTokens,GeneratedTokens") {
-          format = Format::kAzure;
-          trace.format = "azure-csv";
-        } else if (line == "arrival_s,input_tokens,output_tokens" ||
-                   line == "arrived_at,num_prefill_tokens,num_decode_tokens") {
-          format = Format::kGeneric;
-          trace.format = "generic-csv";
-        } else if (absl::StartsWith(line, "num_prefill_tokens,num_decode_tokens")) {
-          // Vidur's and Sarathi-Serve's length tables: no arrival column.
-          format = Format::kLengths;
-          trace.format = "lengths-csv";
-          trace.has_arrivals = false;
-          columns = static_cast<int>(std::vector<absl::string_view>(absl::StrSplit(line, ',')).size());
-          lengths_have_total =
-              absl::StartsWith(line, "num_prefill_tokens,num_decode_tokens,num_total_tokens");
-        } else {
-          return fail(absl::InvalidArgumentError(absl::StrCat(
-              "unknown trace header \"", line,
-              "\" (expected JSONL objects, TIMESTAMP,ContextTokens,GeneratedTokens, "
-              "arrival_s,input_tokens,output_tokens or num_prefill_tokens,num_decode_tokens,...)")));
-        }
-        continue;
-      }
+    if (!header.has_value()) {
+      absl::StatusOr<TraceHeader> read = ReadTraceHeader(line, trace);
+      if (!read.ok()) return fail(read.status());
+      header = *read;
+      // A CSV header is no row; a JSON object is one.
+      if (header->format != Format::kMooncake) continue;
     }
     int64_t stamp_ns = 0;
     TraceRow row;
-    if (*format == Format::kMooncake) {
-      std::map<std::string, double, std::less<>> numbers;
-      absl::Status parsed = JsonRow(line).Parse(&numbers, &row.hash_ids);
-      if (!parsed.ok()) return fail(parsed);
-      for (absl::string_view key : {"timestamp", "input_length", "output_length"}) {
-        if (numbers.find(key) == numbers.end()) {
-          // The parser keeps numbers only: a key given as a string or null
-          // is there but not a number (a key named inside a string value
-          // would read the same; the message then still names the key).
-          const bool named = absl::StrContains(line, absl::StrCat("\"", key, "\""));
-          return fail(
-              absl::InvalidArgumentError(named ? absl::StrCat("\"", key, "\" is not a number")
-                                               : absl::StrCat("missing number \"", key, "\"")));
-        }
-      }
-      const double ms = numbers.find("timestamp")->second;
-      if (!std::isfinite(ms) || ms < 0 || ms > 9e12) {
-        return fail(absl::InvalidArgumentError(absl::StrCat("bad timestamp ", ms)));
-      }
-      stamp_ns = std::llround(ms * 1e6);
-      auto input = ToCount(numbers.find("input_length")->second, "input_length");
-      if (!input.ok()) return fail(input.status());
-      auto output = ToCount(numbers.find("output_length")->second, "output_length");
-      if (!output.ok()) return fail(output.status());
-      row.input_tokens = *input;
-      row.output_tokens = *output;
-      // Each id names a 512-token block of the prompt: more ids than blocks
-      // name tokens the prompt does not have (fewer leave the rest unnamed).
-      const int64_t blocks =
-          (row.input_tokens + kMooncakeHashBlockTokens - 1) / kMooncakeHashBlockTokens;
-      if (static_cast<int64_t>(row.hash_ids.size()) > blocks) {
-        return fail(absl::InvalidArgumentError(absl::StrCat(
-            row.hash_ids.size(), " hash_ids for input_length ", row.input_tokens, ": one names "
-            "each ", kMooncakeHashBlockTokens, "-token block, so at most ", blocks)));
-      }
-      for (size_t j = 0; j < row.hash_ids.size(); ++j) {
-        const std::optional<int64_t> previous =
-            j == 0 ? std::nullopt : std::optional<int64_t>(row.hash_ids[j - 1]);
-        auto [seen, fresh] =
-            hash_blocks.try_emplace(row.hash_ids[j], HashBlockSeen{previous, line_no});
-        if (fresh || seen->second.previous_id == previous) continue;
-        auto after = [](const std::optional<int64_t>& id) {
-          return id.has_value() ? absl::StrCat("after id ", *id) : std::string("first");
-        };
-        return fail(absl::InvalidArgumentError(
-            absl::StrCat("hash id ", row.hash_ids[j], " comes ", after(previous), " here but ",
-                         after(seen->second.previous_id), " on line ", seen->second.line_no,
-                         " (an id names its block with every block before it)")));
-      }
-    } else {
-      std::vector<absl::string_view> fields = absl::StrSplit(line, ',');
-      if (static_cast<int>(fields.size()) != columns) {
-        return fail(absl::InvalidArgumentError(absl::StrCat(
-            "expected ", columns, " comma-separated fields, got ", fields.size())));
-      }
-      for (auto& field : fields) field = absl::StripAsciiWhitespace(field);
-      // The lengths follow the time stamp, or lead where there is none.
-      const size_t first = *format == Format::kLengths ? 0 : 1;
-      if (*format != Format::kLengths) {
-        auto stamp = *format == Format::kAzure ? ParseDateTimeNsImpl(fields[0])
-                                               : SecondsToNs(fields[0], "arrival");
-        if (!stamp.ok()) return fail(stamp.status());
-        stamp_ns = *stamp;
-      }
-      auto input = ParseCount(fields[first], "input tokens");
-      if (!input.ok()) return fail(input.status());
-      auto output = ParseCount(fields[first + 1], "output tokens");
-      if (!output.ok()) return fail(output.status());
-      row.input_tokens = *input;
-      row.output_tokens = *output;
-      if (lengths_have_total) {
-        auto total = ParseCount(fields[2], "total tokens");
-        if (!total.ok()) return fail(total.status());
-        if (*total != row.input_tokens + row.output_tokens) {
-          return fail(absl::InvalidArgumentError(absl::StrCat(
-              "num_total_tokens ", *total, " is not num_prefill_tokens + num_decode_tokens (",
-              row.input_tokens + row.output_tokens, ")")));
-        }
-      }
-    }
+    const absl::Status parsed = header->format == Format::kMooncake
+                                    ? ParseMooncakeRow(line, line_no, hash_blocks, row, stamp_ns)
+                                    : ParseCsvRow(line, *header, row, stamp_ns);
+    if (!parsed.ok()) return fail(parsed);
     if (trace.rows.empty()) {
       first_ns = stamp_ns;
     } else if (stamp_ns < previous_ns) {
