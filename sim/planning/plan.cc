@@ -494,7 +494,11 @@ absl::Status CheckCandidates(const PlanResult& result) {
   return absl::OkStatus();
 }
 
-std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const PlanOptions& options) {
+namespace {
+
+// The workload, the SLOs and the model the search ran under.
+std::string FormatPlanPreamble(const PlanResult& result, const Slo& slo,
+                               const PlanOptions& options) {
   std::string out;
   absl::StrAppend(&out, "workload: ", result.num_requests, " requests of `", result.bench_command,
                   "`\n");
@@ -537,6 +541,13 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
   }
   absl::StrAppend(&out, "\n");
 
+  return out;
+}
+
+// The best candidate's answer: its node count, the trials around it, its
+// figures and what they rest on.
+std::string FormatBestCandidate(const PlanResult& result, const PlanOptions& options) {
+  std::string out;
   const CandidateResult* best =
       !result.ranked.empty() && result.ranked.front().nodes > 0 ? &result.ranked.front() : nullptr;
   if (best == nullptr) {
@@ -588,6 +599,13 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
     }
   }
 
+  return out;
+}
+
+// The candidates that meet the SLOs, ranked, with what each but the best
+// (above) extrapolates.
+std::string FormatRankedCandidates(const PlanResult& result) {
+  std::string out;
   absl::StrAppend(&out, "\ncandidates meeting the SLOs (ranked):\n");
   absl::StrAppend(&out, absl::StrFormat("  %-4s %-5s %-10s %-11s %-12s %-10s %-9s %s\n", "rank",
                                         "nodes", "GPU-h/Mtok", "P99TTFT ms", "meanTPOT ms",
@@ -615,6 +633,12 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
     }
   }
 
+  return out;
+}
+
+// The candidates that fail at every node count tried.
+std::string FormatFailingCandidates(const PlanResult& result, const PlanOptions& options) {
+  std::string out;
   bool any_failing = false;
   for (const CandidateResult& c : result.ranked) {
     if (c.status != PointStatus::kOk || c.nodes > 0) continue;
@@ -627,6 +651,12 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
     }
     if (!c.held_out_evidence.empty()) absl::StrAppend(&out, "    ", c.held_out_evidence, "\n");
   }
+  return out;
+}
+
+// The candidates refused or in error, with the reason.
+std::string FormatBrokenCandidates(const PlanResult& result) {
+  std::string out;
   bool any_broken = false;
   for (const CandidateResult& c : result.ranked) {
     if (c.status == PointStatus::kOk) continue;
@@ -635,12 +665,27 @@ std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const Pla
     absl::StrAppend(&out, "  ", c.serve_command, "\n    ", std::string(PointStatusName(c.status)), ": ",
                     c.reason, "\n");
   }
+  return out;
+}
+
+// Each candidate's node counts tried, in the order the search tried them.
+std::string FormatNodeCountsTried(const PlanResult& result) {
+  std::string out;
   absl::StrAppend(&out, "\nnode counts tried:\n");
   for (const CandidateResult& c : result.ranked) {
     if (c.status != PointStatus::kOk) continue;
     absl::StrAppend(&out, "  ", Trials(c), "  <- ", c.serve_command, "\n");
   }
   return out;
+}
+
+}  // namespace
+
+std::string FormatPlanReport(const PlanResult& result, const Slo& slo, const PlanOptions& options) {
+  return absl::StrCat(FormatPlanPreamble(result, slo, options),
+                      FormatBestCandidate(result, options), FormatRankedCandidates(result),
+                      FormatFailingCandidates(result, options), FormatBrokenCandidates(result),
+                      FormatNodeCountsTried(result));
 }
 
 absl::StatusOr<std::string> TraceBenchCommand(const std::string& trace_path, double rate_scale,
