@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "base/status_macros.h"
 #include "sim/metrics/report.h"
 #include "sim/runner/fit_coverage.h"
 #include "sim/workload/csv.h"
@@ -212,9 +213,117 @@ std::string FormatSweepJson(const SweepTable& table) {
   return out;
 }
 
+namespace {
+
+// The spread's columns, header[spread_at, end): kSpreadFitsColumn, then a
+// KEY_low,KEY_high pair for each figure column, each once.
+absl::Status ReadSpreadColumns(const std::vector<std::string>& header, size_t spread_at, size_t end,
+                               const std::string& origin, SweepTable& table) {
+  if ((end - spread_at) % 2 != 1 || end - spread_at < 3) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": ", kSpreadFitsColumn,
+                                                   " must be followed by KEY", kLowSuffix, ",KEY",
+                                                   kHighSuffix, " pairs"));
+  }
+  for (size_t c = spread_at + 1; c < end; c += 2) {
+    const std::string& low = header[c];
+    const bool named_low = absl::EndsWith(low, kLowSuffix);
+    const std::string key =
+        named_low ? low.substr(0, low.size() - std::strlen(kLowSuffix)) : std::string();
+    if (!named_low || !IsFigureColumn(key) || header[c + 1] != absl::StrCat(key, kHighSuffix) ||
+        std::find(table.spread_figures.begin(), table.spread_figures.end(), key) !=
+            table.spread_figures.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(origin, ": spread columns must be KEY", kLowSuffix, ",KEY", kHighSuffix,
+                       " of a figure column, each once, got ", low, ",", header[c + 1]));
+    }
+    table.spread_figures.push_back(key);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PointStatus> ParsePointStatus(const std::string& status) {
+  if (status == "ok") return PointStatus::kOk;
+  if (status == "refused") return PointStatus::kRefused;
+  if (status == "error") return PointStatus::kError;
+  return absl::InvalidArgumentError(
+      absl::StrCat("status: expected ok, refused or error, got \"", status, "\""));
+}
+
+// The fields of one point from `k` on (the header's width checked): its
+// index, axis values, commands, status, figures, extrapolation kinds and,
+// where the table has them, its spread. Leaves `k` past them; an error says
+// why, without the row.
+absl::Status ParsePointFields(const std::vector<std::string>& f, size_t num_axes,
+                              const std::vector<std::string>& spread_figures, size_t& k,
+                              PointResult& r) {
+  if (!absl::SimpleAtoi(f[0], &r.point.index) || r.point.index < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("index: expected an integer >= 0, got \"", f[0], "\""));
+  }
+  k = 1;
+  for (size_t a = 0; a < num_axes; ++a) r.point.values.push_back(f[k++]);
+  r.point.serve_command = f[k++];
+  r.point.bench_command = f[k++];
+  ASSIGN_OR_RETURN(r.status, ParsePointStatus(f[k++]));
+  r.reason = f[k++];
+  for (const FigureColumn& c : FigureColumns()) {
+    const std::string& v = f[k++];
+    if (r.status != PointStatus::kOk) continue;
+    // A figure vllm bench serve reports is a count, a time or a rate:
+    // finite and >= 0 (it averages an empty list as 0), whatever edited it.
+    const bool parsed =
+        c.integer ? absl::SimpleAtoi(v, &(r.figures.*(c.integer))) && r.figures.*(c.integer) >= 0
+                  : absl::SimpleAtod(v, &(r.figures.*(c.real))) &&
+                        std::isfinite(r.figures.*(c.real)) && r.figures.*(c.real) >= 0;
+    if (!parsed) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(c.name, ": expected a finite number >= 0, got \"", v, "\""));
+    }
+  }
+  const std::string& kinds = f[k++];
+  if (r.status == PointStatus::kOk && !kinds.empty()) {
+    const std::vector<std::string>& known = runner::ExtrapolationKinds();
+    for (absl::string_view kind : absl::StrSplit(kinds, kKindSeparator)) {
+      if (std::find(known.begin(), known.end(), kind) == known.end()) {
+        return absl::InvalidArgumentError(absl::StrCat(kExtrapolationsColumn, ": unknown kind \"",
+                                                       kind, "\" (expected ",
+                                                       absl::StrJoin(known, ", "), ")"));
+      }
+      // The line is `servesim run`'s to print; the table keeps the kind.
+      r.figures.extrapolations.push_back({std::string(kind), ""});
+    }
+  }
+  if (spread_figures.empty()) return absl::OkStatus();
+  const std::string& fits = f[k++];
+  const bool has = r.status == PointStatus::kOk && !fits.empty();
+  if (has && (!absl::SimpleAtoi(fits, &r.figures.spread.fits) || r.figures.spread.fits < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kSpreadFitsColumn, ": expected an integer >= 1, got \"", fits, "\""));
+  }
+  for (const std::string& key : spread_figures) {
+    FigureSpread range{key};
+    const std::string& low = f[k++];
+    const std::string& high = f[k++];
+    if (!has) continue;
+    if (!absl::SimpleAtod(low, &range.low) || !absl::SimpleAtod(high, &range.high) ||
+        !std::isfinite(range.low) || !std::isfinite(range.high) || range.low < 0 ||
+        !(range.low <= range.high)) {
+      return absl::InvalidArgumentError(absl::StrCat(key, kLowSuffix, ", ", key, kHighSuffix,
+                                                     ": expected numbers, low <= high, got \"", low,
+                                                     "\", \"", high, "\""));
+    }
+    r.figures.spread.figures.push_back(std::move(range));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::string& origin) {
   absl::StatusOr<std::vector<std::vector<std::string>>> records = workload::ParseCsv(text);
-  if (!records.ok()) return absl::InvalidArgumentError(absl::StrCat(origin, ": ", records.status().message()));
+  if (!records.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": ", records.status().message()));
+  }
   if (records->empty()) return absl::InvalidArgumentError(absl::StrCat(origin, ": empty file"));
   const std::vector<std::string>& header = records->front();
   const std::vector<std::string>& fixed = FixedColumns();
@@ -228,27 +337,7 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
       header.begin());
   const size_t width = std::min(spread_at, end);  // index, axes and fixed columns
   SweepTable table;
-  if (spread_at < end) {
-    if ((end - spread_at) % 2 != 1 || end - spread_at < 3) {
-      return absl::InvalidArgumentError(absl::StrCat(origin, ": ", kSpreadFitsColumn,
-                                                     " must be followed by KEY", kLowSuffix, ",KEY",
-                                                     kHighSuffix, " pairs"));
-    }
-    for (size_t c = spread_at + 1; c < end; c += 2) {
-      const std::string& low = header[c];
-      const bool named_low = absl::EndsWith(low, kLowSuffix);
-      const std::string key =
-          named_low ? low.substr(0, low.size() - std::strlen(kLowSuffix)) : std::string();
-      if (!named_low || !IsFigureColumn(key) || header[c + 1] != absl::StrCat(key, kHighSuffix) ||
-          std::find(table.spread_figures.begin(), table.spread_figures.end(), key) !=
-              table.spread_figures.end()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(origin, ": spread columns must be KEY", kLowSuffix, ",KEY", kHighSuffix,
-                         " of a figure column, each once, got ", low, ",", header[c + 1]));
-      }
-      table.spread_figures.push_back(key);
-    }
-  }
+  if (spread_at < end) RETURN_IF_ERROR(ReadSpreadColumns(header, spread_at, end, origin, table));
   if (width < 1 + fixed.size() || header[0] != "index" ||
       !std::equal(fixed.begin(), fixed.end(),
                   header.begin() + static_cast<std::ptrdiff_t>(width - fixed.size()))) {
@@ -259,7 +348,8 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
   }
   table.origin = origin;
   const size_t num_axes = width - 1 - fixed.size();
-  table.axis_names.assign(header.begin() + 1, header.begin() + 1 + static_cast<std::ptrdiff_t>(num_axes));
+  table.axis_names.assign(header.begin() + 1,
+                          header.begin() + 1 + static_cast<std::ptrdiff_t>(num_axes));
   for (size_t line = 1; line < records->size(); ++line) {
     const std::vector<std::string>& f = (*records)[line];
     auto bad = [&](const std::string& why) {
@@ -269,71 +359,9 @@ absl::StatusOr<SweepTable> ParseSweepCsv(const std::string& text, const std::str
       return bad(absl::StrCat("expected ", header.size(), " fields, got ", f.size()));
     }
     PointResult r;
-    if (!absl::SimpleAtoi(f[0], &r.point.index) || r.point.index < 0) {
-      return bad(absl::StrCat("index: expected an integer >= 0, got \"", f[0], "\""));
-    }
-    size_t k = 1;
-    for (size_t a = 0; a < num_axes; ++a) r.point.values.push_back(f[k++]);
-    r.point.serve_command = f[k++];
-    r.point.bench_command = f[k++];
-    const std::string& status = f[k++];
-    if (status == "ok") {
-      r.status = PointStatus::kOk;
-    } else if (status == "refused") {
-      r.status = PointStatus::kRefused;
-    } else if (status == "error") {
-      r.status = PointStatus::kError;
-    } else {
-      return bad(absl::StrCat("status: expected ok, refused or error, got \"", status, "\""));
-    }
-    r.reason = f[k++];
-    for (const FigureColumn& c : FigureColumns()) {
-      const std::string& v = f[k++];
-      if (r.status != PointStatus::kOk) continue;
-      // A figure vllm bench serve reports is a count, a time or a rate:
-      // finite and >= 0 (it averages an empty list as 0), whatever edited it.
-      const bool parsed = c.integer ? absl::SimpleAtoi(v, &(r.figures.*(c.integer))) &&
-                                          r.figures.*(c.integer) >= 0
-                                    : absl::SimpleAtod(v, &(r.figures.*(c.real))) &&
-                                          std::isfinite(r.figures.*(c.real)) &&
-                                          r.figures.*(c.real) >= 0;
-      if (!parsed) {
-        return bad(absl::StrCat(c.name, ": expected a finite number >= 0, got \"", v, "\""));
-      }
-    }
-    const std::string& kinds = f[k++];
-    if (r.status == PointStatus::kOk && !kinds.empty()) {
-      const std::vector<std::string>& known = runner::ExtrapolationKinds();
-      for (absl::string_view kind : absl::StrSplit(kinds, kKindSeparator)) {
-        if (std::find(known.begin(), known.end(), kind) == known.end()) {
-          return bad(absl::StrCat(kExtrapolationsColumn, ": unknown kind \"", kind,
-                                  "\" (expected ", absl::StrJoin(known, ", "), ")"));
-        }
-        // The line is `servesim run`'s to print; the table keeps the kind.
-        r.figures.extrapolations.push_back({std::string(kind), ""});
-      }
-    }
-    if (!table.spread_figures.empty()) {
-      const std::string& fits = f[k++];
-      const bool has = r.status == PointStatus::kOk && !fits.empty();
-      if (has && (!absl::SimpleAtoi(fits, &r.figures.spread.fits) || r.figures.spread.fits < 1)) {
-        return bad(
-            absl::StrCat(kSpreadFitsColumn, ": expected an integer >= 1, got \"", fits, "\""));
-      }
-      for (const std::string& key : table.spread_figures) {
-        FigureSpread range{key};
-        const std::string& low = f[k++];
-        const std::string& high = f[k++];
-        if (!has) continue;
-        if (!absl::SimpleAtod(low, &range.low) || !absl::SimpleAtod(high, &range.high) ||
-            !std::isfinite(range.low) || !std::isfinite(range.high) || range.low < 0 ||
-            !(range.low <= range.high)) {
-          return bad(absl::StrCat(key, kLowSuffix, ", ", key, kHighSuffix,
-                                  ": expected numbers, low <= high, got \"", low, "\", \"", high,
-                                  "\""));
-        }
-        r.figures.spread.figures.push_back(std::move(range));
-      }
+    size_t k = 0;
+    if (absl::Status s = ParsePointFields(f, num_axes, table.spread_figures, k, r); !s.ok()) {
+      return bad(std::string(s.message()));
     }
     if (shard) {
       int64_t points = 0;
