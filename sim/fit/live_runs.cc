@@ -53,6 +53,95 @@ absl::Status CheckFigure(const std::string& key, double value) {
       absl::StrCat(key, ": expected a finite number >= 0, got ", FormatDecimal(value)));
 }
 
+// Where a results CSV keeps what ReadLiveRuns reads (-1: no such column).
+struct RunColumns {
+  int case_name = -1;
+  int env = -1;
+  int serve = -1;
+  int bench = -1;
+  int observed = -1;  // an expected failure's observation
+  int engine = -1;
+
+  bool Named(int c) const {
+    return c == case_name || c == env || c == serve || c == bench || c == engine;
+  }
+};
+
+// The serve command says which engine ran; an `engine` column that names
+// another of the three says the row is mixed up. Other spellings
+// ("TensorRT-LLM") are a label, not a contradiction.
+absl::Status CheckEngineColumn(const std::string& engine, const std::string& serve_command) {
+  if (std::find(std::begin(kEngines), std::end(kEngines), engine) == std::end(kEngines)) {
+    return absl::OkStatus();
+  }
+  // An unreadable or unknown serve command is the prediction's error.
+  absl::StatusOr<std::vector<std::string>> words = workload::SplitShellWords(serve_command);
+  const std::string serve_engine = words.ok() ? scenarios::ServeCommandEngine(*words, 0) : "";
+  if (!serve_engine.empty() && serve_engine != engine) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("engine: '", engine, "' but serve_command is a ", serve_engine, " command"));
+  }
+  return absl::OkStatus();
+}
+
+// The `env` column: KEY=VALUE assignments separated by spaces or semicolons.
+absl::Status ReadEnvColumn(const std::string& cell, LiveRun& run) {
+  for (absl::string_view kv : absl::StrSplit(cell, absl::ByAnyChar("; "), absl::SkipEmpty())) {
+    absl::StatusOr<std::pair<std::string, std::string>> pair =
+        scenarios::ParseEnvAssignment(std::string(kv));
+    // The parser's own reason, named by the column rather than the flag.
+    if (!pair.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("env: ", absl::StripPrefix(pair.status().message(), "--env: ")));
+    }
+    run.env.push_back(std::move(*pair));
+  }
+  return absl::OkStatus();
+}
+
+// Every other column of a result row: a figure vllm bench serve prints must
+// be a finite number >= 0 (an empty cell: not measured); any other column
+// (a date, a note) is the spreadsheet's business, kept where it is a number.
+absl::Status ReadMeasuredFigures(const std::vector<std::string>& header,
+                                 const std::vector<std::string>& row, const RunColumns& columns,
+                                 LiveRun& run) {
+  for (size_t c = 0; c < header.size(); ++c) {
+    if (columns.Named(static_cast<int>(c)) || row[c].empty()) continue;
+    double v = 0;
+    const bool number = ParseDecimal(row[c], &v);
+    if (!metrics::IsReportedFigure(header[c], /*saved_too=*/true)) {
+      if (number && std::isfinite(v) && v >= 0) run.measured[header[c]] = v;
+      continue;
+    }
+    if (!number) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(header[c], ": expected a finite number >= 0, got '", row[c], "'"));
+    }
+    RETURN_IF_ERROR(CheckFigure(header[c], v));
+    run.measured[header[c]] = v;
+  }
+  return absl::OkStatus();
+}
+
+// A row's commands, env and figures (or, for an expected failure, what was
+// observed) into `run`; an error says why, without the case.
+absl::Status ReadRunFields(const std::vector<std::string>& header,
+                           const std::vector<std::string>& row, const RunColumns& columns,
+                           LiveRun& run) {
+  run.serve_command = row[columns.serve];
+  if (columns.engine >= 0) {
+    RETURN_IF_ERROR(CheckEngineColumn(row[columns.engine], run.serve_command));
+  }
+  if (columns.env >= 0) RETURN_IF_ERROR(ReadEnvColumn(row[columns.env], run));
+  if (columns.observed >= 0) {
+    run.expected_failure = true;
+    run.observed_failure = row[columns.observed];
+    return absl::OkStatus();
+  }
+  run.bench_command = row[columns.bench];
+  return ReadMeasuredFigures(header, row, columns, run);
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
@@ -61,7 +150,8 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
   absl::StatusOr<std::vector<std::vector<std::string>>> rows =
       workload::ParseCsv(std::string(WithoutByteOrderMark(absl::string_view(text))));
   if (!rows.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("--runs: ", path, ": ", rows.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--runs: ", path, ": ", rows.status().message()));
   }
   if (rows->empty()) return absl::InvalidArgumentError(absl::StrCat("--runs: ", path, " is empty"));
   if (rows->size() == 1) {
@@ -79,14 +169,18 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
     auto it = std::find(header.begin(), header.end(), name);
     return it == header.end() ? -1 : static_cast<int>(it - header.begin());
   };
-  const int c_case = column("case"), c_env = column("env"), c_serve = column("serve_command"),
-            c_bench = column("bench_command"), c_observed = column("observed"),
-            c_engine = column("engine");
-  if (c_case < 0 || c_serve < 0) {
+  RunColumns columns;
+  columns.case_name = column("case");
+  columns.env = column("env");
+  columns.serve = column("serve_command");
+  columns.bench = column("bench_command");
+  columns.observed = column("observed");
+  columns.engine = column("engine");
+  if (columns.case_name < 0 || columns.serve < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("--runs: ", path, ": needs columns `case` and `serve_command`"));
   }
-  if (c_bench < 0 && c_observed < 0) {
+  if (columns.bench < 0 && columns.observed < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--runs: ", path, ": needs `bench_command` (results) or `observed` (failures)"));
   }
@@ -100,7 +194,7 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
                                                      header.size()));
     }
     LiveRun run;
-    run.name = row[c_case];
+    run.name = row[columns.case_name];
     run.source = path;
     if (absl::StripAsciiWhitespace(run.name).empty()) {
       return absl::InvalidArgumentError(
@@ -111,63 +205,9 @@ absl::StatusOr<std::vector<LiveRun>> ReadLiveRuns(const std::string& path) {
       return absl::InvalidArgumentError(absl::StrCat("--runs: ", path, ": case ", run.name,
                                                      " is in rows ", it->second, " and ", r + 1));
     }
-    auto bad = [&](absl::string_view why) {
+    if (absl::Status read = ReadRunFields(header, row, columns, run); !read.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--runs: ", path, ": case ", run.name, ": ", why));
-    };
-    run.serve_command = row[c_serve];
-    // The serve command says which engine ran; an `engine` column that names
-    // another of the three says the row is mixed up. Other spellings
-    // ("TensorRT-LLM") are a label, not a contradiction.
-    if (c_engine >= 0 &&
-        std::find(std::begin(kEngines), std::end(kEngines), row[c_engine]) != std::end(kEngines)) {
-      const std::string& engine = row[c_engine];
-      // An unreadable or unknown serve command is the prediction's error.
-      absl::StatusOr<std::vector<std::string>> words = workload::SplitShellWords(run.serve_command);
-      const std::string serve_engine = words.ok() ? scenarios::ServeCommandEngine(*words, 0) : "";
-      if (!serve_engine.empty() && serve_engine != engine) {
-        return bad(absl::StrCat("engine: '", engine, "' but serve_command is a ", serve_engine,
-                                " command"));
-      }
-    }
-    if (c_env >= 0) {
-      for (absl::string_view kv : absl::StrSplit(row[c_env], absl::ByAnyChar("; "), absl::SkipEmpty())) {
-        absl::StatusOr<std::pair<std::string, std::string>> pair =
-            scenarios::ParseEnvAssignment(std::string(kv));
-        // The parser's own reason, named by the column rather than the flag.
-        if (!pair.ok()) {
-          return bad(absl::StrCat("env: ", absl::StripPrefix(pair.status().message(), "--env: ")));
-        }
-        run.env.push_back(std::move(*pair));
-      }
-    }
-    if (c_observed >= 0) {
-      run.expected_failure = true;
-      run.observed_failure = row[c_observed];
-    } else {
-      run.bench_command = row[c_bench];
-      for (size_t c = 0; c < header.size(); ++c) {
-        const int ci = static_cast<int>(c);
-        if (ci == c_case || ci == c_env || ci == c_serve || ci == c_bench || ci == c_engine) {
-          continue;
-        }
-        // An empty cell: not measured, left out of the comparison.
-        if (row[c].empty()) continue;
-        double v = 0;
-        const bool number = ParseDecimal(row[c], &v);
-        // A column vllm bench serve does not print (a date, a note) is the
-        // spreadsheet's business; a figure it prints must be one.
-        if (!metrics::IsReportedFigure(header[c], /*saved_too=*/true)) {
-          if (number && std::isfinite(v) && v >= 0) run.measured[header[c]] = v;
-          continue;
-        }
-        if (!number) {
-          return bad(absl::StrCat(header[c], ": expected a finite number >= 0, got '", row[c],
-                                  "'"));
-        }
-        if (absl::Status s = CheckFigure(header[c], v); !s.ok()) return bad(s.message());
-        run.measured[header[c]] = v;
-      }
+          absl::StrCat("--runs: ", path, ": case ", run.name, ": ", read.message()));
     }
     runs.push_back(std::move(run));
   }
