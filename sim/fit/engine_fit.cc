@@ -215,17 +215,14 @@ absl::StatusOr<FitResiduals> ResidualsAt(const runner::PredictionContext& contex
   return out;
 }
 
-absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContext& context,
-                                                  const std::vector<LiveRun>& runs,
-                                                  scenarios::EngineKind engine,
-                                                  const EngineFitOptions& options) {
-  if (runs.empty()) return absl::InvalidArgumentError("no runs to fit");
-  // A non-finite figure would make every loss NaN or infinite, and no start
-  // would ever be better than another.
+namespace {
+
+// A run the fit could not use: one with none of the engine's fitted figures
+// adds nothing to the loss (alone, the fit would return its starting
+// values), and a non-finite figure would make every loss NaN or infinite.
+absl::Status CheckRunsCanBeFitted(const std::vector<LiveRun>& runs, scenarios::EngineKind engine) {
   const std::vector<std::string>& figures = FittedMetrics(engine);
   for (const LiveRun& r : runs) {
-    // A run with none of this engine's fitted figures adds nothing to the
-    // loss: alone, the fit would return its starting values.
     if (std::none_of(figures.begin(), figures.end(),
                      [&](const std::string& key) { return r.measured.count(key) > 0; })) {
       return absl::InvalidArgumentError(
@@ -240,36 +237,101 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
       }
     }
   }
-  std::vector<ParamSpec> specs = BaseParams();
-  // One factor per non-default kernel backend the runs exercise.
-  std::map<std::string, std::pair<double, double>> backends;  // name -> the factor's bounds
-  std::map<std::string, std::vector<LiveRun>> users;
+  return absl::OkStatus();
+}
+
+// The non-default kernel backends the runs exercise: one factor each, fitted
+// where it moves its runs' predictions.
+struct BackendFactors {
+  std::vector<ParamSpec> fitted;
+  std::vector<std::string> not_fitted;
+  std::map<std::string, std::vector<LiveRun>> users;  // the runs of each backend
+};
+
+absl::StatusOr<BackendFactors> FindBackendFactors(const runner::PredictionContext& context,
+                                                  scenarios::EngineKind engine,
+                                                  const std::vector<LiveRun>& runs) {
+  BackendFactors out;
+  std::map<std::string, std::pair<double, double>> bounds;  // name -> the factor's bounds
   for (const LiveRun& r : runs) {
-    ASSIGN_OR_RETURN(scenarios::EngineConfig c,
-                     scenarios::ParseServeCommand(r.serve_command, r.env, ModelServeContext(context)));
+    ASSIGN_OR_RETURN(
+        scenarios::EngineConfig c,
+        scenarios::ParseServeCommand(r.serve_command, r.env, ModelServeContext(context)));
     // The layout, for the paths it selects; the costs do not matter here.
     ASSIGN_OR_RETURN(runner::EngineSetup setup,
                      runner::PrepareEngine(c, context.spec, scenarios::EngineParams{}));
     for (const runner::BackendChoice& b : runner::NonDefaultBackends(c, setup.layout)) {
-      backends[b.name] = {b.min_time_scale, b.max_time_scale};
-      users[b.name].push_back(r);
+      bounds[b.name] = {b.min_time_scale, b.max_time_scale};
+      out.users[b.name].push_back(r);
     }
   }
   // A factor that moves none of its runs' predictions between its bounds
   // cannot be fitted: the optimizer would leave it wherever its path
   // wandered, and it would then scale predictions the runs say nothing
   // about (SGLang's prefill backends: ShareGPT prompts take dense MHA).
-  std::vector<std::string> not_fitted;
-  for (const auto& [name, bounds] : backends) {
-    const auto [lower, upper] = bounds;
+  for (const auto& [name, range] : bounds) {
+    const auto [lower, upper] = range;
     ASSIGN_OR_RETURN(bool moves,
-                     FactorMovesPredictions(context, engine, users[name], name, lower, upper));
+                     FactorMovesPredictions(context, engine, out.users[name], name, lower, upper));
     if (moves) {
-      specs.push_back({name, 1.0, lower, upper});
+      out.fitted.push_back({name, 1.0, lower, upper});
     } else {
-      not_fitted.push_back(name);
+      out.not_fitted.push_back(name);
     }
   }
+  return out;
+}
+
+// Eight local searches share the evaluation budget; the best end point
+// wins. One alone stalls in poor local minima of this piecewise objective,
+// and where a search starts decides which minimum it finds (differing
+// little in loss, much in how the host work splits). Four start at fixed
+// points: the host costs at nominal, x0.1 and x10, and cheap host work with
+// a slow prefill path, the other way to explain a long admission than a
+// slow API server. Four start at the lowest points of a screen, a Halton
+// sample of the host costs and prefill factor over their screen box.
+MultiStartSearch SearchFrom(const std::vector<ParamSpec>& specs, const std::vector<double>& start,
+                            const EngineFitOptions& options) {
+  struct Start {
+    double host_factor, prefill_time_scale;
+  };
+  constexpr Start kFixedStarts[] = {{1, 1}, {0.1, 1}, {10, 1}, {0.1, 4}};
+  constexpr int kScreenDivisor = 32;  // the screen takes a 32nd of the budget
+  MultiStartSearch search;
+  for (const Start& s : kFixedStarts) {
+    std::vector<double> from = start;
+    for (size_t i = 0; i < kPrefillTimeScale; ++i) from[i] += std::log(s.host_factor);
+    from[kPrefillTimeScale] = std::log(s.prefill_time_scale);
+    search.fixed_starts.push_back(std::move(from));
+  }
+  search.screen_base = start;  // backend factors at 1
+  for (size_t i = 0; i < kNumBaseParams; ++i) {
+    search.screen_lower.push_back(std::log(specs[i].screen_lower));
+    search.screen_upper.push_back(std::log(specs[i].screen_upper));
+  }
+  search.screen_points = options.max_evaluations / kScreenDivisor;
+  search.screened_starts = 4;
+  search.polished_ends = 3;
+  search.evaluations_per_search =
+      options.max_evaluations /
+      static_cast<int>(search.fixed_starts.size() + search.screened_starts + search.polished_ends);
+  search.max_polishes = 4;
+  search.tolerance = 1e-4;  // of the robust loss, ~0.1 % of its value
+  search.threads = options.threads;
+  return search;
+}
+
+}  // namespace
+
+absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContext& context,
+                                                  const std::vector<LiveRun>& runs,
+                                                  scenarios::EngineKind engine,
+                                                  const EngineFitOptions& options) {
+  if (runs.empty()) return absl::InvalidArgumentError("no runs to fit");
+  RETURN_IF_ERROR(CheckRunsCanBeFitted(runs, engine));
+  std::vector<ParamSpec> specs = BaseParams();
+  ASSIGN_OR_RETURN(BackendFactors backends, FindBackendFactors(context, engine, runs));
+  specs.insert(specs.end(), backends.fitted.begin(), backends.fitted.end());
 
   auto to_params = [&](const std::vector<double>& theta) {
     std::vector<double> values;
@@ -298,41 +360,8 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
     lower.push_back(std::log(s.lower));
     upper.push_back(std::log(s.upper));
   }
-  // Eight local searches share the evaluation budget; the best end point
-  // wins. One alone stalls in poor local minima of this piecewise objective,
-  // and where a search starts decides which minimum it finds (differing
-  // little in loss, much in how the host work splits). Four start at fixed
-  // points: the host costs at nominal, x0.1 and x10, and cheap host work
-  // with a slow prefill path, the other way to explain a long admission than
-  // a slow API server. Four start at the lowest points of a screen, a Halton
-  // sample of the host costs and prefill factor over their screen box.
-  struct Start {
-    double host_factor, prefill_time_scale;
-  };
-  constexpr Start kFixedStarts[] = {{1, 1}, {0.1, 1}, {10, 1}, {0.1, 4}};
-  constexpr int kScreenDivisor = 32;  // the screen takes a 32nd of the budget
-  MultiStartSearch search;
-  for (const Start& s : kFixedStarts) {
-    std::vector<double> from = start;
-    for (size_t i = 0; i < kPrefillTimeScale; ++i) from[i] += std::log(s.host_factor);
-    from[kPrefillTimeScale] = std::log(s.prefill_time_scale);
-    search.fixed_starts.push_back(std::move(from));
-  }
-  search.screen_base = start;  // backend factors at 1
-  for (size_t i = 0; i < kNumBaseParams; ++i) {
-    search.screen_lower.push_back(std::log(specs[i].screen_lower));
-    search.screen_upper.push_back(std::log(specs[i].screen_upper));
-  }
-  search.screen_points = options.max_evaluations / kScreenDivisor;
-  search.screened_starts = 4;
-  search.polished_ends = 3;
-  search.evaluations_per_search =
-      options.max_evaluations /
-      static_cast<int>(search.fixed_starts.size() + search.screened_starts + search.polished_ends);
-  search.max_polishes = 4;
-  search.tolerance = 1e-4;  // of the robust loss, ~0.1 % of its value
-  search.threads = options.threads;
-  NelderMeadResult best = MinimizeFromManyStarts(objective, search, step, lower, upper);
+  NelderMeadResult best =
+      MinimizeFromManyStarts(objective, SearchFrom(specs, start, options), step, lower, upper);
   // A backend factor moves only the runs that use the backend, and often
   // not at all near its start (a step bound by host work hides a slower
   // kernel until it exceeds the host time), a plateau where the simplex
@@ -343,13 +372,13 @@ absl::StatusOr<scenarios::EngineParams> FitEngine(const runner::PredictionContex
     best.x[i] = ScanForMinimum(
         [&](double value) {
           x[i] = value;
-          return loss_on(x, users[specs[i].name]);
+          return loss_on(x, backends.users[specs[i].name]);
         },
         best.x[i], lower[i], upper[i], /*points=*/25);
   }
   if (!failure.ok()) return failure;
   scenarios::EngineParams params = to_params(best.x);
-  for (const std::string& name : not_fitted) params.add_not_fitted(name);
+  for (const std::string& name : backends.not_fitted) params.add_not_fitted(name);
   for (const LiveRun& r : runs) params.add_fitted_on(r.name);
   ASSIGN_OR_RETURN(const FitResiduals at_best, ResidualsAt(context, runs, to_params(best.x)));
   params.set_rms_log_error(at_best.count ? std::sqrt(at_best.squared_sum / at_best.count) : 0);
