@@ -266,6 +266,7 @@ class Builder {
   void LatentAttentionKernels(const AttentionWork& w, int layers);
   void DenseFfnLayers(int64_t tokens, int64_t tokens_global, int layers);
   void MoeLayers(int64_t tokens, int64_t tokens_global, int layers);
+  void RoutedExperts(int64_t tokens, int64_t moe_tokens, int layers);
   void Head(const AttentionWork& w, int64_t tokens);
 
  private:
@@ -478,6 +479,63 @@ void Builder::DenseFfnLayers(int64_t tokens, int64_t tokens_global,
   }
 }
 
+// Routed experts: moe_tokens * top-k pairs spread evenly over the EP ranks
+// (the busiest EP rank at a handful of tokens reads more: group-limited
+// routing puts a token's 8 experts on 4 ranks [U]); MoE TP splits each
+// expert's width instead. `tokens` are this rank's own, `moe_tokens` those
+// its experts see.
+void Builder::RoutedExperts(int64_t tokens, int64_t moe_tokens, int layers) {
+  const MoeSpec& m = spec_.moe();
+  const int64_t h = spec_.hidden_size();
+  const int64_t e = m.num_routed_experts();
+  const int64_t topk = m.experts_per_token();
+  const OpPhase ph = OpPhase::kMoe;
+  const int64_t local_experts = e / l_.moe_ep;
+  const int64_t w = m.expert_intermediate_size() / l_.moe_tp;
+  const int64_t pairs = moe_tokens * topk / l_.moe_ep;
+  if (pairs > 0) {
+    const bool fp8 = o_.fp8_gemms;
+    const std::string_view kind = fp8 ? "grouped_gemm_fp8" : "grouped_gemm_bf16";
+    const int64_t wbytes = fp8 ? 1 : kBf16Bytes;
+    // Weights read: the experts the batch's pairs touch under random routing
+    // (or, for a step's baseline, the whole step's pairs).
+    const int64_t routed = std::max(pairs, o_.moe_routing_tokens * topk / l_.moe_ep);
+    const double touched =
+        ExpectedExpertsTouched(static_cast<double>(routed), static_cast<double>(local_experts));
+    // DeepEP dispatches FP8: the rank quantizes its own tokens before
+    // sending; otherwise the tokens the experts see are quantized here.
+    const bool all_to_all = l_.moe_comm == ParallelLayout::MoeComm::kAllToAll;
+    if (fp8) {
+      ActivationQuant("experts_gate_up", all_to_all ? tokens : moe_tokens, h, ph, layers);
+    }
+    Op& up = Add("experts_gate_up", kind, {{"experts", local_experts}, {"k", h}, {"n", 2 * w}},
+                 static_cast<double>(pairs), 2.0 * pairs * 2 * w * h,
+                 touched * 2 * w * h * wbytes +
+                     static_cast<double>(pairs) * (h * wbytes + 2 * w * kBf16Bytes),
+                 ph, layers);
+    up.fp8_math = fp8;
+    up.routed_pairs = static_cast<double>(routed);
+    SiluMul("experts_silu_mul", w, pairs, ph, layers);
+    if (fp8) ActivationQuant("experts_down", pairs, w, ph, layers);
+    Op& down =
+        Add("experts_down", kind, {{"experts", local_experts}, {"k", w}, {"n", h}},
+            static_cast<double>(pairs), 2.0 * pairs * w * h,
+            touched * w * h * wbytes + static_cast<double>(pairs) * (w * wbytes + h * kBf16Bytes),
+            ph, layers);
+    down.fp8_math = fp8;
+    down.routed_pairs = static_cast<double>(routed);
+    // Each token's top-k expert outputs come back as separate rows and are
+    // summed with the router weights (vLLM moe_sum / unpermute-and-reduce,
+    // SGLang's and TensorRT-LLM's finalize); DeepEP's combine does the sum
+    // itself.
+    if (!all_to_all) {
+      StreamingPass("experts_topk_reduce", "moe_topk_reduce",
+                    static_cast<double>(pairs) * h * kBf16Bytes,
+                    static_cast<double>(moe_tokens) * h * kBf16Bytes, ph, layers);
+    }
+  }
+}
+
 void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
   if (layers <= 0) return;
   const MoeSpec& m = spec_.moe();
@@ -540,58 +598,7 @@ void Builder::MoeLayers(int64_t tokens, int64_t tokens_global, int layers) {
     SiluMul("shared_silu_mul", ws, ts, ph, layers);
     Gemm("shared_down_proj", h, ws, ts, true, ph, layers);
   }
-  // Routed experts: moe_tokens * top-k pairs spread evenly over the EP
-  // ranks (the busiest EP rank at a handful of tokens reads more: group-
-  // limited routing puts a token's 8 experts on 4 ranks [U]); MoE TP splits
-  // each expert's width instead.
-  const int64_t local_experts = e / l_.moe_ep;
-  const int64_t w = m.expert_intermediate_size() / l_.moe_tp;
-  const int64_t pairs = moe_tokens * topk / l_.moe_ep;
-  if (pairs > 0) {
-    const bool fp8 = o_.fp8_gemms;
-    const std::string_view kind = fp8 ? "grouped_gemm_fp8" : "grouped_gemm_bf16";
-    const int64_t wbytes = fp8 ? 1 : kBf16Bytes;
-    // Weights read: the experts the batch's pairs touch under random routing
-    // (or, for a step's baseline, the whole step's pairs).
-    const int64_t routed = std::max(pairs, o_.moe_routing_tokens * topk / l_.moe_ep);
-    const double touched = ExpectedExpertsTouched(static_cast<double>(routed),
-                                                  static_cast<double>(local_experts));
-    // DeepEP dispatches FP8: the rank quantizes its own tokens before
-    // sending; otherwise the tokens the experts see are quantized here.
-    const bool all_to_all = l_.moe_comm == ParallelLayout::MoeComm::kAllToAll;
-    if (fp8) {
-      ActivationQuant("experts_gate_up", all_to_all ? tokens : moe_tokens, h, ph,
-                      layers);
-    }
-    Op& up =
-        Add("experts_gate_up", kind,
-            {{"experts", local_experts}, {"k", h}, {"n", 2 * w}},
-            static_cast<double>(pairs), 2.0 * pairs * 2 * w * h,
-            touched * 2 * w * h * wbytes +
-                static_cast<double>(pairs) * (h * wbytes + 2 * w * kBf16Bytes),
-            ph, layers);
-    up.fp8_math = fp8;
-    up.routed_pairs = static_cast<double>(routed);
-    SiluMul("experts_silu_mul", w, pairs, ph, layers);
-    if (fp8) ActivationQuant("experts_down", pairs, w, ph, layers);
-    Op& down = Add("experts_down", kind,
-                   {{"experts", local_experts}, {"k", w}, {"n", h}},
-                   static_cast<double>(pairs), 2.0 * pairs * w * h,
-                   touched * w * h * wbytes + static_cast<double>(pairs) *
-                                                  (w * wbytes + h * kBf16Bytes),
-                   ph, layers);
-    down.fp8_math = fp8;
-    down.routed_pairs = static_cast<double>(routed);
-    // Each token's top-k expert outputs come back as separate rows and are
-    // summed with the router weights (vLLM moe_sum / unpermute-and-reduce,
-    // SGLang's and TensorRT-LLM's finalize); DeepEP's combine does the sum
-    // itself.
-    if (!all_to_all) {
-      StreamingPass("experts_topk_reduce", "moe_topk_reduce",
-                    static_cast<double>(pairs) * h * kBf16Bytes,
-                    static_cast<double>(moe_tokens) * h * kBf16Bytes, ph, layers);
-    }
-  }
+  RoutedExperts(tokens, moe_tokens, layers);
   switch (l_.moe_comm) {
     case ParallelLayout::MoeComm::kAllReduce:
       Collective("moe_all_reduce", "all_reduce", l_.attn_tp,
