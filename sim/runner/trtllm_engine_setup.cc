@@ -1,6 +1,8 @@
 // TensorRT-LLM 1.2.0rc5 (PyTorch backend) on DeepSeek-V3.2: layout, KV pool,
 // in-flight batching scheduler and kernels (engine-defaults.md §C3).
 #include <algorithm>
+#include <functional>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -8,6 +10,49 @@
 #include "sim/runner/engine_setup.h"
 
 namespace servesim::runner {
+
+namespace {
+
+// _deduce_max_tokens (executor/base_worker.py) shortens a max_tokens past
+// max_seq_len - prompt to that, with a warning, rather than refusing the
+// request as vLLM and SGLang do; only a prompt that leaves no room fails.
+std::function<int64_t(const serving::ClientRequest&)> TrtllmOutputCap(int64_t max_seq_len) {
+  return [max_seq_len](const serving::ClientRequest& r) {
+    return std::min(r.max_completion(), max_seq_len - r.prompt_tokens);
+  };
+}
+
+// The requests TensorRT-LLM turns away, with its message ("" for none).
+std::function<std::string(const serving::ClientRequest&)> TrtllmRejectReason(
+    const scenarios::EngineConfig& config, int64_t pool_tokens, bool no_evict) {
+  const int64_t max_seq_len = config.max_model_len();
+  const int64_t max_num_tokens = config.max_num_batched_tokens();
+  const bool chunked = config.chunked_prefill();
+  const int64_t drafts = config.num_speculative_tokens();
+  const auto output_cap = TrtllmOutputCap(max_seq_len);
+  return [=](const serving::ClientRequest& r) {
+    if (r.prompt_tokens >= max_seq_len) {
+      // [U: the error TRT-LLM raises after its warning was not read.]
+      return absl::StrCat(
+          "prompt length (", r.prompt_tokens, ") leaves no room under max_seq_len (", max_seq_len,
+          "): `default_max_tokens` (", max_seq_len - r.prompt_tokens, ") should be greater than 0");
+    }
+    if (!chunked && r.prompt_tokens > max_num_tokens) {
+      // llm.py _check_arguments: without chunked context a prompt must fit
+      // one step.
+      return absl::StrCat("The sum of prompt length (", r.prompt_tokens,
+                          ") should not exceed max_num_tokens (", max_num_tokens, ")");
+    }
+    if (no_evict && r.prompt_tokens + output_cap(r) + drafts > pool_tokens) {
+      // Its reservation could never be granted [U: TRT-LLM would hang].
+      return absl::StrCat("The request (", r.prompt_tokens + output_cap(r),
+                          " tokens) is larger than the KV cache (", pool_tokens, " tokens).");
+    }
+    return std::string();
+  };
+}
+
+}  // namespace
 
 absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
                                         const models::ModelSpec& spec) {
@@ -61,41 +106,12 @@ absl::StatusOr<EngineSetup> SetupTrtllm(const scenarios::EngineConfig& config,
   };
   // Request validation. No engine rule found explains the live runs' 16
   // failed requests of 1000 (docs/engines.md): none is modelled for them.
-  const int64_t max_seq_len = config.max_model_len();
-  const int64_t max_num_tokens = config.max_num_batched_tokens();
-  const bool chunked = config.chunked_prefill();
-  const bool no_evict = sched.policy == engine::TrtllmCapacityPolicy::kGuaranteedNoEvict;
-  const int64_t drafts = config.num_speculative_tokens();
-  // _deduce_max_tokens (executor/base_worker.py) shortens a max_tokens past
-  // max_seq_len - prompt to that, with a warning, rather than refusing the
-  // request as vLLM and SGLang do; only a prompt that leaves no room fails.
-  const auto output_cap = [max_seq_len](const serving::ClientRequest& r) {
-    return std::min(r.max_completion(), max_seq_len - r.prompt_tokens);
-  };
-  s.topology.output_cap = output_cap;
+  s.topology.output_cap = TrtllmOutputCap(config.max_model_len());
   s.topology.output_cap_rule =
       "asked for more output than max_seq_len leaves after the prompt and get "
       "max_seq_len - prompt (TensorRT-LLM's _deduce_max_tokens)";
-  s.topology.reject_reason = [=](const serving::ClientRequest& r) {
-    if (r.prompt_tokens >= max_seq_len) {
-      // [U: the error TRT-LLM raises after its warning was not read.]
-      return absl::StrCat(
-          "prompt length (", r.prompt_tokens, ") leaves no room under max_seq_len (", max_seq_len,
-          "): `default_max_tokens` (", max_seq_len - r.prompt_tokens, ") should be greater than 0");
-    }
-    if (!chunked && r.prompt_tokens > max_num_tokens) {
-      // llm.py _check_arguments: without chunked context a prompt must fit
-      // one step.
-      return absl::StrCat("The sum of prompt length (", r.prompt_tokens,
-                          ") should not exceed max_num_tokens (", max_num_tokens, ")");
-    }
-    if (no_evict && r.prompt_tokens + output_cap(r) + drafts > pool_tokens) {
-      // Its reservation could never be granted [U: TRT-LLM would hang].
-      return absl::StrCat("The request (", r.prompt_tokens + output_cap(r),
-                          " tokens) is larger than the KV cache (", pool_tokens, " tokens).");
-    }
-    return std::string();
-  };
+  s.topology.reject_reason = TrtllmRejectReason(
+      config, pool_tokens, sched.policy == engine::TrtllmCapacityPolicy::kGuaranteedNoEvict);
 
   cost::StepPredictorConfig& p = s.predictor;
   p.graph.kv_dtype = kv_dtype;
