@@ -9,6 +9,40 @@
 
 namespace servesim::runner {
 
+namespace {
+
+// How vLLM samples the requests: whether its sampler sorts each row's
+// vocabulary, and the header's words for it.
+struct VllmSampler {
+  bool sorts_vocab = false;
+  std::string description;
+};
+
+// A request's top_p is its own, else the generation config's (DeepSeek's
+// asks for 0.95) under --generation-config auto. vLLM's PyTorch sampler then
+// sorts each row's ~129k logits (the `sampling_top_p` table: 17 ms for 1024
+// rows on the H200); greedy requests take the argmax and no top-p at all.
+VllmSampler VllmSamplerOf(const scenarios::EngineConfig& config, const models::ModelSpec& spec) {
+  const bool from_request = config.has_request_top_p();
+  const double top_p = from_request                         ? config.request_top_p()
+                       : config.applies_generation_config() ? spec.generation_top_p()
+                                                            : 0.0;
+  const bool nucleus = !config.greedy_requests() && top_p > 0 && top_p < 1;
+  VllmSampler sampler;
+  sampler.sorts_vocab = nucleus && config.sampler_sorts_vocab();
+  sampler.description = "no top-p (no sort)";
+  if (config.greedy_requests()) {
+    sampler.description = "greedy (argmax, no top-p)";
+  } else if (nucleus) {
+    sampler.description = absl::StrCat(
+        "top_p ", top_p, from_request ? " from the requests" : " from generation_config",
+        sampler.sorts_vocab ? ", PyTorch sort over the vocabulary" : ", FlashInfer (no sort)");
+  }
+  return sampler;
+}
+
+}  // namespace
+
 absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
                                       const models::ModelSpec& spec) {
   EngineSetup s;
@@ -85,17 +119,8 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   // past each row's context (DeepGEMM's indexer kernels run whatever
   // VLLM_USE_DEEP_GEMM says: it switches the GEMMs).
   p.graph.decode_logits_width = max_model_len;
-  // A request's top_p is its own, else the generation config's (DeepSeek's
-  // asks for 0.95) under --generation-config auto. vLLM's PyTorch sampler
-  // then sorts each row's ~129k logits (the `sampling_top_p` table: 17 ms
-  // for 1024 rows on the H200); greedy requests take the argmax and no
-  // top-p at all.
-  const bool from_request = config.has_request_top_p();
-  const double top_p = from_request                         ? config.request_top_p()
-                       : config.applies_generation_config() ? spec.generation_top_p()
-                                                            : 0.0;
-  const bool nucleus = !config.greedy_requests() && top_p > 0 && top_p < 1;
-  p.graph.sampler_sorts_vocab = nucleus && config.sampler_sorts_vocab();
+  const VllmSampler sampler = VllmSamplerOf(config, spec);
+  p.graph.sampler_sorts_vocab = sampler.sorts_vocab;
   p.graphs_cover_mixed_batches = true;  // FULL_AND_PIECEWISE
   p.graph.short_chunks_run_as_decodes = true;
   p.graph_sizes_count_tokens = true;    // cudagraph_capture_sizes are token counts
@@ -105,15 +130,6 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
   // enforce_eager) and gather their own.
   p.pad_moe_tokens_to_max_rank = !config.cuda_graph_sizes().empty();
 
-  std::string sampler = "no top-p (no sort)";
-  if (config.greedy_requests()) {
-    sampler = "greedy (argmax, no top-p)";
-  } else if (nucleus) {
-    sampler = absl::StrCat("top_p ", top_p,
-                           from_request ? " from the requests" : " from generation_config",
-                           p.graph.sampler_sorts_vocab ? ", PyTorch sort over the vocabulary"
-                                                       : ", FlashInfer (no sort)");
-  }
   s.notes.push_back(absl::StrCat(
       "attention: ",
       DescribeAttention(
@@ -122,14 +138,13 @@ absl::StatusOr<EngineSetup> SetupVllm(const scenarios::EngineConfig& config,
                              " kernel, heads padded to 64, the whole top-k per row; decode "
                              "indexer logits ",
                              max_model_len, " wide per row, filled with -inf past its context)")),
-      "; GEMMs: ",
-      DescribeGemms(config.deep_gemm(), "CUTLASS FP8 (VLLM_USE_DEEP_GEMM=0)"),
+      "; GEMMs: ", DescribeGemms(config.deep_gemm(), "CUTLASS FP8 (VLLM_USE_DEEP_GEMM=0)"),
       "; CUDA graphs ",
       config.cuda_graph_sizes().empty()
           ? std::string("off")
           : absl::StrCat("up to ", config.cuda_graph_max_bs(), " tokens"),
-      "; async scheduling ",
-      config.overlap_schedule() ? "on" : "off", "; sampler: ", sampler));
+      "; async scheduling ", config.overlap_schedule() ? "on" : "off",
+      "; sampler: ", sampler.description));
   return s;
 }
 
