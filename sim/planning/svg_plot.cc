@@ -128,32 +128,16 @@ std::string Marker(double x, double y, const char* color, bool emphasize) {
       Num(x), Num(y), emphasize ? "5" : "3.5", emphasize ? color : "white", color);
 }
 
-std::string RenderPanel(const PlotPanel& panel, int left, int top, int width, int height) {
+// The plot area's corners, in pixels.
+struct PlotBox {
+  double x0, x1, y0, y1;
+};
+
+// The panel's title, grid, ticks, frame and axis labels.
+std::string RenderAxes(const PlotPanel& panel, const Scale& sx, const Scale& sy, const PlotBox& box,
+                       int left, int top) {
+  const double px_x0 = box.x0, px_x1 = box.x1, px_y0 = box.y0, px_y1 = box.y1;
   std::string out;
-  const double px_x0 = left + kLeftPx;
-  const double px_x1 = left + width - kLegendPx - kRightGapPx;
-  const double px_y0 = top + kTopPx;
-  const double px_y1 = top + height - kBottomPx;
-
-  std::vector<double> xs, ys;
-  for (const PlotSeries& s : panel.series) {
-    for (const PlotPoint& p : s.points) {
-      if (!Usable(p.x, panel.log_x) || !Usable(p.y, panel.log_y)) continue;
-      xs.push_back(p.x);
-      ys.push_back(p.y);
-      if (p.has_range && Usable(p.y_low, panel.log_y) && Usable(p.y_high, panel.log_y)) {
-        ys.push_back(p.y_low);
-        ys.push_back(p.y_high);
-      }
-    }
-  }
-  Scale sx = MakeScale(xs, panel.log_x, panel.x_categories);
-  sx.px_lo = px_x0;
-  sx.px_hi = px_x1;
-  Scale sy = MakeScale(ys, panel.log_y, {});
-  sy.px_lo = px_y1;  // y grows upwards
-  sy.px_hi = px_y0;
-
   absl::StrAppend(&out, absl::StrFormat(
                             "<text x=\"%s\" y=\"%d\" font-size=\"15\" font-weight=\"bold\" "
                             "text-anchor=\"middle\">%s</text>\n",
@@ -202,6 +186,12 @@ std::string RenderPanel(const PlotPanel& panel, int left, int top, int width, in
                                           Escape(panel.note)));
   }
 
+  return out;
+}
+
+// Each series' line, range whiskers, markers and labels.
+std::string RenderSeries(const PlotPanel& panel, const Scale& sx, const Scale& sy) {
+  std::string out;
   // Series: plain ones first, emphasized ones on top.
   for (int pass = 0; pass < 2; ++pass) {
     for (size_t i = 0; i < panel.series.size(); ++i) {
@@ -245,7 +235,13 @@ std::string RenderPanel(const PlotPanel& panel, int left, int top, int width, in
     }
   }
 
-  // Legend, right of the plot area.
+  return out;
+}
+
+// The legend, right of the plot area.
+std::string RenderLegend(const PlotPanel& panel, const PlotBox& box) {
+  const double px_x1 = box.x1, px_y0 = box.y0;
+  std::string out;
   double ly = px_y0 + 4;
   const double lx = px_x1 + 16;
   if (!panel.legend_title.empty()) {
@@ -273,6 +269,36 @@ std::string RenderPanel(const PlotPanel& panel, int left, int top, int width, in
     ly += 4;
   }
   return out;
+}
+
+std::string RenderPanel(const PlotPanel& panel, int left, int top, int width, int height) {
+  const double px_x0 = left + kLeftPx;
+  const double px_x1 = left + width - kLegendPx - kRightGapPx;
+  const double px_y0 = top + kTopPx;
+  const double px_y1 = top + height - kBottomPx;
+
+  std::vector<double> xs, ys;
+  for (const PlotSeries& s : panel.series) {
+    for (const PlotPoint& p : s.points) {
+      if (!Usable(p.x, panel.log_x) || !Usable(p.y, panel.log_y)) continue;
+      xs.push_back(p.x);
+      ys.push_back(p.y);
+      if (p.has_range && Usable(p.y_low, panel.log_y) && Usable(p.y_high, panel.log_y)) {
+        ys.push_back(p.y_low);
+        ys.push_back(p.y_high);
+      }
+    }
+  }
+  Scale sx = MakeScale(xs, panel.log_x, panel.x_categories);
+  sx.px_lo = px_x0;
+  sx.px_hi = px_x1;
+  Scale sy = MakeScale(ys, panel.log_y, {});
+  sy.px_lo = px_y1;  // y grows upwards
+  sy.px_hi = px_y0;
+
+  const PlotBox box{px_x0, px_x1, px_y0, px_y1};
+  return absl::StrCat(RenderAxes(panel, sx, sy, box, left, top), RenderSeries(panel, sx, sy),
+                      RenderLegend(panel, box));
 }
 
 }  // namespace
