@@ -314,12 +314,12 @@ absl::Status CheckLlmApiOptionKeys(const std::string& path,
 }
 
 // speculative_config: MTP only, its draft layers (1 when unset).
-absl::Status ReadSpeculativeConfig(const std::string& path, const YamlReader& y, TrtllmLlmArgs& a) {
+absl::Status ReadSpeculativeConfig(const YamlReader& y, TrtllmLlmArgs& a) {
   const auto& doc = y.doc;
   if (!doc.count("speculative_config.decoding_type")) {
     if (doc.count("speculative_config.num_nextn_predict_layers")) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--serve: ", path, ": speculative_config needs decoding_type: MTP"));
+          absl::StrCat("--serve: ", y.file, ": speculative_config needs decoding_type: MTP"));
     }
     return absl::OkStatus();
   }
@@ -414,7 +414,7 @@ absl::Status ApplyLlmApiOptions(const std::string& path, TrtllmLlmArgs& a) {
           " is not modelled (GUARANTEED_NO_EVICT, MAX_UTILIZATION)"));
     }
   }
-  return ReadSpeculativeConfig(path, y, a);
+  return ReadSpeculativeConfig(y, a);
 }
 
 absl::Status ValidateLlmArgs(const TrtllmLlmArgs& a, const ServeContext& context) {
