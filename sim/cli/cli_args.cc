@@ -38,6 +38,21 @@ absl::Status CheckValue(const std::string& flag, const std::string& value) {
   return absl::OkStatus();
 }
 
+// A valued flag followed by another of the command's own flags lost its
+// value: `--result-json --spread` would write a file named --spread and run
+// without the spread. (A file of that name is still `./--spread`.)
+absl::Status CheckNotAFlag(const std::string& flag, const std::string& value,
+                           const std::set<std::string>& valued,
+                           const std::set<std::string>& switches,
+                           const std::set<std::string>& repeatable = {}) {
+  if (value == "--env" || valued.count(value) || switches.count(value) ||
+      repeatable.count(value)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": needs a value, got the flag ", value));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<CliArgs> ParseCliArgs(int argc, char** argv, const std::string& command,
@@ -58,6 +73,7 @@ absl::StatusOr<CliArgs> ParseCliArgs(int argc, char** argv, const std::string& c
     if (!has_inline) {
       if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(word, ": needs a value"));
       value = argv[++i];
+      RETURN_IF_ERROR(CheckNotAFlag(word, value, valued, switches));
     }
     RETURN_IF_ERROR(CheckValue(word, value));
     if (word == "--env") {
@@ -85,6 +101,7 @@ absl::StatusOr<CliArgs> ParseRepeatedCliArgs(int argc, char** argv, const std::s
     if (!has_inline) {
       if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(word, ": needs a value"));
       value = argv[++i];
+      RETURN_IF_ERROR(CheckNotAFlag(word, value, valued, switches, repeatable));
     }
     RETURN_IF_ERROR(CheckValue(word, value));
     repeated[word].push_back(value);

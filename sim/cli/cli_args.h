@@ -33,8 +33,10 @@ struct CliArgs {
 // `valued` and `switches` list the flags the subcommand accepts (without the
 // repeatable --env, which every simulation command takes). Refused, each
 // with one line naming the flag: an unknown flag, a value given to a switch,
-// a valued flag without one or given twice, an empty value, and a value with
-// a control byte other than tab, newline or carriage return.
+// a valued flag without one or given twice, a valued flag whose next word is
+// another of the command's flags (its value forgotten: write `--out=--x` or
+// `./--x` for a file of that name), an empty value, and a value with a
+// control byte other than tab, newline or carriage return.
 absl::StatusOr<CliArgs> ParseCliArgs(int argc, char** argv, const std::string& command,
                                      const std::set<std::string>& valued,
                                      const std::set<std::string>& switches);

@@ -51,6 +51,17 @@ TEST(CliArgsTest, RefusesWhatIsNotTheCommandsOwn) {
   EXPECT_EQ(parse({"servesim", "run", "--serve", "vllm serve m\x1b[31m"}).status().message(),
             "--serve: control byte 0x1b at column 13");
   EXPECT_TRUE(parse({"servesim", "run", "--serve", "vllm serve m \\\n\t-tp 8"}).ok());
+  // A flag where the value belongs: the value was forgotten, and the flag
+  // would otherwise be taken for a file name and not applied.
+  EXPECT_EQ(parse({"servesim", "run", "--serve", "--spread"}).status().message(),
+            "--serve: needs a value, got the flag --spread");
+  EXPECT_EQ(parse({"servesim", "run", "--serve", "--env", "A=1"}).status().message(),
+            "--serve: needs a value, got the flag --env");
+  EXPECT_EQ(parse({"servesim", "run", "--env", "--serve", "x"}).status().message(),
+            "--env: needs a value, got the flag --serve");
+  // Inline, it is the value asked for.
+  ASSERT_TRUE(parse({"servesim", "run", "--serve=--spread"}).ok());
+  EXPECT_EQ(parse({"servesim", "run", "--serve=--spread"})->Get("--serve"), "--spread");
 }
 
 TEST(CliArgsTest, RepeatableFlagsKeepEveryValueInOrder) {
@@ -79,6 +90,14 @@ TEST(CliArgsTest, RepeatableFlagsKeepEveryValueInOrder) {
   EXPECT_EQ(args->repeated.at("--axis"),
             (std::vector<std::string>{"-tp=8", "--max-num-seqs=64,128"}));
   EXPECT_EQ(args->Get("--out-dir"), "d");
+  // A repeatable flag followed by another of the command's flags.
+  std::vector<std::string> lost = {"servesim", "sweep", "--axis", "--out-dir", "d"};
+  argv = Argv(lost);
+  EXPECT_EQ(ParseRepeatedCliArgs(static_cast<int>(argv.size()), argv.data(), "sweep", {"--out-dir"},
+                                 {}, {"--axis"})
+                .status()
+                .message(),
+            "--axis: needs a value, got the flag --out-dir");
 }
 
 }  // namespace
