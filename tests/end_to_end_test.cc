@@ -975,6 +975,59 @@ TEST(EndToEndTest, LeaveOneOutRefusesAnEngineWithOneRun) {
       << r.out;
 }
 
+// A fit's budget past any real fit (2400 is the committed one) would hold
+// a screen of millions of points in memory and never end: refused at once.
+TEST(EndToEndTest, FitRefusesABudgetPastAnyRealFit) {
+  const std::string csv = ScratchDir() + "/budget_runs.csv";
+  std::ifstream in(std::string(SERVESIM_SHARED_DIR) + "/validation/sharegpt_runs.csv");
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  std::ofstream(csv) << header << "\n" << first << "\n";
+  Result r = Servesim("fit --runs " + csv + " --params none --out " + ScratchDir() +
+                      "/budget.textproto --max-evaluations 2147483647");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(r.out, "servesim: --max-evaluations: at most 1000000 per engine, got 2147483647\n");
+}
+
+// The repository's fold file is read for the held-out line even without
+// --spread: an output over it would destroy it, and every later run would
+// fail on the JSON written there.
+TEST(EndToEndTest, RunRefusesToWriteOverTheFoldFileItReads) {
+  const std::string repo = ScratchDir() + "/fold_output_repo";
+  std::filesystem::create_directories(repo + "/scenarios");
+  for (const char* dir : {"models", "calibration", "traces"}) {
+    std::error_code ignored;
+    std::filesystem::create_directory_symlink(std::string(SERVESIM_SOURCE_DIR) + "/" + dir,
+                                              repo + "/" + dir, ignored);
+  }
+  for (const char* file : {"fitted_params.textproto", "fitted_params_folds.textproto"}) {
+    std::filesystem::copy_file(std::string(SERVESIM_SOURCE_DIR) + "/scenarios/" + file,
+                               repo + "/scenarios/" + file,
+                               std::filesystem::copy_options::overwrite_existing);
+  }
+  const std::string folds = repo + "/scenarios/fitted_params_folds.textproto";
+  const std::string before = ReadFile(folds);
+  const std::string run = "run --repo-dir " + repo + " " + kServe +
+                          " --bench 'vllm bench serve --dataset-name random "
+                          "--random-input-len 300 --random-output-len 4 --num-prompts 8'";
+  for (const char* flag : {"--result-json", "--step-log"}) {
+    Result r = Servesim(run + " " + flag + " " + folds);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_EQ(r.out, std::string("servesim: ") + flag + ": " + folds +
+                         " is the file the held-out error line reads\n");
+    EXPECT_EQ(ReadFile(folds), before) << flag;
+  }
+}
+
+// A valued flag followed by a switch lost its value: `--result-json
+// --spread` wrote a file named --spread and ran without the spread.
+TEST(EndToEndTest, AFlagWhereAValueBelongsIsRefused) {
+  Result r = Servesim(std::string("run ") + kServe + " " + kBench + " --result-json --spread");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(r.out, "servesim: --result-json: needs a value, got the flag --spread\n");
+}
+
 TEST(EndToEndTest, StepLogConservesEveryPromptAndOutputToken) {
   // 60 random requests of 300 prompt and 20 output tokens on vLLM TP8 (no
   // speculation, a KV pool far larger than they need, so no preemption):

@@ -62,17 +62,20 @@ std::string LocalStartTime() {
 
 // An output that names a file the run reads, or another output, would
 // destroy the input or keep only the last write. Paths are compared as files
-// (./, //, .. and symbolic links resolved), not as spellings.
+// (./, //, .. and symbolic links resolved), not as spellings. `folds` is the
+// fold file the run reads: --folds with --spread, else the repository's,
+// read for the held-out line.
 absl::Status CheckRunOutputs(const CliArgs& args, const runner::PredictionContext& context,
                              const workload::BenchConfig& bench,
-                             const std::optional<SpreadFolds>& spread_folds) {
+                             const std::optional<SpreadFolds>& folds) {
   const std::pair<std::string, std::string> outputs[] = {
       {"--result-json", args.Get("--result-json")},
       {"--bench --save-result", bench.save_result_path},
       {"--step-log", args.Get("--step-log")}};
   std::vector<NamedPath> inputs = ContextInputs(context);
   inputs.push_back({"--bench --dataset-path", bench.dataset_path});
-  inputs.push_back({"--folds", spread_folds ? spread_folds->path : ""});
+  inputs.push_back({args.Has("--spread") ? "--folds" : "the held-out error line",
+                    folds ? folds->path : ""});
   for (size_t i = 0; i < std::size(outputs); ++i) {
     const auto& [flag, path] = outputs[i];
     if (path.empty()) continue;
@@ -166,7 +169,7 @@ int RunCommand(const CliArgs& args) {
                        error.message())));
     }
   }
-  if (absl::Status s = CheckRunOutputs(args, *context, *bench, *spread_folds); !s.ok()) {
+  if (absl::Status s = CheckRunOutputs(args, *context, *bench, *evidence_folds); !s.ok()) {
     return ReportError(s);
   }
   // After the checks above, which name --params and --folds apart.
