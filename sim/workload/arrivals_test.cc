@@ -72,6 +72,10 @@ TEST(ArrivalTimesNsTest, GapsOfNoFiniteScaleAreAnError) {
                 .find("at 1 req/s gives arrival gaps of no finite scale"),
             std::string::npos);
   EXPECT_TRUE(ArrivalTimesNs(RateConfig(1.0, 0.01), 5, 1).ok());
+  // A finite scale whose draws overflow: the rate is the cause, and named
+  // (the message had named only the default burstiness of 1).
+  EXPECT_EQ(ArrivalTimesNs(RateConfig(1e-308, 1.0), 20, 1).status().message(),
+            "--bench: --burstiness: 1 at 1e-308 req/s gives arrival gaps that are not finite");
 }
 
 TEST(ArrivalTimesNsTest, SameSeedSameTimesOtherSeedOthers) {
