@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/control_byte.h"
 #include "base/read_file.h"
 #include "base/status_macros.h"
 #include "base/text_proto.h"
@@ -89,6 +91,13 @@ absl::Status ValidateModelSpec(const ModelSpec& spec) {
   if (spec.name().empty()) {
     return absl::InvalidArgumentError("model spec: name: must name the model (e.g. "
                                       "\"deepseek-ai/DeepSeek-V3.2\")");
+  }
+  // It is echoed into the report's `#` header lines: a newline there would
+  // start a line that is neither header nor report.
+  if (const std::optional<size_t> at = FirstControlByte(absl::string_view(spec.name()), false)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("model spec: name: control byte 0x%02x at column %d",
+                        static_cast<unsigned char>(spec.name()[*at]), *at + 1));
   }
   RETURN_IF_ERROR(InRange("num_layers", spec.num_layers(), kMaxCount));
   RETURN_IF_ERROR(InRange("hidden_size", spec.hidden_size(), kMaxWidth));

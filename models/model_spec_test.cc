@@ -216,6 +216,12 @@ TEST(ModelSpecTest, RejectsASpecWithoutAName) {
             "model spec: name: must name the model (e.g. \"deepseek-ai/DeepSeek-V3.2\")");
 }
 
+TEST(ModelSpecTest, RejectsANameWithAControlByte) {
+  ModelSpec spec = MustLoad(kV32);
+  spec.set_name("x y\n z");
+  EXPECT_EQ(ValidateModelSpec(spec).message(), "model spec: name: control byte 0x0a at column 4");
+}
+
 TEST(ModelSpecTest, RejectsMoreDenseLayersThanLayers) {
   ModelSpec spec = MustLoad(kV32);
   spec.set_num_dense_layers(62);
