@@ -45,10 +45,8 @@ absl::Status CheckNotAFlag(const std::string& flag, const std::string& value,
                            const std::set<std::string>& valued,
                            const std::set<std::string>& switches,
                            const std::set<std::string>& repeatable = {}) {
-  if (value == "--env" || valued.count(value) || switches.count(value) ||
-      repeatable.count(value)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, ": needs a value, got the flag ", value));
+  if (value == "--env" || valued.count(value) || switches.count(value) || repeatable.count(value)) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, ": needs a value, got the flag ", value));
   }
   return absl::OkStatus();
 }

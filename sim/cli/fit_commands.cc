@@ -372,9 +372,8 @@ int FitCommand(const CliArgs& args) {
   // about 12 minutes on two cores; a million is weeks, past any real fit.
   constexpr int kMaxEvaluations = 1000000;
   if (*max_evaluations > kMaxEvaluations) {
-    return ReportError(absl::InvalidArgumentError(
-        absl::StrCat("--max-evaluations: at most ", kMaxEvaluations, " per engine, got ",
-                     *max_evaluations)));
+    return ReportError(absl::InvalidArgumentError(absl::StrCat(
+        "--max-evaluations: at most ", kMaxEvaluations, " per engine, got ", *max_evaluations)));
   }
   options.max_evaluations = *max_evaluations;
   absl::StatusOr<int> parsed_threads = ThreadsFlag(args);

@@ -74,8 +74,8 @@ absl::Status CheckRunOutputs(const CliArgs& args, const runner::PredictionContex
       {"--step-log", args.Get("--step-log")}};
   std::vector<NamedPath> inputs = ContextInputs(context);
   inputs.push_back({"--bench --dataset-path", bench.dataset_path});
-  inputs.push_back({args.Has("--spread") ? "--folds" : "the held-out error line",
-                    folds ? folds->path : ""});
+  inputs.push_back(
+      {args.Has("--spread") ? "--folds" : "the held-out error line", folds ? folds->path : ""});
   for (size_t i = 0; i < std::size(outputs); ++i) {
     const auto& [flag, path] = outputs[i];
     if (path.empty()) continue;

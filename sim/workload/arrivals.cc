@@ -29,9 +29,9 @@ absl::StatusOr<double> GammaGapS(std::mt19937_64& rng, double rate, double burst
   }
   const double gap = Gamma(rng, burstiness, scale_s);
   if (!std::isfinite(gap)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--bench: --burstiness: ", burstiness, " at ", rate,
-        " req/s gives arrival gaps that are not finite"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--bench: --burstiness: ", burstiness, " at ", rate,
+                     " req/s gives arrival gaps that are not finite"));
   }
   return gap;
 }
