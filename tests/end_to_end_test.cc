@@ -29,6 +29,18 @@ std::string ScratchDir() {
   return *dir;
 }
 
+// A copy of the live runs' CSV holding only its first run (vllm-tp8-base),
+// as scratch file `name`: a fit with one run to work on.
+std::string FirstLiveRunCsv(const std::string& name) {
+  const std::string csv = ScratchDir() + "/" + name;
+  std::ifstream in(std::string(SERVESIM_SHARED_DIR) + "/validation/sharegpt_runs.csv");
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  std::ofstream(csv) << header << "\n" << first << "\n";
+  return csv;
+}
+
 struct Result {
   int exit_code = 0;
   std::string out;
@@ -961,12 +973,7 @@ TEST(EndToEndTest, AWorkloadOfTooManyEngineStepsIsRefused) {
 // An engine with one run has no fold to fit without it: its row would be
 // predicted by parameters fitted on it, so leave-one-out refuses.
 TEST(EndToEndTest, LeaveOneOutRefusesAnEngineWithOneRun) {
-  const std::string csv = ScratchDir() + "/one_run.csv";
-  std::ifstream in(std::string(SERVESIM_SHARED_DIR) + "/validation/sharegpt_runs.csv");
-  std::string header, first;
-  std::getline(in, header);
-  std::getline(in, first);
-  std::ofstream(csv) << header << "\n" << first << "\n";
+  const std::string csv = FirstLiveRunCsv("one_run.csv");
   Result r = Servesim("fit --runs " + csv + " --params none --max-evaluations 2 --leave-one-out");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("--leave-one-out: vllm has one run (vllm-tp8-base): nothing is left to "
@@ -978,12 +985,7 @@ TEST(EndToEndTest, LeaveOneOutRefusesAnEngineWithOneRun) {
 // A fit's budget past any real fit (2400 is the committed one) would hold
 // a screen of millions of points in memory and never end: refused at once.
 TEST(EndToEndTest, FitRefusesABudgetPastAnyRealFit) {
-  const std::string csv = ScratchDir() + "/budget_runs.csv";
-  std::ifstream in(std::string(SERVESIM_SHARED_DIR) + "/validation/sharegpt_runs.csv");
-  std::string header, first;
-  std::getline(in, header);
-  std::getline(in, first);
-  std::ofstream(csv) << header << "\n" << first << "\n";
+  const std::string csv = FirstLiveRunCsv("budget_runs.csv");
   Result r = Servesim("fit --runs " + csv + " --params none --out " + ScratchDir() +
                       "/budget.textproto --max-evaluations 2147483647");
   EXPECT_EQ(r.exit_code, 2) << r.out;
