@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -27,6 +28,26 @@ std::string ScratchDir() {
     return d;
   }();
   return *dir;
+}
+
+// A repository of its own under the scratch folder, for --repo-dir: the
+// source's models, calibration and traces linked in, and a copy of each of
+// `scenario_files` (names under scenarios/), which a test may then change.
+std::string ScratchRepo(const std::string& name,
+                        std::initializer_list<const char*> scenario_files) {
+  const std::string repo = ScratchDir() + "/" + name;
+  std::filesystem::create_directories(repo + "/scenarios");
+  for (const char* dir : {"models", "calibration", "traces"}) {
+    std::error_code ignored;
+    std::filesystem::create_directory_symlink(std::string(SERVESIM_SOURCE_DIR) + "/" + dir,
+                                              repo + "/" + dir, ignored);
+  }
+  for (const char* file : scenario_files) {
+    std::filesystem::copy_file(std::string(SERVESIM_SOURCE_DIR) + "/scenarios/" + file,
+                               repo + "/scenarios/" + file,
+                               std::filesystem::copy_options::overwrite_existing);
+  }
+  return repo;
 }
 
 // A copy of the live runs' CSV holding only its first run (vllm-tp8-base),
@@ -417,17 +438,7 @@ TEST(EndToEndTest, HeaderGivesTheHeldOutErrorsOfTheLiveRunsOfItsLayout) {
 // The repository's fold file is optional (without it, no held-out line),
 // but a bad one is an error naming it, not a line quietly left out.
 TEST(EndToEndTest, ABadRepositoryFoldFileIsAnErrorAndAMissingOneNoLine) {
-  const std::string repo = ScratchDir() + "/fold_repo";
-  std::filesystem::create_directories(repo + "/scenarios");
-  for (const char* dir : {"models", "calibration", "traces"}) {
-    std::error_code ignored;
-    std::filesystem::create_directory_symlink(std::string(SERVESIM_SOURCE_DIR) + "/" + dir,
-                                              repo + "/" + dir, ignored);
-  }
-  std::filesystem::copy_file(
-      std::string(SERVESIM_SOURCE_DIR) + "/scenarios/fitted_params.textproto",
-      repo + "/scenarios/fitted_params.textproto",
-      std::filesystem::copy_options::overwrite_existing);
+  const std::string repo = ScratchRepo("fold_repo", {"fitted_params.textproto"});
   const std::string run = "run --repo-dir " + repo + " " + kServe +
                           " --bench 'vllm bench serve --dataset-name random "
                           "--random-input-len 300 --random-output-len 4 --num-prompts 8'";
@@ -996,18 +1007,8 @@ TEST(EndToEndTest, FitRefusesABudgetPastAnyRealFit) {
 // --spread: an output over it would destroy it, and every later run would
 // fail on the JSON written there.
 TEST(EndToEndTest, RunRefusesToWriteOverTheFoldFileItReads) {
-  const std::string repo = ScratchDir() + "/fold_output_repo";
-  std::filesystem::create_directories(repo + "/scenarios");
-  for (const char* dir : {"models", "calibration", "traces"}) {
-    std::error_code ignored;
-    std::filesystem::create_directory_symlink(std::string(SERVESIM_SOURCE_DIR) + "/" + dir,
-                                              repo + "/" + dir, ignored);
-  }
-  for (const char* file : {"fitted_params.textproto", "fitted_params_folds.textproto"}) {
-    std::filesystem::copy_file(std::string(SERVESIM_SOURCE_DIR) + "/scenarios/" + file,
-                               repo + "/scenarios/" + file,
-                               std::filesystem::copy_options::overwrite_existing);
-  }
+  const std::string repo =
+      ScratchRepo("fold_output_repo", {"fitted_params.textproto", "fitted_params_folds.textproto"});
   const std::string folds = repo + "/scenarios/fitted_params_folds.textproto";
   const std::string before = ReadFile(folds);
   const std::string run = "run --repo-dir " + repo + " " + kServe +
